@@ -1,0 +1,20 @@
+// The remat verbs. Each adds a CLI11 subcommand whose callback sets the process exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "remat/support/diagnostic.h"
+
+namespace remat::cli {
+
+/// Exit codes: 0 success, 1 internal failure, 2 bad input or usage (file:line:col printed).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitBadInput = 2;
+
+/// Prints every diagnostic to stderr and returns kExitBadInput.
+int report(const Diagnostics& diagnostics);
+
+void add_info_command(CLI::App& app, int& exit_code);
+void add_convert_command(CLI::App& app, int& exit_code);
+
+}  // namespace remat::cli

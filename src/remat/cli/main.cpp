@@ -1,0 +1,36 @@
+// remat: the command-line entry point; argument parsing and wiring only.
+#include <cstdio>
+#include <iostream>
+
+#include "remat/cli/commands.h"
+
+namespace remat::cli {
+
+int report(const Diagnostics& diagnostics) {
+  std::fputs(format_all(diagnostics).c_str(), stderr);
+  return kExitBadInput;
+}
+
+}  // namespace remat::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "remat: FX graphs and activation checkpointing - see what is saved and what is "
+      "recomputed, change it, and check the result.",
+      "remat"};
+  app.set_version_flag("--version", std::string("remat ") + REMAT_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  int exit_code = remat::cli::kExitOk;
+  remat::cli::add_info_command(app, exit_code);
+  remat::cli::add_convert_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return remat::cli::kExitBadInput;
+  }
+  return exit_code;
+}

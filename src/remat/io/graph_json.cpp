@@ -1,0 +1,1150 @@
+#include "remat/io/graph_json.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "remat/io/detail/json_reading.h"
+#include "remat/io/json_text.h"
+#include "remat/support/file_io.h"
+
+namespace remat {
+namespace {
+
+using io::detail::dom::array;
+using io::detail::dom::element;
+using io::detail::dom::element_type;
+using io::detail::dom::object;
+using io::detail::JsonPath;
+using io::detail::JsonReader;
+
+// ------------------------------------------------------------------------------------------
+// Reading
+// ------------------------------------------------------------------------------------------
+
+class GraphReader {
+ public:
+  explicit GraphReader(JsonReader& r) : r_(r) {}
+
+  bool read_module(object obj, const JsonPath& path, GraphModule& m);
+
+ private:
+  struct Scope {
+    Graph* graph;
+    std::unordered_set<std::string_view> all_names;  // every node name of this graph's file
+    std::vector<std::pair<Node*, std::vector<std::string>>> listed_users;
+  };
+
+  bool read_node(object obj, const JsonPath& path, Scope& scope);
+  bool check_users(const JsonPath& nodes_path, Scope& scope);
+  bool read_argument(element e, const JsonPath& path, const Scope& scope, Argument& out);
+  bool read_plain(element e, const JsonPath& path, Argument& out);
+  bool read_meta(object obj, const JsonPath& path, Meta& meta);
+  bool read_value_meta(element e, const JsonPath& path, Meta& meta, ValueKey key);
+  bool read_tensor_meta(element e, const JsonPath& path, TensorMeta& out);
+  bool read_dims(element e, const JsonPath& path, std::vector<SymInt>& out);
+  bool read_names_or_null(element e, const JsonPath& path, std::vector<std::string>& out);
+
+  JsonReader& r_;
+};
+
+bool GraphReader::read_dims(element e, const JsonPath& path, std::vector<SymInt>& out) {
+  array arr;
+  if (!r_.get_array(e, path, arr)) return false;
+  out.clear();
+  size_t i = 0;
+  for (element d : arr) {
+    JsonPath p = path.at(i++);
+    if (d.type() == element_type::OBJECT) {
+      element sym;
+      std::string_view expr;
+      if (object(d)["sym"].get(sym) || !r_.get_string(sym, p.field("sym"), expr))
+        return r_.failed() ? false : r_.fail(p, "expected an integer or {\"sym\": \"...\"}");
+      out.push_back(SymInt::symbolic(expr));
+      continue;
+    }
+    int64_t v;
+    if (!r_.get_int(d, p, v)) return false;
+    if (!SymInt::fits(v)) return r_.fail(p, "dimension " + std::to_string(v) + " out of range");
+    out.emplace_back(v);
+  }
+  return true;
+}
+
+bool GraphReader::read_tensor_meta(element e, const JsonPath& path, TensorMeta& out) {
+  object obj;
+  if (!r_.get_object(e, path, obj)) return false;
+  std::vector<SymInt> sizes, strides;
+  bool has_sizes = false, has_strides = false;
+  std::optional<int64_t> numel, nbytes;
+  for (auto [key, value] : obj) {
+    JsonPath p = path.field(key);
+    if (key == "dtype") {
+      std::string_view s;
+      if (!r_.get_string(value, p, s)) return false;
+      std::optional<DType> d = parse_dtype(s);
+      if (!d) return r_.fail(p, "unknown dtype \"" + std::string(s) + "\"");
+      out.dtype = *d;
+    } else if (key == "shape") {
+      if (!read_dims(value, p, sizes)) return false;
+      has_sizes = true;
+    } else if (key == "stride") {
+      if (value.is_null()) continue;
+      if (!read_dims(value, p, strides)) return false;
+      has_strides = true;
+    } else if (key == "device") {
+      if (value.is_null()) continue;
+      std::string_view s;
+      if (!r_.get_string(value, p, s)) return false;
+      out.device = InternedString(s);
+    } else if (key == "requires_grad") {
+      bool b;
+      if (!r_.get_bool(value, p, b)) return false;
+      out.requires_grad = b;
+    } else if (key == "is_quantized") {
+      bool b;
+      if (!r_.get_bool(value, p, b)) return false;
+      out.is_quantized = b;
+    } else if (key == "memory_format") {
+      if (value.is_null()) continue;
+      std::string_view s;
+      if (!r_.get_string(value, p, s)) return false;
+      std::optional<MemoryFormat> m = parse_memory_format(s);
+      if (!m) return r_.fail(p, "unknown memory format \"" + std::string(s) + "\"");
+      out.memory_format = *m;
+    } else if (key == "numel" || key == "nbytes") {
+      if (value.is_null()) continue;
+      int64_t v;
+      if (!r_.get_int(value, p, v)) return false;
+      (key == "numel" ? numel : nbytes) = v;
+    } else {
+      out.mutable_extras().push_back({std::string(key), JsonReader::raw(value)});
+    }
+  }
+  if (out.dtype == DType::Unknown) return r_.fail(path, "tensor metadata without \"dtype\"");
+  if (!has_sizes) return r_.fail(path, "tensor metadata without \"shape\"");
+  if (has_strides && strides.size() != sizes.size())
+    return r_.fail(path.field("stride"), "stride has " + std::to_string(strides.size()) +
+                                             " entries but shape has " +
+                                             std::to_string(sizes.size()));
+  out.set_shape(sizes, has_strides ? std::optional<std::span<const SymInt>>(strides)
+                                   : std::nullopt);
+  // numel and nbytes are derived; a file whose values disagree is inconsistent.
+  if (numel && out.numel() && *numel != *out.numel())
+    return r_.fail(path.field("numel"), "numel " + std::to_string(*numel) +
+                                            " does not match the shape (" +
+                                            std::to_string(*out.numel()) + ")");
+  if (nbytes && out.nbytes() && *nbytes != *out.nbytes())
+    return r_.fail(path.field("nbytes"), "nbytes " + std::to_string(*nbytes) +
+                                             " does not match shape and dtype (" +
+                                             std::to_string(*out.nbytes()) + ")");
+  return true;
+}
+
+bool GraphReader::read_value_meta(element e, const JsonPath& path, Meta& meta, ValueKey key) {
+  switch (e.type()) {
+    case element_type::NULL_VALUE: meta.clear_value(); break;
+    case element_type::ARRAY: {
+      std::vector<std::optional<TensorMeta>> elements;
+      size_t i = 0;
+      for (element item : array(e)) {
+        JsonPath p = path.at(i++);
+        if (item.is_null()) {
+          elements.emplace_back();
+          continue;
+        }
+        TensorMeta t;
+        if (!read_tensor_meta(item, p, t)) return false;
+        elements.emplace_back(std::move(t));
+      }
+      meta.set_tensor_tuple(std::move(elements));
+      break;
+    }
+    case element_type::INT64: meta.set_sym_value(SymInt(int64_t(e))); break;
+    case element_type::OBJECT: {
+      element sym;
+      if (!object(e)["sym"].get(sym) && object(e).size() == 1) {
+        std::string_view expr;
+        if (!r_.get_string(sym, path.field("sym"), expr)) return false;
+        meta.set_sym_value(SymInt::symbolic(expr));
+        break;
+      }
+      TensorMeta t;
+      if (!read_tensor_meta(e, path, t)) return false;
+      meta.set_tensor(std::move(t));
+      break;
+    }
+    default:
+      return r_.fail(path, "expected tensor metadata, a list of them, or null; got " +
+                               std::string(JsonReader::type_name(e)));
+  }
+  meta.set_value_key(key);
+  return true;
+}
+
+bool GraphReader::read_plain(element e, const JsonPath& path, Argument& out) {
+  switch (e.type()) {
+    case element_type::NULL_VALUE: out = Argument::none(); return true;
+    case element_type::BOOL: out = Argument::boolean(bool(e)); return true;
+    case element_type::INT64: out = Argument::integer(int64_t(e)); return true;
+    case element_type::UINT64: return r_.fail(path, "integer " + JsonReader::raw(e) + " is too large");
+    case element_type::DOUBLE: out = Argument::floating(double(e)); return true;
+    case element_type::STRING: out = Argument::string(std::string_view(e)); return true;
+    case element_type::ARRAY: {
+      std::vector<Argument> items;
+      size_t i = 0;
+      for (element item : array(e)) {
+        Argument a;
+        if (!read_plain(item, path.at(i++), a)) return false;
+        items.push_back(std::move(a));
+      }
+      out = Argument::list(std::move(items));
+      return true;
+    }
+    case element_type::OBJECT: {
+      std::vector<DictEntry> entries;
+      for (auto [key, value] : object(e)) {
+        Argument a;
+        if (!read_plain(value, path.field(key), a)) return false;
+        entries.push_back({std::string(key), std::move(a)});
+      }
+      out = Argument::dict(std::move(entries));
+      return true;
+    }
+  }
+  return false;
+}
+
+bool GraphReader::read_meta(object obj, const JsonPath& path, Meta& meta) {
+  bool has_val = false;
+  for (auto [key, value] : obj) {
+    if (key == "val") has_val = true;
+  }
+  for (auto [key, value] : obj) {
+    JsonPath p = path.field(key);
+    if (key == "val") {
+      if (!read_value_meta(value, p, meta, ValueKey::Val)) return false;
+    } else if (key == "tensor_meta" && !has_val) {
+      if (!read_value_meta(value, p, meta, ValueKey::TensorMeta)) return false;
+    } else if (key == "stack_trace") {
+      if (value.is_null()) continue;
+      std::string_view s;
+      if (!r_.get_string(value, p, s)) return false;
+      meta.stack_trace = InternedString(s);
+    } else if (key == "recompute") {
+      if (value.is_null()) continue;
+      std::string_view s;
+      if (!r_.get_string(value, p, s)) return false;
+      std::optional<CheckpointPolicy> policy = parse_policy(s);
+      if (!policy) return r_.fail(p, "unknown checkpoint policy \"" + std::string(s) + "\"");
+      meta.recompute = *policy;
+    } else if (key == "ac_graph_id" || key == "seq_nr") {
+      if (value.is_null()) continue;
+      int64_t v;
+      if (!r_.get_int(value, p, v)) return false;
+      if (key == "ac_graph_id") meta.set_ac_graph_id(v);
+      else meta.set_seq_nr(v);
+    } else if (key == "partitioner_tag") {
+      if (value.is_null()) continue;
+      std::string_view s;
+      if (!r_.get_string(value, p, s)) return false;
+      std::optional<PartitionerTag> tag = parse_partitioner_tag(s);
+      if (!tag) return r_.fail(p, "unknown partitioner tag \"" + std::string(s) + "\"");
+      meta.partitioner_tag = *tag;
+    } else if (key == "desc") {
+      if (value.is_null()) continue;
+      if (value.type() == element_type::STRING) {
+        meta.set_desc(Argument::string(std::string_view(value)));
+        continue;
+      }
+      array arr;
+      if (!r_.get_array(value, p, arr)) return false;
+      std::vector<Argument> items;
+      size_t i = 0;
+      for (element item : arr) {
+        JsonPath q = p.at(i++);
+        if (item.is_null()) {
+          items.emplace_back();
+          continue;
+        }
+        std::string_view s;
+        if (!r_.get_string(item, q, s)) return false;
+        items.push_back(Argument::string(s));
+      }
+      meta.set_desc(Argument::list(std::move(items)));
+    } else if (key == "custom") {
+      if (value.is_null()) continue;
+      object custom;
+      if (!r_.get_object(value, p, custom)) return false;
+      Argument a;
+      if (!read_plain(value, p, a)) return false;
+      meta.set_custom(std::move(a));
+    } else if (key == "keys") {
+      std::vector<std::string> keys;
+      if (!r_.get_string_list(value, p, keys)) return false;
+      meta.set_source_keys(std::move(keys));
+    } else {
+      meta.mutable_extras().push_back({std::string(key), JsonReader::raw(value)});
+    }
+  }
+  return true;
+}
+
+bool GraphReader::read_argument(element e, const JsonPath& path, const Scope& scope,
+                                Argument& out) {
+  switch (e.type()) {
+    case element_type::NULL_VALUE: out = Argument::none(); return true;
+    case element_type::BOOL: out = Argument::boolean(bool(e)); return true;
+    case element_type::INT64: out = Argument::integer(int64_t(e)); return true;
+    case element_type::UINT64:
+      return r_.fail(path, "integer " + JsonReader::raw(e) + " is too large (at most 2^63-1)");
+    case element_type::STRING: out = Argument::string(std::string_view(e)); return true;
+    case element_type::DOUBLE:
+      return r_.fail(path, "untagged float " + JsonReader::raw(e) + "; floats are written {\"float\": " +
+                               JsonReader::raw(e) + "}");
+    case element_type::ARRAY:
+      return r_.fail(path, "untagged array; write {\"list\": [...]} or {\"tuple\": [...]}");
+    case element_type::OBJECT: break;
+  }
+  object obj(e);
+  auto it = obj.begin();
+  if (it == obj.end()) return r_.fail(path, "empty object is not a value; expected a tagged value");
+  std::string_view tag = it.key();
+  element v = it.value();
+  JsonPath p = path.field(tag);
+  size_t size = obj.size();
+  if (tag == "repr" || tag == "type") {
+    element repr, type;
+    std::string_view repr_s, type_s;
+    if (obj["repr"].get(repr) || obj["type"].get(type) || size != 2)
+      return r_.fail(path, "a repr value needs exactly \"repr\" and \"type\"");
+    if (!r_.get_string(repr, path.field("repr"), repr_s) ||
+        !r_.get_string(type, path.field("type"), type_s))
+      return false;
+    out = Argument::repr(repr_s, type_s);
+    return true;
+  }
+  if (size != 1)
+    return r_.fail(path, "a tagged value has one key, this one has " + std::to_string(size));
+
+  auto read_sequence = [&](std::vector<Argument>& items) {
+    array arr;
+    if (!r_.get_array(v, p, arr)) return false;
+    size_t i = 0;
+    for (element item : arr) {
+      Argument a;
+      if (!read_argument(item, p.at(i++), scope, a)) return false;
+      items.push_back(std::move(a));
+    }
+    return true;
+  };
+
+  if (tag == "node") {
+    std::string_view name;
+    if (!r_.get_string(v, p, name)) return false;
+    Node* n = scope.graph->find(name);
+    if (n == nullptr) {
+      if (scope.all_names.count(name) != 0)
+        return r_.fail(p, "node '" + std::string(name) + "' is used before its definition");
+      return r_.fail(p, "dangling reference to node '" + std::string(name) +
+                            "', which the graph does not define");
+    }
+    out = Argument::node(n);
+  } else if (tag == "float") {
+    double d;
+    if (!r_.get_number(v, p, d)) return false;
+    out = Argument::floating(d);
+  } else if (tag == "list" || tag == "tuple") {
+    std::vector<Argument> items;
+    if (!read_sequence(items)) return false;
+    out = tag == "list" ? Argument::list(std::move(items)) : Argument::tuple(std::move(items));
+  } else if (tag == "dict") {
+    object d;
+    if (!r_.get_object(v, p, d)) return false;
+    std::vector<DictEntry> entries;
+    for (auto [key, value] : d) {
+      Argument a;
+      if (!read_argument(value, p.field(key), scope, a)) return false;
+      entries.push_back({std::string(key), std::move(a)});
+    }
+    out = Argument::dict(std::move(entries));
+  } else if (tag == "slice") {
+    std::vector<Argument> items;
+    if (!read_sequence(items)) return false;
+    if (items.size() != 3)
+      return r_.fail(p, "a slice has 3 parts [start, stop, step], got " + std::to_string(items.size()));
+    out = Argument::slice(std::move(items[0]), std::move(items[1]), std::move(items[2]));
+  } else if (tag == "dtype") {
+    std::string_view s;
+    if (!r_.get_string(v, p, s)) return false;
+    std::optional<DType> d = parse_dtype(s);
+    if (!d) return r_.fail(p, "unknown dtype \"" + std::string(s) + "\"");
+    out = Argument::dtype(*d);
+  } else if (tag == "device") {
+    std::string_view s;
+    if (!r_.get_string(v, p, s)) return false;
+    out = Argument::device(s);
+  } else if (tag == "layout") {
+    std::string_view s;
+    if (!r_.get_string(v, p, s)) return false;
+    std::optional<Layout> l = parse_layout(s);
+    if (!l) return r_.fail(p, "unknown layout \"" + std::string(s) + "\"");
+    out = Argument::layout(*l);
+  } else if (tag == "memory_format") {
+    std::string_view s;
+    if (!r_.get_string(v, p, s)) return false;
+    std::optional<MemoryFormat> m = parse_memory_format(s);
+    if (!m) return r_.fail(p, "unknown memory format \"" + std::string(s) + "\"");
+    out = Argument::memory_format(*m);
+  } else if (tag == "op" || tag == "enum" || tag == "sym") {
+    std::string_view s;
+    if (!r_.get_string(v, p, s)) return false;
+    out = tag == "op" ? Argument::op(s) : tag == "enum" ? Argument::enum_member(s) : Argument::sym(s);
+  } else if (tag == "complex") {
+    array arr;
+    if (!r_.get_array(v, p, arr)) return false;
+    if (arr.size() != 2) return r_.fail(p, "a complex value is [re, im]");
+    double re, im;
+    if (!r_.get_number(arr.at(0).value_unsafe(), p.at(0), re) ||
+        !r_.get_number(arr.at(1).value_unsafe(), p.at(1), im))
+      return false;
+    out = Argument::complex(re, im);
+  } else if (tag == "tensor_constant") {
+    object tc;
+    if (!r_.get_object(v, p, tc)) return false;
+    element dtype_e, shape_e;
+    if (tc["dtype"].get(dtype_e) || tc["shape"].get(shape_e))
+      return r_.fail(p, "a tensor constant needs \"dtype\" and \"shape\"");
+    std::string_view s;
+    if (!r_.get_string(dtype_e, p.field("dtype"), s)) return false;
+    std::optional<DType> d = parse_dtype(s);
+    if (!d) return r_.fail(p.field("dtype"), "unknown dtype \"" + std::string(s) + "\"");
+    std::vector<SymInt> shape;
+    if (!read_dims(shape_e, p.field("shape"), shape)) return false;
+    out = Argument::tensor_constant(*d, std::move(shape));
+  } else {
+    return r_.fail(path, "unknown value tag \"" + std::string(tag) + "\"");
+  }
+  return true;
+}
+
+bool GraphReader::read_names_or_null(element e, const JsonPath& path,
+                                     std::vector<std::string>& out) {
+  array arr;
+  if (!r_.get_array(e, path, arr)) return false;
+  size_t i = 0;
+  for (element item : arr) {
+    if (item.is_null()) {
+      out.emplace_back();
+      ++i;
+      continue;
+    }
+    std::string_view s;
+    if (!r_.get_string(item, path.at(i++), s)) return false;
+    out.emplace_back(s);
+  }
+  return true;
+}
+
+bool GraphReader::read_node(object obj, const JsonPath& path, Scope& scope) {
+  std::string_view name, op_name, target;
+  element args_e, kwargs_e, users_e, meta_e;
+  bool has_args = false, has_kwargs = false, has_users = false, has_meta = false;
+  bool has_name = false, has_op = false, has_target = false;
+  RawJsonFields extras;
+  for (auto [key, value] : obj) {
+    JsonPath p = path.field(key);
+    if (key == "name") {
+      if (!r_.get_string(value, p, name)) return false;
+      has_name = true;
+    } else if (key == "op") {
+      if (!r_.get_string(value, p, op_name)) return false;
+      has_op = true;
+    } else if (key == "target") {
+      if (!r_.get_string(value, p, target)) return false;
+      has_target = true;
+    } else if (key == "args") {
+      args_e = value;
+      has_args = true;
+    } else if (key == "kwargs") {
+      kwargs_e = value;
+      has_kwargs = true;
+    } else if (key == "users") {
+      users_e = value;
+      has_users = true;
+    } else if (key == "meta") {
+      meta_e = value;
+      has_meta = true;
+    } else {
+      extras.push_back({std::string(key), JsonReader::raw(value)});
+    }
+  }
+  if (!has_name) return r_.fail(path, "node without \"name\"");
+  if (name.empty()) return r_.fail(path.field("name"), "empty node name");
+  if (!has_op) return r_.fail(path, "node '" + std::string(name) + "' without \"op\"");
+  std::optional<OpKind> op = parse_op_kind(op_name);
+  if (!op)
+    return r_.fail(path.field("op"), "unknown op kind \"" + std::string(op_name) +
+                                         "\" (expected placeholder, get_attr, call_function, "
+                                         "call_method, call_module or output)");
+  if (!has_target) return r_.fail(path, "node '" + std::string(name) + "' without \"target\"");
+  if (scope.graph->find(name) != nullptr)
+    return r_.fail(path.field("name"), "duplicate node name '" + std::string(name) + "'");
+
+  std::vector<Argument> args;
+  if (has_args) {
+    array arr;
+    if (!r_.get_array(args_e, path.field("args"), arr)) return false;
+    args.reserve(arr.size());
+    size_t i = 0;
+    for (element a : arr) {
+      Argument value;
+      if (!read_argument(a, path.field("args").at(i++), scope, value)) return false;
+      args.push_back(std::move(value));
+    }
+  }
+  std::vector<Kwarg> kwargs;
+  if (has_kwargs) {
+    object kw;
+    if (!r_.get_object(kwargs_e, path.field("kwargs"), kw)) return false;
+    for (auto [key, value] : kw) {
+      Argument a;
+      if (!read_argument(value, path.field("kwargs").field(key), scope, a)) return false;
+      kwargs.push_back({InternedString(key), std::move(a)});
+    }
+  }
+  if (*op == OpKind::Output && args.size() != 1)
+    return r_.fail(path.field("args"), "the output node takes exactly one argument, got " +
+                                           std::to_string(args.size()));
+  Node* n = scope.graph->create_node_exact(*op, target, name, std::move(args), std::move(kwargs));
+  if (n == nullptr)
+    return r_.fail(path.field("name"), "duplicate node name '" + std::string(name) + "'");
+  if (has_meta) {
+    object meta;
+    if (!r_.get_object(meta_e, path.field("meta"), meta)) return false;
+    if (!read_meta(meta, path.field("meta"), n->meta)) return false;
+  }
+  if (!extras.empty()) n->meta.mutable_node_fields() = std::move(extras);
+  if (has_users) {
+    std::vector<std::string> listed;
+    if (!r_.get_string_list(users_e, path.field("users"), listed)) return false;
+    scope.listed_users.emplace_back(n, std::move(listed));
+  }
+  return true;
+}
+
+bool GraphReader::check_users(const JsonPath& nodes_path, Scope& scope) {
+  // Users are derived from args; a file that lists them must agree (order may differ, and is
+  // then taken from the file, so a round trip keeps it).
+  std::unordered_map<const Node*, size_t> position;
+  size_t index = 0;
+  for (const Node* n : scope.graph->nodes()) position.emplace(n, index++);
+  for (auto& [node, listed] : scope.listed_users) {
+    JsonPath p = nodes_path.at(position[node]).field("users");
+    std::vector<Node*> order;
+    for (const std::string& name : listed) {
+      Node* user = scope.graph->find(name);
+      if (user == nullptr)
+        return r_.fail(p, "lists user '" + name + "', which the graph does not define");
+      const auto& actual = node->users();
+      if (std::find(actual.begin(), actual.end(), user) == actual.end())
+        return r_.fail(p, "lists user '" + name + "', which does not use '" + node->name() + "'");
+      if (std::find(order.begin(), order.end(), user) != order.end())
+        return r_.fail(p, "lists user '" + name + "' twice");
+      order.push_back(user);
+    }
+    if (order.size() != node->users().size()) {
+      for (Node* actual : node->users())
+        if (std::find(order.begin(), order.end(), actual) == order.end())
+          return r_.fail(p, "does not list user '" + actual->name() + "', which uses '" +
+                                node->name() + "'");
+    }
+    node->set_users_order(order);
+  }
+  return true;
+}
+
+bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) {
+  element nodes_e, placeholders_e, outputs_e;
+  bool has_nodes = false, has_placeholders = false, has_outputs = false;
+  for (auto [key, value] : obj) {
+    JsonPath p = path.field(key);
+    if (key == "schema") {
+      continue;  // checked by the caller for the top level
+    } else if (key == "graph_name" || key == "class_name") {
+      std::string_view s;
+      if (!r_.get_string(value, p, s)) return false;
+      (key == "graph_name" ? m.graph_name : m.class_name) = s;
+    } else if (key == "nodes") {
+      nodes_e = value;
+      has_nodes = true;
+    } else if (key == "placeholders") {
+      placeholders_e = value;
+      has_placeholders = true;
+    } else if (key == "outputs") {
+      outputs_e = value;
+      has_outputs = true;
+    } else if (key == "num_fwd_outputs" || key == "num_primals" || key == "num_tangents" ||
+               key == "num_real_outputs") {
+      int64_t v;
+      if (!r_.get_int(value, p, v)) return false;
+      if (v < 0) return r_.fail(p, "must not be negative");
+      (key == "num_fwd_outputs" ? m.num_fwd_outputs
+       : key == "num_primals"   ? m.num_primals
+       : key == "num_tangents"  ? m.num_tangents
+                                : m.num_real_outputs) = v;
+    } else if (key == "saved_values") {
+      std::vector<std::string> names;
+      if (!r_.get_string_list(value, p, names)) return false;
+      m.saved_values = std::move(names);
+    } else if (key == "codegen") {
+      object cg;
+      if (!r_.get_object(value, p, cg)) return false;
+      for (auto [ck, cv] : cg) {
+        if (ck == "kind") {
+          std::string_view kind;
+          if (!r_.get_string(cv, p.field("kind"), kind)) return false;
+          if (kind == "plain") m.codegen.kind = CodegenKind::Plain;
+          else if (kind == "pytree") m.codegen.kind = CodegenKind::Pytree;
+          else return r_.fail(p.field("kind"), "unknown codegen kind \"" + std::string(kind) +
+                                                   "\" (expected plain or pytree)");
+        } else if (ck == "in_args") {
+          if (!r_.get_string_list(cv, p.field("in_args"), m.codegen.in_args)) return false;
+        } else {
+          return r_.fail(p.field(ck), "unknown codegen key");
+        }
+      }
+    } else if (key == "submodules") {
+      array subs;
+      if (!r_.get_array(value, p, subs)) return false;
+      size_t i = 0;
+      for (element sub : subs) {
+        JsonPath sp = p.at(i++);
+        object so;
+        if (!r_.get_object(sub, sp, so)) return false;
+        element name_e, graph_e;
+        if (so["name"].get(name_e)) return r_.fail(sp, "submodule without \"name\"");
+        if (so["graph"].get(graph_e)) return r_.fail(sp, "submodule without \"graph\"");
+        std::string_view sub_name;
+        if (!r_.get_string(name_e, sp.field("name"), sub_name)) return false;
+        object graph_obj;
+        if (!r_.get_object(graph_e, sp.field("graph"), graph_obj)) return false;
+        auto child = std::make_unique<GraphModule>();
+        if (!read_module(graph_obj, sp.field("graph"), *child)) return false;
+        m.submodules.push_back({std::string(sub_name), std::move(child)});
+      }
+    } else {
+      m.extras.push_back({std::string(key), JsonReader::raw(value)});
+    }
+  }
+  if (!has_nodes) return r_.fail(path, "graph without \"nodes\"");
+
+  JsonPath nodes_path = path.field("nodes");
+  array nodes;
+  if (!r_.get_array(nodes_e, nodes_path, nodes)) return false;
+  Scope scope;
+  scope.graph = &m.graph();
+  for (element n : nodes) {
+    element name_e;
+    std::string_view name;
+    if (n.type() == element_type::OBJECT && !object(n)["name"].get(name_e) &&
+        !name_e.get_string().get(name))
+      scope.all_names.insert(name);
+  }
+  size_t i = 0;
+  for (element n : nodes) {
+    JsonPath np = nodes_path.at(i++);
+    object node_obj;
+    if (!r_.get_object(n, np, node_obj)) return false;
+    if (!read_node(node_obj, np, scope)) return false;
+  }
+  if (!check_users(nodes_path, scope)) return false;
+
+  size_t output_nodes = 0;
+  for (const Node* n : m.graph().nodes()) output_nodes += n->op() == OpKind::Output ? 1 : 0;
+  if (output_nodes != 1)
+    return r_.fail(nodes_path, "a graph needs exactly one output node, this one has " +
+                                   std::to_string(output_nodes));
+
+  // The summary lists must agree with the nodes they summarize.
+  if (has_placeholders) {
+    std::vector<std::string> listed;
+    if (!r_.get_string_list(placeholders_e, path.field("placeholders"), listed)) return false;
+    std::vector<std::string> actual;
+    for (const Node* n : m.graph().placeholders()) actual.push_back(n->name());
+    if (listed != actual)
+      return r_.fail(path.field("placeholders"),
+                     "does not match the placeholder nodes in order (" +
+                         std::to_string(actual.size()) + " placeholder nodes)");
+  }
+  if (has_outputs) {
+    std::vector<std::string> listed;
+    if (!read_names_or_null(outputs_e, path.field("outputs"), listed)) return false;
+    std::vector<std::string> actual;
+    for (const Argument& a : m.outputs())
+      actual.push_back(a.is_node() ? a.as_node()->name() : std::string());
+    if (listed != actual)
+      return r_.fail(path.field("outputs"),
+                     "does not match the output node's values (" + std::to_string(actual.size()) +
+                         " outputs)");
+  }
+  if (m.saved_values) {
+    size_t k = 0;
+    for (const std::string& name : *m.saved_values) {
+      if (m.graph().find(name) == nullptr)
+        return r_.fail(path.field("saved_values").at(k),
+                       "names no node of the graph: '" + name + "'");
+      ++k;
+    }
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------------------------------
+// Writing
+// ------------------------------------------------------------------------------------------
+
+class GraphWriter {
+ public:
+  explicit GraphWriter(std::string& out) : out_(out) {}
+  void write_module(const GraphModule& m, int indent, bool top_level);
+
+ private:
+  void key(std::string_view k, int indent, bool& first);
+  void write_argument(const Argument& a);
+  void write_plain(const Argument& a);
+  void write_dims(std::span<const SymInt> dims);
+  void write_tensor_meta(const TensorMeta& t);
+  void write_meta(const Meta& m);
+  void write_node(const Node& n);
+  void write_strings(const std::vector<std::string>& names);
+  void write_extras(const RawJsonFields& extras, bool& first);
+
+  std::string& out_;
+};
+
+void GraphWriter::key(std::string_view k, int indent, bool& first) {
+  out_ += first ? "\n" : ",\n";
+  first = false;
+  out_.append(static_cast<size_t>(indent), ' ');
+  json::append_string(out_, k);
+  out_ += ": ";
+}
+
+void GraphWriter::write_strings(const std::vector<std::string>& names) {
+  out_ += '[';
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i) out_ += ", ";
+    json::append_string(out_, names[i]);
+  }
+  out_ += ']';
+}
+
+void GraphWriter::write_extras(const RawJsonFields& extras, bool& first) {
+  for (const RawJsonField& f : extras) {
+    if (!first) out_ += ", ";
+    first = false;
+    json::append_string(out_, f.key);
+    out_ += ": ";
+    out_ += f.json;
+  }
+}
+
+void write_float_value(std::string& out, double d) {
+  if (std::isnan(d)) out += "\"nan\"";
+  else if (std::isinf(d)) out += d > 0 ? "\"inf\"" : "\"-inf\"";
+  else json::append_double(out, d);
+}
+
+void GraphWriter::write_argument(const Argument& a) {
+  auto tagged_text = [&](std::string_view tag, std::string_view text) {
+    out_ += "{";
+    json::append_string(out_, tag);
+    out_ += ": ";
+    json::append_string(out_, text);
+    out_ += "}";
+  };
+  auto sequence = [&](std::string_view tag, std::span<const Argument> items) {
+    out_ += "{";
+    json::append_string(out_, tag);
+    out_ += ": [";
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i) out_ += ", ";
+      write_argument(items[i]);
+    }
+    out_ += "]}";
+  };
+  switch (a.kind()) {
+    case ArgKind::None: out_ += "null"; break;
+    case ArgKind::Node: tagged_text("node", a.as_node()->name()); break;
+    case ArgKind::Int: json::append_int(out_, a.as_int()); break;
+    case ArgKind::Float:
+      out_ += "{\"float\": ";
+      write_float_value(out_, a.as_float());
+      out_ += "}";
+      break;
+    case ArgKind::Bool: out_ += a.as_bool() ? "true" : "false"; break;
+    case ArgKind::String: json::append_string(out_, a.as_text()); break;
+    case ArgKind::List: sequence("list", a.elements()); break;
+    case ArgKind::Tuple: sequence("tuple", a.elements()); break;
+    case ArgKind::Slice: sequence("slice", a.elements()); break;
+    case ArgKind::Dict: {
+      out_ += "{\"dict\": {";
+      bool first = true;
+      for (const DictEntry& e : a.dict_entries()) {
+        if (!first) out_ += ", ";
+        first = false;
+        json::append_string(out_, e.key);
+        out_ += ": ";
+        write_argument(e.value);
+      }
+      out_ += "}}";
+      break;
+    }
+    case ArgKind::DType: tagged_text("dtype", dtype_name(a.as_dtype())); break;
+    case ArgKind::Device: tagged_text("device", a.as_text()); break;
+    case ArgKind::Layout: tagged_text("layout", layout_name(a.as_layout())); break;
+    case ArgKind::MemoryFormat:
+      tagged_text("memory_format", memory_format_name(a.as_memory_format()));
+      break;
+    case ArgKind::Op: tagged_text("op", a.as_text()); break;
+    case ArgKind::Enum: tagged_text("enum", a.as_text()); break;
+    case ArgKind::SymInt: tagged_text("sym", a.as_text()); break;
+    case ArgKind::Complex: {
+      auto [re, im] = a.as_complex();
+      out_ += "{\"complex\": [";
+      write_float_value(out_, re);
+      out_ += ", ";
+      write_float_value(out_, im);
+      out_ += "]}";
+      break;
+    }
+    case ArgKind::TensorConstant:
+      out_ += "{\"tensor_constant\": {\"dtype\": ";
+      json::append_string(out_, dtype_name(a.tensor_constant_dtype()));
+      out_ += ", \"shape\": ";
+      write_dims(a.tensor_constant_shape());
+      out_ += "}}";
+      break;
+    case ArgKind::Repr:
+      out_ += "{\"repr\": ";
+      json::append_string(out_, a.repr_text());
+      out_ += ", \"type\": ";
+      json::append_string(out_, a.repr_type());
+      out_ += "}";
+      break;
+  }
+}
+
+/// Plain JSON (meta["custom"]): no tags; floats keep a fraction or exponent so they stay floats.
+void GraphWriter::write_plain(const Argument& a) {
+  switch (a.kind()) {
+    case ArgKind::None: out_ += "null"; break;
+    case ArgKind::Bool: out_ += a.as_bool() ? "true" : "false"; break;
+    case ArgKind::Int: json::append_int(out_, a.as_int()); break;
+    case ArgKind::Float: write_float_value(out_, a.as_float()); break;
+    case ArgKind::String: json::append_string(out_, a.as_text()); break;
+    case ArgKind::List:
+    case ArgKind::Tuple: {
+      out_ += '[';
+      auto items = a.elements();
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i) out_ += ", ";
+        write_plain(items[i]);
+      }
+      out_ += ']';
+      break;
+    }
+    case ArgKind::Dict: {
+      out_ += '{';
+      bool first = true;
+      for (const DictEntry& e : a.dict_entries()) {
+        if (!first) out_ += ", ";
+        first = false;
+        json::append_string(out_, e.key);
+        out_ += ": ";
+        write_plain(e.value);
+      }
+      out_ += '}';
+      break;
+    }
+    default: write_argument(a); break;  // tagged kinds keep their tags
+  }
+}
+
+void GraphWriter::write_dims(std::span<const SymInt> dims) {
+  out_ += '[';
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) out_ += ", ";
+    if (dims[i].is_symbolic()) {
+      out_ += "{\"sym\": ";
+      json::append_string(out_, dims[i].expression());
+      out_ += '}';
+    } else {
+      json::append_int(out_, dims[i].value());
+    }
+  }
+  out_ += ']';
+}
+
+void GraphWriter::write_tensor_meta(const TensorMeta& t) {
+  out_ += "{\"dtype\": ";
+  json::append_string(out_, dtype_name(t.dtype));
+  out_ += ", \"shape\": ";
+  write_dims(t.sizes());
+  if (auto strides = t.strides()) {
+    out_ += ", \"stride\": ";
+    write_dims(*strides);
+  }
+  if (!t.device.is_null()) {
+    out_ += ", \"device\": ";
+    json::append_string(out_, t.device.view());
+  }
+  if (t.requires_grad) out_ += *t.requires_grad ? ", \"requires_grad\": true" : ", \"requires_grad\": false";
+  if (t.memory_format != MemoryFormat::Unknown) {
+    out_ += ", \"memory_format\": ";
+    json::append_string(out_, memory_format_name(t.memory_format));
+  }
+  if (t.is_quantized) out_ += *t.is_quantized ? ", \"is_quantized\": true" : ", \"is_quantized\": false";
+  if (auto n = t.numel()) {
+    out_ += ", \"numel\": ";
+    json::append_int(out_, *n);
+  }
+  if (auto b = t.nbytes()) {
+    out_ += ", \"nbytes\": ";
+    json::append_int(out_, *b);
+  }
+  if (const RawJsonFields* extras = t.extras()) {
+    bool first = false;
+    write_extras(*extras, first);
+  }
+  out_ += '}';
+}
+
+void GraphWriter::write_meta(const Meta& m) {
+  out_ += '{';
+  bool first = true;
+  auto field = [&](std::string_view k) {
+    if (!first) out_ += ", ";
+    first = false;
+    json::append_string(out_, k);
+    out_ += ": ";
+  };
+  if (m.value_kind() != ValueKind::None) {
+    field(m.value_key() == ValueKey::Val ? "val" : "tensor_meta");
+    switch (m.value_kind()) {
+      case ValueKind::Tensor: write_tensor_meta(*m.tensor()); break;
+      case ValueKind::TensorTuple: {
+        out_ += '[';
+        bool first_item = true;
+        for (const auto& t : *m.tensor_tuple()) {
+          if (!first_item) out_ += ", ";
+          first_item = false;
+          if (t) write_tensor_meta(*t);
+          else out_ += "null";
+        }
+        out_ += ']';
+        break;
+      }
+      case ValueKind::SymInt: {
+        SymInt s = *m.sym_value();
+        if (s.is_symbolic()) {
+          out_ += "{\"sym\": ";
+          json::append_string(out_, s.expression());
+          out_ += '}';
+        } else {
+          json::append_int(out_, s.value());
+        }
+        break;
+      }
+      case ValueKind::None: break;
+    }
+  }
+  if (!m.stack_trace.is_null()) {
+    field("stack_trace");
+    json::append_string(out_, m.stack_trace.view());
+  }
+  if (m.recompute) {
+    field("recompute");
+    json::append_string(out_, policy_name(*m.recompute));
+  }
+  if (auto id = m.ac_graph_id()) {
+    field("ac_graph_id");
+    json::append_int(out_, *id);
+  }
+  if (m.partitioner_tag) {
+    field("partitioner_tag");
+    json::append_string(out_, partitioner_tag_name(*m.partitioner_tag));
+  }
+  if (auto seq = m.seq_nr()) {
+    field("seq_nr");
+    json::append_int(out_, *seq);
+  }
+  if (!m.desc().is_none()) {
+    field("desc");
+    write_plain(m.desc());
+  }
+  if (!m.custom().is_none()) {
+    field("custom");
+    write_plain(m.custom());
+  }
+  if (!m.source_keys().empty()) {
+    field("keys");
+    write_strings(m.source_keys());
+  }
+  write_extras(m.extras(), first);
+  out_ += '}';
+}
+
+void GraphWriter::write_node(const Node& n) {
+  out_ += "{\"name\": ";
+  json::append_string(out_, n.name());
+  out_ += ", \"op\": ";
+  json::append_string(out_, op_kind_name(n.op()));
+  out_ += ", \"target\": ";
+  json::append_string(out_, n.target().view());
+  out_ += ", \"args\": [";
+  for (size_t i = 0; i < n.args().size(); ++i) {
+    if (i) out_ += ", ";
+    write_argument(n.args()[i]);
+  }
+  out_ += "], \"kwargs\": {";
+  for (size_t i = 0; i < n.kwargs().size(); ++i) {
+    if (i) out_ += ", ";
+    json::append_string(out_, n.kwargs()[i].key.view());
+    out_ += ": ";
+    write_argument(n.kwargs()[i].value);
+  }
+  out_ += "}, \"users\": [";
+  for (size_t i = 0; i < n.users().size(); ++i) {
+    if (i) out_ += ", ";
+    json::append_string(out_, n.users()[i]->name());
+  }
+  out_ += "], \"meta\": ";
+  write_meta(n.meta);
+  bool first = false;
+  write_extras(n.meta.node_fields(), first);
+  out_ += '}';
+}
+
+void GraphWriter::write_module(const GraphModule& m, int indent, bool top_level) {
+  out_ += '{';
+  bool first = true;
+  if (top_level) {
+    key("schema", indent, first);
+    json::append_string(out_, kGraphSchema);
+  }
+  if (!m.graph_name.empty()) {
+    key("graph_name", indent, first);
+    json::append_string(out_, m.graph_name);
+  }
+  if (!m.class_name.empty()) {
+    key("class_name", indent, first);
+    json::append_string(out_, m.class_name);
+  }
+  if (m.codegen.kind != CodegenKind::Plain || !m.codegen.in_args.empty()) {
+    key("codegen", indent, first);
+    out_ += "{\"kind\": ";
+    json::append_string(out_, m.codegen.kind == CodegenKind::Pytree ? "pytree" : "plain");
+    out_ += ", \"in_args\": ";
+    write_strings(m.codegen.in_args);
+    out_ += '}';
+  }
+  auto count = [&](std::string_view k, const std::optional<int64_t>& v) {
+    if (!v) return;
+    key(k, indent, first);
+    json::append_int(out_, *v);
+  };
+  count("num_primals", m.num_primals);
+  count("num_tangents", m.num_tangents);
+  count("num_fwd_outputs", m.num_fwd_outputs);
+  count("num_real_outputs", m.num_real_outputs);
+  if (m.saved_values) {
+    key("saved_values", indent, first);
+    write_strings(*m.saved_values);
+  }
+  std::vector<std::string> placeholders;
+  for (const Node* n : m.graph().placeholders()) placeholders.push_back(n->name());
+  key("placeholders", indent, first);
+  write_strings(placeholders);
+  key("outputs", indent, first);
+  out_ += '[';
+  bool first_output = true;
+  for (const Argument& a : m.outputs()) {
+    if (!first_output) out_ += ", ";
+    first_output = false;
+    if (a.is_node()) json::append_string(out_, a.as_node()->name());
+    else out_ += "null";
+  }
+  out_ += ']';
+  for (const RawJsonField& f : m.extras) {
+    key(f.key, indent, first);
+    out_ += f.json;
+  }
+  if (!m.submodules.empty()) {
+    key("submodules", indent, first);
+    out_ += '[';
+    for (size_t i = 0; i < m.submodules.size(); ++i) {
+      out_ += i ? ",\n" : "\n";
+      out_.append(static_cast<size_t>(indent + 1), ' ');
+      out_ += "{\"name\": ";
+      json::append_string(out_, m.submodules[i].name);
+      out_ += ", \"graph\": ";
+      write_module(*m.submodules[i].module, indent + 2, false);
+      out_ += '}';
+    }
+    out_ += '\n';
+    out_.append(static_cast<size_t>(indent), ' ');
+    out_ += ']';
+  }
+  key("nodes", indent, first);
+  out_ += '[';
+  bool first_node = true;
+  for (const Node* n : m.graph().nodes()) {
+    out_ += first_node ? "\n" : ",\n";
+    first_node = false;
+    out_.append(static_cast<size_t>(indent + 1), ' ');
+    write_node(*n);
+  }
+  out_ += '\n';
+  out_.append(static_cast<size_t>(indent), ' ');
+  out_ += "]\n";
+  out_.append(static_cast<size_t>(indent > 0 ? indent - 1 : 0), ' ');
+  out_ += '}';
+}
+
+}  // namespace
+
+Expected<GraphModule> read_graph_json(std::string_view text, const std::string& file) {
+  JsonReader reader(file);
+  std::optional<element> root = reader.parse(text);
+  if (!root) return reader.error();
+  object obj;
+  if (!reader.get_object(*root, JsonPath{}, obj)) return reader.error();
+  if (!reader.check_schema(obj, kGraphSchema)) return reader.error();
+  GraphModule module;
+  GraphReader graph_reader(reader);
+  if (!graph_reader.read_module(obj, JsonPath{}, module)) return reader.error();
+  return module;
+}
+
+Expected<GraphModule> load_graph_json(const std::string& path) {
+  Expected<std::string> text = read_file(path);
+  if (!text) return std::move(text).take_errors();
+  return read_graph_json(*text, display_name(path));
+}
+
+std::string write_graph_json(const GraphModule& module) {
+  std::string out;
+  GraphWriter writer(out);
+  writer.write_module(module, 1, true);
+  out += '\n';
+  return out;
+}
+
+Status save_graph_json(const GraphModule& module, const std::string& path) {
+  return write_file_atomic(path, write_graph_json(module));
+}
+
+}  // namespace remat

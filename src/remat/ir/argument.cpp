@@ -1,0 +1,410 @@
+#include "remat/ir/argument.h"
+
+#include <array>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "remat/support/assert.h"
+
+namespace remat {
+namespace {
+
+using Elements = std::vector<Argument>;
+using Entries = std::vector<DictEntry>;
+using ComplexParts = std::pair<double, double>;
+
+struct TensorConstantData {
+  DType dtype;
+  std::vector<SymInt> shape;
+};
+
+struct ReprData {
+  std::string text;
+  std::string type;
+};
+
+constexpr std::array<std::string_view, 20> kKindNames{
+    "none",   "node",   "int",           "float", "bool",    "string",          "list",
+    "tuple",  "dict",   "slice",         "dtype", "device",  "layout",          "memory_format",
+    "op",     "complex", "enum",         "tensor_constant", "sym", "repr"};
+
+bool uses_elements(ArgKind k) {
+  return k == ArgKind::List || k == ArgKind::Tuple || k == ArgKind::Slice;
+}
+
+bool uses_text(ArgKind k) {
+  return k == ArgKind::String || k == ArgKind::Device || k == ArgKind::Op || k == ArgKind::Enum ||
+         k == ArgKind::SymInt;
+}
+
+const std::string* intern(std::string_view s) { return &InternedString(s).str(); }
+
+}  // namespace
+
+std::string_view arg_kind_name(ArgKind k) { return kKindNames[static_cast<size_t>(k)]; }
+
+void Argument::destroy() {
+  switch (kind_) {
+    case ArgKind::List:
+    case ArgKind::Tuple:
+    case ArgKind::Slice: delete static_cast<Elements*>(payload_.heap); break;
+    case ArgKind::Dict: delete static_cast<Entries*>(payload_.heap); break;
+    case ArgKind::Complex: delete static_cast<ComplexParts*>(payload_.heap); break;
+    case ArgKind::TensorConstant: delete static_cast<TensorConstantData*>(payload_.heap); break;
+    case ArgKind::Repr: delete static_cast<ReprData*>(payload_.heap); break;
+    default: break;
+  }
+  kind_ = ArgKind::None;
+  payload_.i = 0;
+}
+
+void Argument::copy_from(const Argument& other) {
+  kind_ = other.kind_;
+  switch (kind_) {
+    case ArgKind::List:
+    case ArgKind::Tuple:
+    case ArgKind::Slice:
+      payload_.heap = new Elements(*static_cast<const Elements*>(other.payload_.heap));
+      break;
+    case ArgKind::Dict:
+      payload_.heap = new Entries(*static_cast<const Entries*>(other.payload_.heap));
+      break;
+    case ArgKind::Complex:
+      payload_.heap = new ComplexParts(*static_cast<const ComplexParts*>(other.payload_.heap));
+      break;
+    case ArgKind::TensorConstant:
+      payload_.heap =
+          new TensorConstantData(*static_cast<const TensorConstantData*>(other.payload_.heap));
+      break;
+    case ArgKind::Repr:
+      payload_.heap = new ReprData(*static_cast<const ReprData*>(other.payload_.heap));
+      break;
+    default: payload_ = other.payload_; break;
+  }
+}
+
+Argument::Argument(const Argument& other) { copy_from(other); }
+
+Argument::Argument(Argument&& other) noexcept : payload_(other.payload_), kind_(other.kind_) {
+  other.kind_ = ArgKind::None;
+  other.payload_.i = 0;
+}
+
+Argument& Argument::operator=(const Argument& other) {
+  if (this != &other) {
+    Argument copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+Argument& Argument::operator=(Argument&& other) noexcept {
+  if (this != &other) {
+    destroy();
+    payload_ = other.payload_;
+    kind_ = other.kind_;
+    other.kind_ = ArgKind::None;
+    other.payload_.i = 0;
+  }
+  return *this;
+}
+
+Argument Argument::node(Node* n) {
+  REMAT_ASSERT(n != nullptr) << "null node reference";
+  Argument a;
+  a.kind_ = ArgKind::Node;
+  a.payload_.node = n;
+  return a;
+}
+
+Argument Argument::integer(int64_t v) {
+  Argument a;
+  a.kind_ = ArgKind::Int;
+  a.payload_.i = v;
+  return a;
+}
+
+Argument Argument::floating(double v) {
+  Argument a;
+  a.kind_ = ArgKind::Float;
+  a.payload_.f = v;
+  return a;
+}
+
+Argument Argument::boolean(bool v) {
+  Argument a;
+  a.kind_ = ArgKind::Bool;
+  a.payload_.b = v;
+  return a;
+}
+
+Argument Argument::string(std::string_view s) {
+  Argument a;
+  a.kind_ = ArgKind::String;
+  a.payload_.text = intern(s);
+  return a;
+}
+
+Argument Argument::list(std::vector<Argument> elements) {
+  Argument a;
+  a.kind_ = ArgKind::List;
+  a.payload_.heap = new Elements(std::move(elements));
+  return a;
+}
+
+Argument Argument::tuple(std::vector<Argument> elements) {
+  Argument a;
+  a.kind_ = ArgKind::Tuple;
+  a.payload_.heap = new Elements(std::move(elements));
+  return a;
+}
+
+Argument Argument::dict(std::vector<DictEntry> entries) {
+  Argument a;
+  a.kind_ = ArgKind::Dict;
+  a.payload_.heap = new Entries(std::move(entries));
+  return a;
+}
+
+Argument Argument::slice(Argument start, Argument stop, Argument step) {
+  Argument a;
+  a.kind_ = ArgKind::Slice;
+  auto* parts = new Elements();
+  parts->reserve(3);
+  parts->push_back(std::move(start));
+  parts->push_back(std::move(stop));
+  parts->push_back(std::move(step));
+  a.payload_.heap = parts;
+  return a;
+}
+
+Argument Argument::dtype(DType d) {
+  Argument a;
+  a.kind_ = ArgKind::DType;
+  a.payload_.small = static_cast<uint8_t>(d);
+  return a;
+}
+
+Argument Argument::device(std::string_view d) {
+  Argument a;
+  a.kind_ = ArgKind::Device;
+  a.payload_.text = intern(d);
+  return a;
+}
+
+Argument Argument::layout(Layout l) {
+  Argument a;
+  a.kind_ = ArgKind::Layout;
+  a.payload_.small = static_cast<uint8_t>(l);
+  return a;
+}
+
+Argument Argument::memory_format(MemoryFormat m) {
+  Argument a;
+  a.kind_ = ArgKind::MemoryFormat;
+  a.payload_.small = static_cast<uint8_t>(m);
+  return a;
+}
+
+Argument Argument::op(std::string_view target) {
+  Argument a;
+  a.kind_ = ArgKind::Op;
+  a.payload_.text = intern(target);
+  return a;
+}
+
+Argument Argument::complex(double re, double im) {
+  Argument a;
+  a.kind_ = ArgKind::Complex;
+  a.payload_.heap = new ComplexParts(re, im);
+  return a;
+}
+
+Argument Argument::enum_member(std::string_view qualified_name) {
+  Argument a;
+  a.kind_ = ArgKind::Enum;
+  a.payload_.text = intern(qualified_name);
+  return a;
+}
+
+Argument Argument::tensor_constant(DType dtype, std::vector<SymInt> shape) {
+  Argument a;
+  a.kind_ = ArgKind::TensorConstant;
+  a.payload_.heap = new TensorConstantData{dtype, std::move(shape)};
+  return a;
+}
+
+Argument Argument::sym(std::string_view expression) {
+  Argument a;
+  a.kind_ = ArgKind::SymInt;
+  a.payload_.text = intern(expression);
+  return a;
+}
+
+Argument Argument::repr(std::string_view text, std::string_view type_name) {
+  Argument a;
+  a.kind_ = ArgKind::Repr;
+  a.payload_.heap = new ReprData{std::string(text), std::string(type_name)};
+  return a;
+}
+
+Node* Argument::as_node() const {
+  REMAT_ASSERT(kind_ == ArgKind::Node) << "as_node() on " << arg_kind_name(kind_);
+  return payload_.node;
+}
+
+int64_t Argument::as_int() const {
+  REMAT_ASSERT(kind_ == ArgKind::Int) << "as_int() on " << arg_kind_name(kind_);
+  return payload_.i;
+}
+
+double Argument::as_float() const {
+  REMAT_ASSERT(kind_ == ArgKind::Float) << "as_float() on " << arg_kind_name(kind_);
+  return payload_.f;
+}
+
+bool Argument::as_bool() const {
+  REMAT_ASSERT(kind_ == ArgKind::Bool) << "as_bool() on " << arg_kind_name(kind_);
+  return payload_.b;
+}
+
+DType Argument::as_dtype() const {
+  REMAT_ASSERT(kind_ == ArgKind::DType) << "as_dtype() on " << arg_kind_name(kind_);
+  return static_cast<DType>(payload_.small);
+}
+
+Layout Argument::as_layout() const {
+  REMAT_ASSERT(kind_ == ArgKind::Layout) << "as_layout() on " << arg_kind_name(kind_);
+  return static_cast<Layout>(payload_.small);
+}
+
+MemoryFormat Argument::as_memory_format() const {
+  REMAT_ASSERT(kind_ == ArgKind::MemoryFormat) << "as_memory_format() on "
+                                               << arg_kind_name(kind_);
+  return static_cast<MemoryFormat>(payload_.small);
+}
+
+std::string_view Argument::as_text() const {
+  REMAT_ASSERT(uses_text(kind_)) << "as_text() on " << arg_kind_name(kind_);
+  return *payload_.text;
+}
+
+std::span<const Argument> Argument::elements() const {
+  REMAT_ASSERT(uses_elements(kind_)) << "elements() on " << arg_kind_name(kind_);
+  return *static_cast<const Elements*>(payload_.heap);
+}
+
+std::span<Argument> Argument::mutable_elements() {
+  REMAT_ASSERT(uses_elements(kind_)) << "mutable_elements() on " << arg_kind_name(kind_);
+  return *static_cast<Elements*>(payload_.heap);
+}
+
+std::span<const DictEntry> Argument::dict_entries() const {
+  REMAT_ASSERT(kind_ == ArgKind::Dict) << "dict_entries() on " << arg_kind_name(kind_);
+  return *static_cast<const Entries*>(payload_.heap);
+}
+
+std::span<DictEntry> Argument::mutable_dict_entries() {
+  REMAT_ASSERT(kind_ == ArgKind::Dict) << "mutable_dict_entries() on " << arg_kind_name(kind_);
+  return *static_cast<Entries*>(payload_.heap);
+}
+
+std::pair<double, double> Argument::as_complex() const {
+  REMAT_ASSERT(kind_ == ArgKind::Complex) << "as_complex() on " << arg_kind_name(kind_);
+  return *static_cast<const ComplexParts*>(payload_.heap);
+}
+
+DType Argument::tensor_constant_dtype() const {
+  REMAT_ASSERT(kind_ == ArgKind::TensorConstant) << "not a tensor constant";
+  return static_cast<const TensorConstantData*>(payload_.heap)->dtype;
+}
+
+std::span<const SymInt> Argument::tensor_constant_shape() const {
+  REMAT_ASSERT(kind_ == ArgKind::TensorConstant) << "not a tensor constant";
+  return static_cast<const TensorConstantData*>(payload_.heap)->shape;
+}
+
+std::string_view Argument::repr_text() const {
+  REMAT_ASSERT(kind_ == ArgKind::Repr) << "repr_text() on " << arg_kind_name(kind_);
+  return static_cast<const ReprData*>(payload_.heap)->text;
+}
+
+std::string_view Argument::repr_type() const {
+  REMAT_ASSERT(kind_ == ArgKind::Repr) << "repr_type() on " << arg_kind_name(kind_);
+  return static_cast<const ReprData*>(payload_.heap)->type;
+}
+
+bool operator==(const Argument& a, const Argument& b) {
+  if (a.kind_ != b.kind_) return false;
+  switch (a.kind_) {
+    case ArgKind::None: return true;
+    case ArgKind::Node: return a.payload_.node == b.payload_.node;
+    case ArgKind::Int: return a.payload_.i == b.payload_.i;
+    case ArgKind::Float:
+      // Bitwise, so nan equals nan and 0.0 differs from -0.0: equality means "same value text".
+      return std::memcmp(&a.payload_.f, &b.payload_.f, sizeof(double)) == 0;
+    case ArgKind::Bool: return a.payload_.b == b.payload_.b;
+    case ArgKind::DType:
+    case ArgKind::Layout:
+    case ArgKind::MemoryFormat: return a.payload_.small == b.payload_.small;
+    case ArgKind::String:
+    case ArgKind::Device:
+    case ArgKind::Op:
+    case ArgKind::Enum:
+    case ArgKind::SymInt: return a.payload_.text == b.payload_.text;
+    case ArgKind::List:
+    case ArgKind::Tuple:
+    case ArgKind::Slice: {
+      auto x = a.elements(), y = b.elements();
+      return std::equal(x.begin(), x.end(), y.begin(), y.end());
+    }
+    case ArgKind::Dict: {
+      auto x = a.dict_entries(), y = b.dict_entries();
+      return std::equal(x.begin(), x.end(), y.begin(), y.end());
+    }
+    case ArgKind::Complex: {
+      auto x = a.as_complex(), y = b.as_complex();
+      return std::memcmp(&x, &y, sizeof x) == 0;
+    }
+    case ArgKind::TensorConstant: {
+      auto x = a.tensor_constant_shape(), y = b.tensor_constant_shape();
+      return a.tensor_constant_dtype() == b.tensor_constant_dtype() &&
+             std::equal(x.begin(), x.end(), y.begin(), y.end());
+    }
+    case ArgKind::Repr: return a.repr_text() == b.repr_text() && a.repr_type() == b.repr_type();
+  }
+  return false;
+}
+
+void for_each_node(const Argument& arg, const std::function<void(Node*)>& fn) {
+  switch (arg.kind()) {
+    case ArgKind::Node: fn(arg.as_node()); break;
+    case ArgKind::List:
+    case ArgKind::Tuple:
+    case ArgKind::Slice:
+      for (const Argument& e : arg.elements()) for_each_node(e, fn);
+      break;
+    case ArgKind::Dict:
+      for (const DictEntry& e : arg.dict_entries()) for_each_node(e.value, fn);
+      break;
+    default: break;
+  }
+}
+
+void map_nodes(Argument& arg, const std::function<Node*(Node*)>& fn) {
+  switch (arg.kind()) {
+    case ArgKind::Node: arg = Argument::node(fn(arg.as_node())); break;
+    case ArgKind::List:
+    case ArgKind::Tuple:
+    case ArgKind::Slice:
+      for (Argument& e : arg.mutable_elements()) map_nodes(e, fn);
+      break;
+    case ArgKind::Dict:
+      for (DictEntry& e : arg.mutable_dict_entries()) map_nodes(e.value, fn);
+      break;
+    default: break;
+  }
+}
+
+}  // namespace remat

@@ -1,0 +1,187 @@
+#include "remat/ir/graph.h"
+
+#include "remat/support/assert.h"
+
+namespace remat {
+
+// Note [order index]: every node carries a position; positions increase along the list with
+// gaps of 2^32, so an insertion takes the midpoint of its neighbours. When a gap is used up the
+// graph is renumbered lazily, on the next order query. Appends never exhaust a gap.
+namespace {
+constexpr uint64_t kGap = uint64_t{1} << 32;
+}
+
+Graph::Graph() = default;
+
+Graph::~Graph() {
+  Node* n = first_;
+  while (n != nullptr) {
+    Node* next = n->next_;
+    delete n;
+    n = next;
+  }
+}
+
+Node* Graph::find(std::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+std::vector<Node*> Graph::placeholders() const {
+  std::vector<Node*> out;
+  for (Node* n = first_; n != nullptr; n = n->next_)
+    if (n->op() == OpKind::Placeholder) out.push_back(n);
+  return out;
+}
+
+Node* Graph::output_node() const {
+  for (Node* n = last_; n != nullptr; n = n->prev_)
+    if (n->op() == OpKind::Output) return n;
+  return nullptr;
+}
+
+Node* Graph::create_node(OpKind op, std::string_view target, std::vector<Argument> args,
+                         std::vector<Kwarg> kwargs, std::string_view name) {
+  std::string candidate;
+  if (!name.empty()) {
+    candidate = name;
+  } else if (op == OpKind::Placeholder) {
+    candidate = target;
+  } else {
+    candidate = name_candidate_for_target(target, op == OpKind::CallFunction);
+  }
+  std::string unique = namespace_.create_name(candidate);
+  auto* n = new Node(this, op, InternedString(target), std::move(unique));
+  link_before(n, insert_before_);
+  by_name_.emplace(n->name_, n);
+  n->args_ = std::move(args);
+  n->kwargs_ = std::move(kwargs);
+  n->link_inputs();
+  return n;
+}
+
+Node* Graph::create_node_exact(OpKind op, std::string_view target, std::string_view name,
+                               std::vector<Argument> args, std::vector<Kwarg> kwargs) {
+  if (!namespace_.reserve(name)) return nullptr;
+  auto* n = new Node(this, op, InternedString(target), std::string(name));
+  link_before(n, insert_before_);
+  by_name_.emplace(n->name_, n);
+  n->args_ = std::move(args);
+  n->kwargs_ = std::move(kwargs);
+  n->link_inputs();
+  return n;
+}
+
+Node* Graph::placeholder(std::string_view name) {
+  return create_node(OpKind::Placeholder, name, {}, {}, name);
+}
+
+Node* Graph::call_function(std::string_view target, std::vector<Argument> args,
+                           std::vector<Kwarg> kwargs, std::string_view name) {
+  return create_node(OpKind::CallFunction, target, std::move(args), std::move(kwargs), name);
+}
+
+Node* Graph::output(Argument value) {
+  std::vector<Argument> args;
+  args.push_back(std::move(value));
+  return create_node(OpKind::Output, "output", std::move(args), {}, "output");
+}
+
+void Graph::link_before(Node* n, Node* position) {
+  REMAT_ASSERT(position == nullptr || position->graph_ == this) << "insert point in another graph";
+  Node* prev = position ? position->prev_ : last_;
+  n->prev_ = prev;
+  n->next_ = position;
+  if (prev) prev->next_ = n;
+  else first_ = n;
+  if (position) position->prev_ = n;
+  else last_ = n;
+  ++size_;
+  if (order_dirty_) return;
+  uint64_t lo = prev ? prev->position_ : 0;
+  if (position == nullptr) {
+    n->position_ = lo + kGap;
+  } else if (position->position_ - lo > 1) {
+    n->position_ = lo + (position->position_ - lo) / 2;
+  } else {
+    order_dirty_ = true;
+  }
+}
+
+void Graph::unlink(Node* n) {
+  if (n->prev_) n->prev_->next_ = n->next_;
+  else first_ = n->next_;
+  if (n->next_) n->next_->prev_ = n->prev_;
+  else last_ = n->prev_;
+  n->prev_ = n->next_ = nullptr;
+  --size_;
+}
+
+void Graph::renumber() const {
+  uint64_t pos = 0;
+  for (Node* n = first_; n != nullptr; n = n->next_) n->position_ = (pos += kGap);
+  order_dirty_ = false;
+}
+
+uint64_t Graph::position_of(const Node* n) const {
+  if (order_dirty_) renumber();
+  return n->position_;
+}
+
+void Graph::move_before(Node* n, Node* position) {
+  REMAT_ASSERT(n->graph_ == this) << n->name() << " is not in this graph";
+  if (n == position) return;
+  if (insert_before_ == n) insert_before_ = n->next_;
+  unlink(n);
+  link_before(n, position);
+}
+
+void Graph::move_after(Node* n, Node* position) {
+  REMAT_ASSERT(position != nullptr && position->graph_ == this) << "move_after needs a node";
+  if (n == position) return;
+  move_before(n, position->next_ == n ? n->next_ : position->next_);
+}
+
+void Graph::erase(Node* n) {
+  REMAT_ASSERT(n->graph_ == this) << n->name() << " is not in this graph";
+  REMAT_ASSERT(n->users_.empty()) << "erasing " << n->name() << " which still has "
+                                  << n->users_.size() << " user(s), the first "
+                                  << n->users_.front()->name();
+  n->unlink_inputs();
+  if (insert_before_ == n) insert_before_ = n->next_;
+  unlink(n);
+  by_name_.erase(n->name_);
+  delete n;
+}
+
+const std::string& Graph::rename(Node* n, std::string_view candidate) {
+  std::string unique = namespace_.create_name(candidate);
+  by_name_.erase(n->name_);
+  n->name_ = std::move(unique);
+  by_name_.emplace(n->name_, n);
+  return n->name_;
+}
+
+std::unordered_map<const Node*, Node*> clone_graph(const Graph& src, Graph& dst) {
+  REMAT_ASSERT(dst.empty()) << "clone_graph into a non-empty graph";
+  std::unordered_map<const Node*, Node*> map;
+  auto remap = [&](Node* n) {
+    auto it = map.find(n);
+    REMAT_ASSERT(it != map.end()) << n->name() << " used before its definition";
+    return it->second;
+  };
+  for (const Node* n : src.nodes()) {
+    std::vector<Argument> args = n->args();
+    for (Argument& a : args) map_nodes(a, remap);
+    std::vector<Kwarg> kwargs = n->kwargs();
+    for (Kwarg& k : kwargs) map_nodes(k.value, remap);
+    Node* copy = dst.create_node_exact(n->op(), n->target().view(), n->name(), std::move(args),
+                                       std::move(kwargs));
+    REMAT_ASSERT(copy != nullptr) << "duplicate name " << n->name();
+    copy->meta = n->meta;
+    map.emplace(n, copy);
+  }
+  return map;
+}
+
+}  // namespace remat

@@ -1,0 +1,126 @@
+// Graph: an ordered list of nodes with FX naming, O(1) edits and O(1) order queries.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "remat/ir/naming.h"
+#include "remat/ir/node.h"
+
+namespace remat {
+
+/// An FX graph. Owns its nodes (an intrusive doubly linked list in topological order), keeps a
+/// name index and torch.fx's namespace, and answers `a before b` in O(1).
+///
+/// Not copyable or movable: nodes point back at their graph. Use `clone_graph` to copy.
+class Graph {
+ public:
+  Graph();
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // --- iteration ---
+  template <class NodePtr>
+  class Iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Node*;
+    using difference_type = std::ptrdiff_t;
+    using pointer = NodePtr*;
+    using reference = NodePtr;
+    Iterator() = default;
+    explicit Iterator(NodePtr n) : n_(n) {}
+    NodePtr operator*() const { return n_; }
+    Iterator& operator++() {
+      n_ = n_->next();
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator old = *this;
+      n_ = n_->next();
+      return old;
+    }
+    friend bool operator==(Iterator a, Iterator b) { return a.n_ == b.n_; }
+
+   private:
+    NodePtr n_ = nullptr;
+  };
+  template <class NodePtr>
+  struct Range {
+    NodePtr first;
+    [[nodiscard]] Iterator<NodePtr> begin() const { return Iterator<NodePtr>(first); }
+    [[nodiscard]] Iterator<NodePtr> end() const { return Iterator<NodePtr>(nullptr); }
+  };
+  /// All nodes in graph order. Erasing the current node while iterating is not allowed; collect
+  /// first (or walk with next()) when you edit.
+  [[nodiscard]] Range<Node*> nodes() { return {first_}; }
+  [[nodiscard]] Range<const Node*> nodes() const { return {first_}; }
+  [[nodiscard]] size_t size() const { return size_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] Node* first() const { return first_; }
+  [[nodiscard]] Node* last() const { return last_; }
+  /// The node called `name`, or nullptr.
+  [[nodiscard]] Node* find(std::string_view name) const;
+  /// Placeholder nodes in order.
+  [[nodiscard]] std::vector<Node*> placeholders() const;
+  /// The last `output` node, or nullptr.
+  [[nodiscard]] Node* output_node() const;
+
+  // --- creation ---
+  /// Creates a node at the insertion point (the end unless set_insert_point moved it). The name
+  /// follows torch.fx: `name` is a candidate made unique (`add` -> `add_1`, `sum` -> `sum_1`);
+  /// when empty, the candidate comes from the op and target.
+  Node* create_node(OpKind op, std::string_view target, std::vector<Argument> args = {},
+                    std::vector<Kwarg> kwargs = {}, std::string_view name = {});
+  /// Creates a node named exactly `name` (reading an existing graph); nullptr if it is taken.
+  Node* create_node_exact(OpKind op, std::string_view target, std::string_view name,
+                          std::vector<Argument> args = {}, std::vector<Kwarg> kwargs = {});
+  Node* placeholder(std::string_view name);
+  Node* call_function(std::string_view target, std::vector<Argument> args,
+                      std::vector<Kwarg> kwargs = {}, std::string_view name = {});
+  /// The output node: one argument, the returned value (usually a tuple or list).
+  Node* output(Argument value);
+
+  /// New nodes go right before `n` (or at the end when `n` is nullptr).
+  void set_insert_point(Node* before) { insert_before_ = before; }
+  [[nodiscard]] Node* insert_point() const { return insert_before_; }
+
+  // --- editing ---
+  /// Moves `n` to just before `position` (or to the end when nullptr).
+  void move_before(Node* n, Node* position);
+  void move_after(Node* n, Node* position);
+  /// Removes `n`. It must have no users (erasing a used node is a programming error).
+  void erase(Node* n);
+  /// Gives `n` a new unique name derived from `candidate`; returns it.
+  const std::string& rename(Node* n, std::string_view candidate);
+  /// A fresh unique name derived from `candidate`, by torch.fx's rules.
+  std::string create_name(std::string_view candidate) { return namespace_.create_name(candidate); }
+
+  // --- order ---
+  /// The gapped order index of `n`; smaller means earlier. See Note [order index].
+  [[nodiscard]] uint64_t position_of(const Node* n) const;
+
+ private:
+  void link_before(Node* n, Node* position);
+  void unlink(Node* n);
+  void renumber() const;
+
+  Node* first_ = nullptr;
+  Node* last_ = nullptr;
+  Node* insert_before_ = nullptr;
+  size_t size_ = 0;
+  mutable bool order_dirty_ = false;
+  std::unordered_map<std::string_view, Node*> by_name_;  // keys view the nodes' own names
+  Namespace namespace_;
+};
+
+/// A deep copy of `src` into the empty graph `dst`; returns the old->new node map.
+std::unordered_map<const Node*, Node*> clone_graph(const Graph& src, Graph& dst);
+
+}  // namespace remat

@@ -1,0 +1,39 @@
+#include "remat/ir/graph_module.h"
+
+namespace remat {
+
+GraphModule GraphModule::clone() const {
+  GraphModule copy;
+  clone_graph(*graph_, *copy.graph_);
+  copy.graph_name = graph_name;
+  copy.class_name = class_name;
+  copy.codegen = codegen;
+  for (const Submodule& s : submodules)
+    copy.submodules.push_back({s.name, std::make_unique<GraphModule>(s.module->clone())});
+  copy.num_fwd_outputs = num_fwd_outputs;
+  copy.num_primals = num_primals;
+  copy.num_tangents = num_tangents;
+  copy.num_real_outputs = num_real_outputs;
+  copy.saved_values = saved_values;
+  copy.extras = extras;
+  return copy;
+}
+
+std::string GraphModule::display_class_name() const {
+  if (!class_name.empty()) return class_name;
+  if (!graph_name.empty()) return graph_name;
+  return "GraphModule";
+}
+
+std::vector<Argument> GraphModule::outputs() const {
+  const Node* out = graph_->output_node();
+  if (out == nullptr || out->args().empty()) return {};
+  const Argument& value = out->args()[0];
+  if (value.is_sequence()) {
+    auto e = value.elements();
+    return {e.begin(), e.end()};
+  }
+  return {value};
+}
+
+}  // namespace remat

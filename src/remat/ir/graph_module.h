@@ -1,0 +1,69 @@
+// GraphModule: a graph plus what torch.fx keeps beside it (class name, submodules, codegen).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "remat/ir/graph.h"
+#include "remat/ir/raw_json.h"
+
+namespace remat {
+
+/// How `forward` binds its inputs: one parameter per placeholder, or pytree (`_PyTreeCodeGen`:
+/// `forward(self, primals, tangents)` flattened into the placeholders).
+enum class CodegenKind : uint8_t { Plain, Pytree };
+
+struct Codegen {
+  CodegenKind kind = CodegenKind::Plain;
+  std::vector<std::string> in_args;  ///< the original argument names for Pytree
+  friend bool operator==(const Codegen&, const Codegen&) = default;
+};
+
+class GraphModule;
+
+struct Submodule {
+  std::string name;
+  std::unique_ptr<GraphModule> module;
+};
+
+/// A graph and its module-level information: the class name printed by print_readable,
+/// nested submodules (HOP bodies such as `wrap_body_0`) in registration order, the codegen
+/// kind, and the joint/partition counts that AOTAutograd attaches.
+class GraphModule {
+ public:
+  GraphModule() : graph_(std::make_unique<Graph>()) {}
+  GraphModule(GraphModule&&) noexcept = default;
+  GraphModule& operator=(GraphModule&&) noexcept = default;
+  /// A deep copy (graph, submodules, metadata).
+  [[nodiscard]] GraphModule clone() const;
+
+  Graph& graph() { return *graph_; }
+  [[nodiscard]] const Graph& graph() const { return *graph_; }
+
+  std::string graph_name;  ///< free text naming the graph (file provenance)
+  std::string class_name;  ///< `class X(torch.nn.Module)`; empty: use graph_name or GraphModule
+  Codegen codegen;
+  std::vector<Submodule> submodules;
+
+  std::optional<int64_t> num_fwd_outputs;   ///< joint graphs: outputs[:k] are forward outputs
+  std::optional<int64_t> num_primals;       ///< joint graphs
+  std::optional<int64_t> num_tangents;      ///< joint graphs
+  std::optional<int64_t> num_real_outputs;  ///< partitioned forward graphs
+  std::optional<std::vector<std::string>> saved_values;  ///< partitioned forward graphs
+
+  RawJsonFields extras;  ///< top-level keys remat does not interpret (provenance, counts)
+
+  /// The name print_readable uses: class_name, else graph_name, else `GraphModule`.
+  [[nodiscard]] std::string display_class_name() const;
+  /// The flattened output values (the output node's list or tuple elements; a single value
+  /// counts as one); empty when there is no output node.
+  [[nodiscard]] std::vector<Argument> outputs() const;
+
+ private:
+  std::unique_ptr<Graph> graph_;
+};
+
+}  // namespace remat

@@ -1,0 +1,162 @@
+#include "remat/ir/naming.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace remat {
+namespace {
+
+// Python 3.11's keyword.kwlist, dir(builtins) and torch.fx's _custom_builtins, sorted.
+constexpr std::array<std::string_view, 196> kReserved{
+    "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup",
+    "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
+    "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
+    "DeprecationWarning", "EOFError", "Ellipsis", "EncodingWarning", "EnvironmentError",
+    "Exception", "ExceptionGroup", "False", "FileExistsError", "FileNotFoundError",
+    "FloatingPointError", "FutureWarning", "GeneratorExit", "IOError", "ImportError",
+    "ImportWarning", "IndentationError", "IndexError", "InterruptedError", "IsADirectoryError",
+    "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError", "ModuleNotFoundError",
+    "NameError", "None", "NoneType", "NotADirectoryError", "NotImplemented", "NotImplementedError",
+    "OSError", "OverflowError", "PendingDeprecationWarning", "PermissionError",
+    "ProcessLookupError", "RecursionError", "ReferenceError", "ResourceWarning", "RuntimeError",
+    "RuntimeWarning", "StopAsyncIteration", "StopIteration", "SyntaxError", "SyntaxWarning",
+    "SystemError", "SystemExit", "TabError", "TimeoutError", "True", "TypeError",
+    "UnboundLocalError", "UnicodeDecodeError", "UnicodeEncodeError", "UnicodeError",
+    "UnicodeTranslateError", "UnicodeWarning", "UserWarning", "ValueError", "Warning",
+    "ZeroDivisionError", "__build_class__", "__debug__", "__doc__", "__import__", "__loader__",
+    "__name__", "__package__", "__spec__", "abs", "aiter", "all", "and", "anext", "any", "as",
+    "ascii", "assert", "async", "await", "bin", "bool", "break", "breakpoint", "bytearray",
+    "bytes", "callable", "chr", "class", "classmethod", "compile", "complex", "continue",
+    "copyright", "credits", "def", "del", "delattr", "device", "dict", "dir", "divmod", "elif",
+    "else", "enumerate", "eval", "except", "exec", "exit", "filter", "finally", "float", "for",
+    "format", "from", "frozenset", "fx_pytree", "getattr", "global", "globals", "hasattr", "hash",
+    "help", "hex", "id", "if", "import", "in", "inf", "input", "int", "is", "isinstance",
+    "issubclass", "iter", "lambda", "len", "license", "list", "locals", "map", "max",
+    "memoryview", "min", "nan", "next", "nonlocal", "not", "object", "oct", "open", "or", "ord",
+    "pass", "pow", "print", "property", "pytree", "quit", "raise", "range", "repr", "return",
+    "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum",
+    "super", "torch", "try", "tuple", "type", "vars", "while", "with", "yield", "zip"};
+
+bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// Splits `^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$`: the shortest base, then an optional
+/// `_<digits>` suffix. Returns false when `s` is not an identifier.
+bool split_name(std::string_view s, std::string_view& base, std::string_view& digits) {
+  if (s.empty() || !is_ident_start(s[0])) return false;
+  if (!std::all_of(s.begin(), s.end(), is_ident_char)) return false;
+  // The lazy base takes the first split point where the rest is `_<digits>`.
+  for (size_t i = 1; i + 1 < s.size(); ++i) {
+    if (s[i] != '_') continue;
+    std::string_view rest = s.substr(i + 1);
+    if (!rest.empty() && std::all_of(rest.begin(), rest.end(), is_digit)) {
+      base = s.substr(0, i);
+      digits = rest;
+      return true;
+    }
+  }
+  base = s;
+  digits = {};
+  return true;
+}
+
+std::string sanitize(std::string_view candidate) {
+  std::string out;
+  bool in_run = false;
+  for (char c : candidate) {
+    if (is_ident_char(c)) {
+      out += c;
+      in_run = false;
+    } else if (!in_run) {
+      out += '_';
+      in_run = true;
+    }
+  }
+  if (out.empty()) out = "_unnamed";
+  if (is_digit(out[0])) out.insert(out.begin(), '_');
+  return out;
+}
+
+}  // namespace
+
+bool is_reserved_python_name(std::string_view name) {
+  return std::binary_search(kReserved.begin(), kReserved.end(), name);
+}
+
+std::string name_candidate_for_target(std::string_view target, bool callable) {
+  std::string_view op = target;
+  if (callable) {
+    // `ns.op.overload` (aten, prims, custom op libraries) is named after the op, as make_fx
+    // does; a Python callable `module.qualname` after its last component (its __name__).
+    size_t first_dot = target.find('.');
+    size_t last_dot = target.rfind('.');
+    std::string_view ns = target.substr(0, first_dot);
+    bool python_module = ns == "torch" || ns == "math" || ns == "operator" || ns == "_operator" ||
+                         ns == "builtins" || ns == "functools";
+    size_t dots = static_cast<size_t>(std::count(target.begin(), target.end(), '.'));
+    if (dots == 2 && !python_module) {
+      op = target.substr(first_dot + 1, last_dot - first_dot - 1);
+    } else if (last_dot != std::string_view::npos) {
+      op = target.substr(last_dot + 1);
+    }
+  }
+  if (op.size() > 4 && op.starts_with("__") && op.ends_with("__")) op = op.substr(2, op.size() - 4);
+  std::string out;
+  bool prev_lower = false;
+  for (char c : op) {
+    auto u = static_cast<unsigned char>(c);
+    if (prev_lower && std::isupper(u)) out += '_';
+    out += static_cast<char>(std::tolower(u));
+    prev_lower = std::islower(u) != 0;
+  }
+  return out;
+}
+
+std::string Namespace::create_name(std::string_view requested) {
+  std::string candidate(requested);
+  std::string_view base_view, digits;
+  if (!split_name(candidate, base_view, digits)) {
+    candidate = sanitize(candidate);
+    split_name(candidate, base_view, digits);
+  }
+  std::string base(base_view);
+  long long num = 0;
+  if (digits.empty() || used_.count(candidate) != 0) {
+    auto it = base_count_.find(candidate);
+    num = it == base_count_.end() ? 0 : it->second;
+    if (is_reserved_python_name(candidate)) {
+      ++num;
+      candidate = base + "_" + std::to_string(num);
+    }
+  } else {
+    num = std::stoll(std::string(digits.substr(0, 18)));
+  }
+  while (used_.count(candidate) != 0) {
+    ++num;
+    candidate = base + "_" + std::to_string(num);
+  }
+  used_.insert(candidate);
+  base_count_[base] = num;
+  return candidate;
+}
+
+bool Namespace::reserve(std::string_view name) {
+  if (contains(name)) return false;
+  // Replay torch.fx's bookkeeping for names it would itself have produced.
+  std::string_view base, digits;
+  if (split_name(name, base, digits) && !is_reserved_python_name(name)) {
+    if (digits.empty()) {
+      base_count_.try_emplace(std::string(base), 0);
+    } else if (digits.size() <= 18) {
+      base_count_[std::string(base)] = std::stoll(std::string(digits));
+    }
+  }
+  used_.emplace(name);
+  return true;
+}
+
+bool Namespace::contains(std::string_view name) const { return used_.find(name) != used_.end(); }
+
+}  // namespace remat

@@ -1,0 +1,115 @@
+#include "remat/ir/node.h"
+
+#include <algorithm>
+#include <array>
+
+#include "remat/ir/graph.h"
+#include "remat/support/assert.h"
+
+namespace remat {
+namespace {
+
+constexpr std::array<std::string_view, 6> kOpKinds{"placeholder", "get_attr",    "call_function",
+                                                   "call_method", "call_module", "output"};
+
+}  // namespace
+
+std::string_view op_kind_name(OpKind k) { return kOpKinds[static_cast<size_t>(k)]; }
+
+std::optional<OpKind> parse_op_kind(std::string_view name) {
+  for (size_t i = 0; i < kOpKinds.size(); ++i)
+    if (kOpKinds[i] == name) return static_cast<OpKind>(i);
+  return std::nullopt;
+}
+
+const Argument* Node::kwarg(std::string_view key) const {
+  for (const Kwarg& k : kwargs_)
+    if (k.key.view() == key) return &k.value;
+  return nullptr;
+}
+
+std::vector<Node*> Node::input_nodes() const {
+  std::vector<Node*> inputs;
+  auto add = [&](Node* n) {
+    if (std::find(inputs.begin(), inputs.end(), n) == inputs.end()) inputs.push_back(n);
+  };
+  for (const Argument& a : args_) for_each_node(a, add);
+  for (const Kwarg& k : kwargs_) for_each_node(k.value, add);
+  return inputs;
+}
+
+bool Node::is_before(const Node* other) const {
+  REMAT_ASSERT(other->graph_ == graph_) << name_ << " and " << other->name_
+                                        << " are in different graphs";
+  return graph_->position_of(this) < graph_->position_of(other);
+}
+
+void Node::unlink_inputs() {
+  for (Node* input : input_nodes()) {
+    auto& u = input->users_;
+    u.erase(std::remove(u.begin(), u.end(), this), u.end());
+  }
+}
+
+void Node::link_inputs() {
+  for (Node* input : input_nodes()) {
+    REMAT_ASSERT(input->graph_ == graph_)
+        << name_ << " references " << input->name_ << " from another graph";
+    input->users_.push_back(this);
+  }
+}
+
+void Node::set_args(std::vector<Argument> args) {
+  unlink_inputs();
+  args_ = std::move(args);
+  link_inputs();
+}
+
+void Node::set_arg(size_t index, Argument value) {
+  REMAT_ASSERT(index < args_.size()) << "arg " << index << " of " << name_;
+  unlink_inputs();
+  args_[index] = std::move(value);
+  link_inputs();
+}
+
+void Node::set_kwargs(std::vector<Kwarg> kwargs) {
+  unlink_inputs();
+  kwargs_ = std::move(kwargs);
+  link_inputs();
+}
+
+void Node::set_kwarg(std::string_view key, Argument value) {
+  unlink_inputs();
+  auto it = std::find_if(kwargs_.begin(), kwargs_.end(),
+                         [&](const Kwarg& k) { return k.key.view() == key; });
+  if (it != kwargs_.end()) {
+    it->value = std::move(value);
+  } else {
+    kwargs_.push_back(Kwarg{InternedString(key), std::move(value)});
+  }
+  link_inputs();
+}
+
+void Node::replace_input(Node* old_input, Node* replacement) {
+  unlink_inputs();
+  auto swap = [&](Node* n) { return n == old_input ? replacement : n; };
+  for (Argument& a : args_) map_nodes(a, swap);
+  for (Kwarg& k : kwargs_) map_nodes(k.value, swap);
+  link_inputs();
+}
+
+void Node::set_users_order(const std::vector<Node*>& order) {
+  REMAT_ASSERT(order.size() == users_.size() &&
+               std::is_permutation(order.begin(), order.end(), users_.begin()))
+      << "set_users_order on " << name_ << " with a different set of users";
+  users_ = order;
+}
+
+std::vector<Node*> Node::replace_all_uses_with(Node* replacement) {
+  REMAT_ASSERT(replacement != this) << "replace_all_uses_with(" << name_ << ") on itself";
+  std::vector<Node*> changed = users_;
+  for (Node* user : changed) user->replace_input(this, replacement);
+  return changed;
+}
+
+}  // namespace remat

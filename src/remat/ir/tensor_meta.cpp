@@ -1,0 +1,123 @@
+#include "remat/ir/tensor_meta.h"
+
+#include <mutex>
+#include <unordered_set>
+
+#include "remat/support/assert.h"
+
+namespace remat {
+namespace detail {
+
+struct DimsRecord {
+  bool has_strides = false;
+  uint32_t rank = 0;
+  std::vector<SymInt> data;  // sizes, then strides when has_strides
+
+  friend bool operator==(const DimsRecord&, const DimsRecord&) = default;
+};
+
+}  // namespace detail
+
+namespace {
+
+struct DimsHash {
+  size_t operator()(const detail::DimsRecord& r) const noexcept {
+    uint64_t h = 1469598103934665603ULL ^ (r.rank * 2 + (r.has_strides ? 1 : 0));
+    for (SymInt d : r.data) h = (h ^ d.raw_bits()) * 1099511628211ULL;
+    return static_cast<size_t>(h);
+  }
+};
+
+struct DimsPool {
+  std::mutex mutex;
+  std::unordered_set<detail::DimsRecord, DimsHash> records;  // node-based: stable addresses
+};
+
+DimsPool& dims_pool() {
+  static DimsPool* pool = new DimsPool();  // never destroyed, like the string pool
+  return *pool;
+}
+
+const detail::DimsRecord* intern_dims(std::span<const SymInt> sizes,
+                                      std::optional<std::span<const SymInt>> strides) {
+  if (sizes.empty() && !strides) return nullptr;
+  detail::DimsRecord key;
+  key.rank = static_cast<uint32_t>(sizes.size());
+  key.has_strides = strides.has_value();
+  key.data.assign(sizes.begin(), sizes.end());
+  if (strides) key.data.insert(key.data.end(), strides->begin(), strides->end());
+  DimsPool& pool = dims_pool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  return &*pool.records.insert(std::move(key)).first;
+}
+
+}  // namespace
+
+TensorMeta::TensorMeta(DType dtype_, std::span<const SymInt> sizes,
+                       std::optional<std::span<const SymInt>> strides, InternedString device_)
+    : dtype(dtype_), device(device_) {
+  set_shape(sizes, strides);
+}
+
+size_t TensorMeta::rank() const { return dims_ ? dims_->rank : 0; }
+
+std::span<const SymInt> TensorMeta::sizes() const {
+  if (!dims_) return {};
+  return {dims_->data.data(), dims_->rank};
+}
+
+std::optional<std::span<const SymInt>> TensorMeta::strides() const {
+  if (!dims_ || !dims_->has_strides) return std::nullopt;
+  return std::span<const SymInt>(dims_->data.data() + dims_->rank, dims_->rank);
+}
+
+void TensorMeta::set_shape(std::span<const SymInt> sizes,
+                           std::optional<std::span<const SymInt>> strides) {
+  REMAT_ASSERT(!strides || strides->size() == sizes.size())
+      << "rank " << sizes.size() << " with " << strides->size() << " strides";
+  dims_ = intern_dims(sizes, strides);
+}
+
+std::vector<SymInt> TensorMeta::contiguous_strides(std::span<const SymInt> sizes) {
+  std::vector<SymInt> strides(sizes.size());
+  SymInt running(1);
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = running;
+    SymInt s = sizes[i];
+    if (!running.is_symbolic() && !s.is_symbolic()) {
+      int64_t dim = s.value() < 1 ? 1 : s.value();
+      running = SymInt(running.value() * dim);
+    } else {
+      bool unit = !running.is_symbolic() && running.value() == 1;
+      running = unit ? s : SymInt::symbolic(s.to_string() + "*" + running.to_string());
+    }
+  }
+  return strides;
+}
+
+std::optional<int64_t> TensorMeta::numel() const {
+  int64_t n = 1;
+  for (SymInt s : sizes()) {
+    if (s.is_symbolic()) return std::nullopt;
+    n *= s.value();
+  }
+  return n;
+}
+
+std::optional<int64_t> TensorMeta::nbytes() const {
+  std::optional<int64_t> n = numel();
+  if (!n || dtype == DType::Unknown) return std::nullopt;
+  return *n * dtype_itemsize(dtype);
+}
+
+bool operator==(const TensorMeta& a, const TensorMeta& b) {
+  auto extras_equal = [](const RawJsonFields* x, const RawJsonFields* y) {
+    if (!x || !y) return (!x || x->empty()) && (!y || y->empty());
+    return *x == *y;
+  };
+  return a.dtype == b.dtype && a.memory_format == b.memory_format &&
+         a.requires_grad == b.requires_grad && a.is_quantized == b.is_quantized &&
+         a.device == b.device && a.dims_ == b.dims_ && extras_equal(a.extras(), b.extras());
+}
+
+}  // namespace remat

@@ -1,0 +1,62 @@
+// TensorMeta: what a node's tensor value looks like (dtype, shape, stride, device, ...).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "remat/ir/dtype.h"
+#include "remat/ir/layout.h"
+#include "remat/ir/raw_json.h"
+#include "remat/ir/symint.h"
+#include "remat/support/clone_ptr.h"
+#include "remat/support/interned_string.h"
+
+namespace remat {
+
+namespace detail {
+struct DimsRecord;
+}
+
+/// Metadata of one tensor value. Sizes and strides are interned (shapes repeat across a graph),
+/// so a TensorMeta is 32 bytes and copying it is cheap.
+class TensorMeta {
+ public:
+  TensorMeta() = default;
+  TensorMeta(DType dtype, std::span<const SymInt> sizes,
+             std::optional<std::span<const SymInt>> strides = std::nullopt,
+             InternedString device = {});
+
+  DType dtype = DType::Unknown;
+  MemoryFormat memory_format = MemoryFormat::Unknown;
+  std::optional<bool> requires_grad;
+  std::optional<bool> is_quantized;
+  InternedString device;  ///< `cpu`, `cuda:0`, `meta`; null when unknown
+
+  [[nodiscard]] size_t rank() const;
+  [[nodiscard]] std::span<const SymInt> sizes() const;
+  /// Strides, or nullopt when the source did not record them.
+  [[nodiscard]] std::optional<std::span<const SymInt>> strides() const;
+  void set_shape(std::span<const SymInt> sizes,
+                 std::optional<std::span<const SymInt>> strides = std::nullopt);
+  /// Contiguous (row-major) strides for `sizes`; symbolic sizes give symbolic products.
+  static std::vector<SymInt> contiguous_strides(std::span<const SymInt> sizes);
+
+  /// Number of elements, or nullopt when a size is symbolic.
+  [[nodiscard]] std::optional<int64_t> numel() const;
+  /// numel × itemsize, or nullopt when symbolic or the dtype is unknown.
+  [[nodiscard]] std::optional<int64_t> nbytes() const;
+
+  /// Keys of the source's tensor metadata that remat does not interpret (null when none).
+  [[nodiscard]] const RawJsonFields* extras() const { return extras_.get(); }
+  RawJsonFields& mutable_extras() { return extras_.ensure(); }
+
+  friend bool operator==(const TensorMeta& a, const TensorMeta& b);
+
+ private:
+  const detail::DimsRecord* dims_ = nullptr;  // null: rank 0 without strides
+  ClonePtr<RawJsonFields> extras_;
+};
+
+}  // namespace remat

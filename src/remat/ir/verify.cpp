@@ -1,0 +1,104 @@
+#include "remat/ir/verify.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace remat {
+namespace {
+
+void report(Diagnostics& out, const std::string& where, std::string message) {
+  Diagnostic d;
+  d.path = where;
+  d.message = std::move(message);
+  out.push_back(std::move(d));
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+}  // namespace
+
+Diagnostics verify(const Graph& graph) {
+  Diagnostics problems;
+  std::unordered_map<const Node*, size_t> index;  // nodes seen so far, with their position
+  std::unordered_set<std::string_view> names;
+  size_t outputs = 0;
+  size_t count = 0;
+  const Node* prev = nullptr;
+  for (const Node* n : graph.nodes()) {
+    std::string where = "node " + quoted(n->name());
+    if (n->graph() != &graph) report(problems, where, "belongs to another graph");
+    if (n->prev() != prev) report(problems, where, "broken list link");
+    if (prev && !prev->is_before(n)) report(problems, where, "order index not increasing");
+    if (!names.insert(n->name()).second) report(problems, where, "duplicate name");
+    if (graph.find(n->name()) != n) report(problems, where, "missing from the name index");
+    if (n->op() == OpKind::Output) ++outputs;
+
+    // Definition before use, and every input lists this node as a user.
+    for (const Node* input : n->input_nodes()) {
+      if (input->graph() != &graph) {
+        report(problems, where, "uses " + quoted(input->name()) + " from another graph");
+        continue;
+      }
+      if (index.find(input) == index.end()) {
+        report(problems, where,
+               "uses " + quoted(input->name()) +
+                   (input == n ? " (itself)" : " before its definition"));
+      }
+      const auto& u = input->users();
+      if (std::find(u.begin(), u.end(), n) == u.end())
+        report(problems, where, "missing from the users of its input " + quoted(input->name()));
+    }
+    // Every user really uses this node, and users are unique.
+    std::unordered_set<const Node*> seen_users;
+    for (const Node* user : n->users()) {
+      if (!seen_users.insert(user).second) {
+        report(problems, where, "lists user " + quoted(user->name()) + " twice");
+        continue;
+      }
+      auto inputs = user->input_nodes();
+      if (std::find(inputs.begin(), inputs.end(), n) == inputs.end())
+        report(problems, where, "lists user " + quoted(user->name()) + " which does not use it");
+    }
+    if (const TensorMeta* t = n->meta.tensor()) {
+      if (t->dtype == DType::Unknown) report(problems, where, "tensor metadata without a dtype");
+    }
+    index.emplace(n, count++);
+    prev = n;
+  }
+  if (count != graph.size())
+    report(problems, "graph", "size " + std::to_string(graph.size()) + " but " +
+                                  std::to_string(count) + " nodes in the list");
+  if (outputs != 1)
+    report(problems, "graph", "has " + std::to_string(outputs) + " output nodes, expected 1");
+  return problems;
+}
+
+Diagnostics verify(const GraphModule& module) {
+  Diagnostics problems = verify(module.graph());
+  size_t num_outputs = module.outputs().size();
+  size_t num_placeholders = module.graph().placeholders().size();
+  auto check_count = [&](const std::optional<int64_t>& v, const char* what, size_t limit) {
+    if (v && (*v < 0 || static_cast<size_t>(*v) > limit))
+      report(problems, what, std::to_string(*v) + " is out of range (0.." +
+                                 std::to_string(limit) + ")");
+  };
+  check_count(module.num_fwd_outputs, "num_fwd_outputs", num_outputs);
+  check_count(module.num_real_outputs, "num_real_outputs", num_outputs);
+  check_count(module.num_primals, "num_primals", num_placeholders);
+  check_count(module.num_tangents, "num_tangents", num_placeholders);
+  if (module.saved_values) {
+    for (const std::string& name : *module.saved_values)
+      if (module.graph().find(name) == nullptr)
+        report(problems, "saved_values", "names no node: " + quoted(name));
+  }
+  for (const Submodule& s : module.submodules) {
+    for (Diagnostic d : verify(*s.module)) {
+      d.path = s.name + ": " + d.path;
+      problems.push_back(std::move(d));
+    }
+  }
+  return problems;
+}
+
+}  // namespace remat

@@ -1,0 +1,27 @@
+#include "remat/support/diagnostic.h"
+
+namespace remat {
+
+std::string Diagnostic::format() const {
+  std::string out = file.empty() ? std::string("<input>") : file;
+  if (line > 0) {
+    out += ':' + std::to_string(line);
+    if (col > 0) out += ':' + std::to_string(col);
+  }
+  out += ": error: ";
+  if (!path.empty()) out += "at " + path + ": ";
+  out += message;
+  if (!source_line.empty()) {
+    out += "\n  " + source_line + "\n  ";
+    if (col > 0) out += std::string(static_cast<size_t>(col - 1), ' ') + '^';
+  }
+  return out;
+}
+
+std::string format_all(const Diagnostics& diagnostics) {
+  std::string out;
+  for (const Diagnostic& d : diagnostics) out += d.format() + '\n';
+  return out;
+}
+
+}  // namespace remat

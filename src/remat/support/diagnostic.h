@@ -1,0 +1,28 @@
+// Diagnostic: one user-facing problem with its place (file:line:col or a JSON path).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace remat {
+
+/// A problem found in user input. `line`/`col` are 1-based and 0 when unknown; `path` is a
+/// JSON-style location such as `nodes[12].args[1]` when the input is structured data.
+struct Diagnostic {
+  std::string file;
+  int line = 0;
+  int col = 0;
+  std::string path;
+  std::string message;
+  std::string source_line;  ///< the offending line of text, shown with a caret when set
+
+  /// `file:line:col: error: message`, or `file: error: at path: message`, plus source and caret.
+  [[nodiscard]] std::string format() const;
+};
+
+using Diagnostics = std::vector<Diagnostic>;
+
+/// Formats every diagnostic, one per line (plus source/caret lines where present).
+std::string format_all(const Diagnostics& diagnostics);
+
+}  // namespace remat

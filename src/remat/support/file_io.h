@@ -1,0 +1,21 @@
+// Whole-file reading and all-or-nothing writing; "-" means stdin/stdout.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "remat/support/expected.h"
+
+namespace remat {
+
+/// Reads a whole file, or all of stdin when `path` is "-".
+Expected<std::string> read_file(const std::string& path);
+
+/// Writes `contents` to `path` atomically (a temporary file in the same folder, then rename), so
+/// a failure never leaves a partial file; "-" writes to stdout.
+Status write_file_atomic(const std::string& path, std::string_view contents);
+
+/// The name used for `path` in messages: "<stdin>"/"<stdout>" for "-".
+std::string display_name(const std::string& path, bool output = false);
+
+}  // namespace remat
