@@ -98,27 +98,29 @@ Expected<FlowNetwork> read_flow_json(std::string_view text, const std::string& f
   }
   if (!has_nodes) return r.error_at(top, "flow network without \"nodes\"");
 
+  const JsonPath nodes_path = top.field("nodes"), edges_path = top.field("edges"),
+                 cut_path = top.field("cut_edges"), side_path = top.field("source_side");
   std::unordered_set<std::string_view> vertices;
   for (size_t i = 0; i < net.nodes.size(); ++i)
     if (!vertices.insert(net.nodes[i]).second)
-      return r.error_at(top.field("nodes").at(i), "duplicate vertex '" + net.nodes[i] + "'");
+      return r.error_at(nodes_path.at(i), "duplicate vertex '" + net.nodes[i] + "'");
   auto known = [&](const std::string& v, const JsonPath& p) {
     return vertices.count(v) != 0 || r.fail(p, "names no vertex of the network: '" + v + "'");
   };
   if (!known(net.source, top.field("source")) || !known(net.sink, top.field("sink")))
     return r.error();
   for (size_t i = 0; i < net.edges.size(); ++i) {
-    JsonPath p = top.field("edges").at(i);
+    JsonPath p = edges_path.at(i);
     if (!known(net.edges[i].from, p.at(0)) || !known(net.edges[i].to, p.at(1))) return r.error();
   }
   for (size_t i = 0; i < net.cut_edges.size(); ++i) {
-    JsonPath p = top.field("cut_edges").at(i);
+    JsonPath p = cut_path.at(i);
     if (!known(net.cut_edges[i].first, p.at(0)) || !known(net.cut_edges[i].second, p.at(1)))
       return r.error();
   }
   if (net.source_side)
     for (size_t i = 0; i < net.source_side->size(); ++i)
-      if (!known((*net.source_side)[i], top.field("source_side").at(i))) return r.error();
+      if (!known((*net.source_side)[i], side_path.at(i))) return r.error();
   if (num_nodes && *num_nodes != static_cast<int64_t>(net.nodes.size()))
     return r.error_at(top.field("num_nodes"), "says " + std::to_string(*num_nodes) +
                                                   " but \"nodes\" has " +

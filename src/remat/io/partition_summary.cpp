@@ -45,9 +45,10 @@ bool read_strategy(JsonReader& r, object obj, const JsonPath& path, StrategySumm
     if (!ok) return false;
   }
   int64_t total = 0;
+  const JsonPath bytes_path = path.field("saved_values_bytes");
   for (const auto& [name, bytes] : s.saved_values_bytes) {
     if (std::find(s.saved_values.begin(), s.saved_values.end(), name) == s.saved_values.end())
-      return r.fail(path.field("saved_values_bytes").field(name), "'" + name + "' is not a saved value");
+      return r.fail(bytes_path.field(name), "'" + name + "' is not a saved value");
     total += bytes;
   }
   if (s.saved_bytes_total && !s.saved_values_bytes.empty() && *s.saved_bytes_total != total)

@@ -24,8 +24,12 @@ struct JsonPath {
   std::string_view key;
   size_t index = kNoIndex;
 
-  [[nodiscard]] JsonPath field(std::string_view k) const { return {this, k, kNoIndex}; }
-  [[nodiscard]] JsonPath at(size_t i) const { return {this, {}, i}; }
+  // A child points at its parent, so a parent must outlive it: building on a temporary
+  // (`p.field("a").at(1)` stored in a variable) would dangle, hence the deleted overloads.
+  [[nodiscard]] JsonPath field(std::string_view k) const& { return {this, k, kNoIndex}; }
+  [[nodiscard]] JsonPath at(size_t i) const& { return {this, {}, i}; }
+  JsonPath field(std::string_view k) && = delete;
+  JsonPath at(size_t i) && = delete;
   [[nodiscard]] std::string format() const;
 };
 

@@ -1,0 +1,111 @@
+// End-to-end tests of the remat executable: exit codes, messages, files written or not.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "testing/golden.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+CliRun run(const std::string& args, const std::string& stdin_file = "") {
+  fs::path dir = fs::temp_directory_path() / "remat_cli_test";
+  fs::create_directories(dir);
+  std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
+  std::string cmd = std::string(REMAT_EXE) + " " + args + " >" + out + " 2>" + err;
+  if (!stdin_file.empty()) cmd += " <" + stdin_file;
+  int status = std::system(cmd.c_str());
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  return {WEXITSTATUS(status), slurp(out), slurp(err)};
+}
+
+std::string sample(const std::string& name) { return remat::testing::data_path("torch-1.13/" + name); }
+
+TEST(Cli, HelpAndVersion) {
+  CliRun help = run("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("info"), std::string::npos);
+  EXPECT_NE(help.out.find("convert"), std::string::npos);
+  CliRun version = run("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("remat ", 0), 0U) << version.out;
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run("").exit_code, 2);
+  EXPECT_EQ(run("frobnicate").exit_code, 2);
+  EXPECT_EQ(run("info").exit_code, 2);
+}
+
+TEST(Cli, InfoReportsTheSeedJointGraph) {
+  CliRun r = run("info " + sample("ckpt_sin_mm_sigmoid_joint.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("nodes: 18\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  call_function        14\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("aten.detach.default                  4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tensor bytes: 1088"), std::string::npos) << r.out;
+  std::string body = r.out.substr(r.out.find('\n') + 1);  // the first line names the file
+  remat::testing::expect_golden("cli/info_ckpt_sin_mm_sigmoid_joint.txt", body);
+}
+
+TEST(Cli, InfoOnFlowAndPartitionFiles) {
+  CliRun f = run("info " + sample("ckpt_sin_mm_sigmoid_mincut_flow.json"));
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  EXPECT_NE(f.out.find("cut value: 210"), std::string::npos) << f.out;
+  CliRun p = run("info " + sample("ckpt_sin_mm_sigmoid_partition.json"));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NE(p.out.find("min_cut: 3 saved value(s), 192 bytes"), std::string::npos) << p.out;
+}
+
+TEST(Cli, ConvertRoundTripsThroughFilesAndPipes) {
+  fs::path dir = fs::temp_directory_path() / "remat_cli_convert";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string w1 = (dir / "w1.json").string(), w2 = (dir / "w2.json").string();
+  ASSERT_EQ(run("convert " + sample("mlp_relu_joint.json") + " " + w1).exit_code, 0);
+  CliRun piped = run("convert - -", w1);
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  ASSERT_EQ(run("convert " + w1 + " " + w2).exit_code, 0);
+  std::ifstream a(w1), b(w2);
+  std::stringstream sa, sb;
+  sa << a.rdbuf();
+  sb << b.rdbuf();
+  EXPECT_EQ(sa.str(), sb.str());
+  EXPECT_EQ(piped.out, sa.str());
+  fs::remove_all(dir);
+}
+
+TEST(Cli, BadInputExitsTwoAndWritesNothing) {
+  fs::path dir = fs::temp_directory_path() / "remat_cli_bad";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string bad = (dir / "bad.json").string();
+  std::ofstream(bad) << R"({"schema": "fxgraph-json/1", "nodes": [{"name": "x", "op": "placeholder", "target": "x"}, {"name": "y", "op": "call_function", "target": "aten.sin.default", "args": [{"node": "z"}]}]})";
+  std::string out = (dir / "out.json").string();
+  CliRun r = run("convert " + bad + " " + out);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, bad + ": error: at nodes[1].args[0].node: dangling reference to node 'z', which the graph does not define\n");
+  EXPECT_FALSE(fs::exists(out)) << "a failed convert must not write its output";
+  CliRun missing = run("info " + (dir / "nope.json").string());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("cannot open"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace

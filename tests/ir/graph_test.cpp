@@ -1,0 +1,148 @@
+#include "remat/ir/graph.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "remat/ir/graph_equal.h"
+#include "remat/ir/graph_module.h"
+#include "remat/ir/verify.h"
+#include "testing/graph_generator.h"
+
+namespace remat {
+namespace {
+
+std::vector<std::string> names(const std::vector<Node*>& nodes) {
+  std::vector<std::string> out;
+  for (Node* n : nodes) out.push_back(n->name());
+  return out;
+}
+
+std::vector<std::string> order(const Graph& g) {
+  std::vector<std::string> out;
+  for (const Node* n : g.nodes()) out.push_back(n->name());
+  return out;
+}
+
+TEST(Graph, CreatesNodesWithFxNamesAndUsers) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* a = g.call_function("aten.add.Tensor", {Argument::node(x), Argument::node(x)});
+  Node* b = g.call_function("aten.add.Tensor", {Argument::node(a), Argument::node(x)});
+  Node* s = g.call_function("aten.sum.default", {Argument::node(b)});
+  Node* gi = g.call_function("operator.getitem", {Argument::node(s), Argument::integer(0)});
+  g.output(Argument::tuple({Argument::node(gi)}));
+  EXPECT_EQ(a->name(), "add");
+  EXPECT_EQ(b->name(), "add_1");
+  EXPECT_EQ(s->name(), "sum_1");
+  EXPECT_EQ(gi->name(), "getitem");
+  EXPECT_EQ(names(x->users()), (std::vector<std::string>{"add", "add_1"}));
+  EXPECT_EQ(g.find("add_1"), b);
+  EXPECT_EQ(g.output_node()->name(), "output");
+  EXPECT_TRUE(verify(g).empty());
+}
+
+TEST(Graph, ReplaceAllUsesAndInputsKeepUsersInSync) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* y = g.placeholder("y");
+  Node* a = g.call_function("aten.sin.default", {Argument::node(x)});
+  Node* b = g.call_function("aten.mul.Tensor", {Argument::node(x), Argument::node(a)});
+  Node* out = g.output(Argument::tuple({Argument::node(b), Argument::node(x)}));
+  std::vector<Node*> changed = x->replace_all_uses_with(y);
+  EXPECT_EQ(names(changed), (std::vector<std::string>{"sin", "mul", "output"}));
+  EXPECT_TRUE(x->users().empty());
+  EXPECT_EQ(names(y->users()), (std::vector<std::string>{"sin", "mul", "output"}));
+  b->replace_input(a, y);
+  EXPECT_TRUE(a->users().empty());
+  // torch.fx re-adds every input after an edit, so `mul` moves to the end of y's users.
+  EXPECT_EQ(names(y->users()), (std::vector<std::string>{"sin", "output", "mul"}));
+  EXPECT_EQ(b->args()[1].as_node(), y);
+  EXPECT_EQ(out->args()[0].elements()[1].as_node(), y);
+  EXPECT_TRUE(verify(g).empty());
+}
+
+TEST(Graph, InsertMoveAndEraseKeepOrder) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* c = g.call_function("aten.cos.default", {Argument::node(x)});
+  g.output(Argument::node(c));
+  g.set_insert_point(c);
+  Node* s = g.call_function("aten.sin.default", {Argument::node(x)});
+  g.set_insert_point(nullptr);
+  EXPECT_EQ(order(g), (std::vector<std::string>{"x", "sin", "cos", "output"}));
+  EXPECT_TRUE(s->is_before(c));
+  g.move_after(s, c);
+  EXPECT_EQ(order(g), (std::vector<std::string>{"x", "cos", "sin", "output"}));
+  EXPECT_TRUE(c->is_before(s));
+  g.erase(s);
+  EXPECT_EQ(order(g), (std::vector<std::string>{"x", "cos", "output"}));
+  EXPECT_EQ(g.find("sin"), nullptr);
+  EXPECT_EQ(names(x->users()), (std::vector<std::string>{"cos"}));
+  // torch.fx never frees a name: a new sin is sin_1.
+  EXPECT_EQ(g.call_function("aten.sin.default", {Argument::node(x)})->name(), "sin_1");
+  EXPECT_EQ(g.size(), 4U);
+}
+
+TEST(GraphDeathTest, ErasingANodeWithUsersAborts) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  g.output(Argument::node(x));
+  EXPECT_DEATH(g.erase(x), "still has 1 user");
+}
+
+TEST(Graph, IsBeforeMatchesListOrderUnderRandomInsertions) {
+  // Property (fixed seed): after many insertions at random places, including repeated
+  // insertions at one spot that exhaust the gaps, is_before agrees with list order.
+  std::mt19937 rng(7);
+  Graph g;
+  std::vector<Node*> all{g.placeholder("x")};
+  for (int i = 0; i < 3000; ++i) {
+    Node* where = i % 3 == 0 ? all[1 % all.size()] : all[rng() % all.size()];
+    g.set_insert_point(rng() % 5 == 0 ? nullptr : where);
+    all.push_back(g.call_function("aten.neg.default", {}));
+  }
+  std::vector<const Node*> list;
+  for (const Node* n : g.nodes()) list.push_back(n);
+  for (int i = 0; i < 20000; ++i) {
+    size_t a = rng() % list.size(), b = rng() % list.size();
+    ASSERT_EQ(list[a]->is_before(list[b]), a < b);
+  }
+}
+
+TEST(Graph, RenameGivesAFreshUniqueName) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* a = g.call_function("aten.sin.default", {Argument::node(x)});
+  g.call_function("aten.cos.default", {Argument::node(x)});
+  EXPECT_EQ(g.rename(a, "cos"), "cos_1");
+  EXPECT_EQ(g.find("cos_1"), a);
+  EXPECT_EQ(g.find("sin"), nullptr);
+}
+
+TEST(GraphModule, CloneIsStructurallyEqualAndIndependent) {
+  GraphModule m = testing::generate_graph({.seed = 3, .num_nodes = 300});
+  ASSERT_TRUE(verify(m).empty());
+  GraphModule copy = m.clone();
+  EXPECT_EQ(first_difference(m, copy), "");
+  Node* first_call = nullptr;
+  for (Node* n : copy.graph().nodes())
+    if (n->op() == OpKind::CallFunction) {
+      first_call = n;
+      break;
+    }
+  ASSERT_NE(first_call, nullptr);
+  first_call->meta.set_seq_nr(-1);
+  EXPECT_NE(first_difference(m, copy), "");
+}
+
+TEST(GraphModule, GeneratedGraphsVerify) {
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    GraphModule m = testing::generate_graph({.seed = seed, .num_nodes = 20 + seed * 7});
+    Diagnostics problems = verify(m);
+    ASSERT_TRUE(problems.empty()) << "seed " << seed << ": " << format_all(problems);
+  }
+}
+
+}  // namespace
+}  // namespace remat
