@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "testing/golden.h"
 
 namespace {
@@ -20,7 +22,10 @@ struct CliRun {
 };
 
 CliRun run(const std::string& args, const std::string& stdin_file = "") {
-  fs::path dir = fs::temp_directory_path() / "remat_cli_test";
+  // Per-process names: ctest runs the tests of this binary in parallel processes.
+  static int counter = 0;
+  fs::path dir = fs::temp_directory_path() /
+                 ("remat_cli_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
   fs::create_directories(dir);
   std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
   std::string cmd = std::string(REMAT_EXE) + " " + args + " >" + out + " 2>" + err;
@@ -32,7 +37,9 @@ CliRun run(const std::string& args, const std::string& stdin_file = "") {
     ss << in.rdbuf();
     return ss.str();
   };
-  return {WEXITSTATUS(status), slurp(out), slurp(err)};
+  CliRun result{WEXITSTATUS(status), slurp(out), slurp(err)};
+  fs::remove_all(dir);
+  return result;
 }
 
 std::string sample(const std::string& name) { return remat::testing::data_path("torch-1.13/" + name); }
@@ -74,7 +81,7 @@ TEST(Cli, InfoOnFlowAndPartitionFiles) {
 }
 
 TEST(Cli, ConvertRoundTripsThroughFilesAndPipes) {
-  fs::path dir = fs::temp_directory_path() / "remat_cli_convert";
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_convert_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string w1 = (dir / "w1.json").string(), w2 = (dir / "w2.json").string();
@@ -92,7 +99,7 @@ TEST(Cli, ConvertRoundTripsThroughFilesAndPipes) {
 }
 
 TEST(Cli, BadInputExitsTwoAndWritesNothing) {
-  fs::path dir = fs::temp_directory_path() / "remat_cli_bad";
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_bad_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string bad = (dir / "bad.json").string();

@@ -1,7 +1,5 @@
 // fxgraph-json/1 graph reader: simdjson DOM into a GraphModule, first error with its JSON path.
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "remat/io/detail/json_reading.h"
 #include "remat/io/graph_json.h"
@@ -26,8 +24,8 @@ class GraphReader {
  private:
   struct Scope {
     Graph* graph;
-    std::unordered_set<std::string_view> all_names;  // every node name of this graph's file
-    std::vector<std::pair<Node*, std::vector<std::string>>> listed_users;
+    array nodes;  // the file's nodes, searched only to explain a failed lookup
+    std::vector<std::pair<Node*, std::vector<std::string>>> listed_users;  // in node order
   };
 
   bool read_node(object obj, const JsonPath& path, Scope& scope);
@@ -339,8 +337,13 @@ bool GraphReader::read_argument(element e, const JsonPath& path, const Scope& sc
     if (!r_.get_string(v, p, name)) return false;
     Node* n = scope.graph->find(name);
     if (n == nullptr) {
-      if (scope.all_names.count(name) != 0)
-        return r_.fail(p, "node '" + std::string(name) + "' is used before its definition");
+      for (element later : scope.nodes) {
+        element later_name;
+        std::string_view s;
+        if (later.type() == element_type::OBJECT && !object(later)["name"].get(later_name) &&
+            !later_name.get_string().get(s) && s == name)
+          return r_.fail(p, "node '" + std::string(name) + "' is used before its definition");
+      }
       return r_.fail(p, "dangling reference to node '" + std::string(name) +
                             "', which the graph does not define");
     }
@@ -483,8 +486,6 @@ bool GraphReader::read_node(object obj, const JsonPath& path, Scope& scope) {
                                          "\" (expected placeholder, get_attr, call_function, "
                                          "call_method, call_module or output)");
   if (!has_target) return r_.fail(path, "node '" + std::string(name) + "' without \"target\"");
-  if (scope.graph->find(name) != nullptr)
-    return r_.fail(path.field("name"), "duplicate node name '" + std::string(name) + "'");
 
   const JsonPath args_path = path.field("args"), kwargs_path = path.field("kwargs");
   std::vector<Argument> args;
@@ -532,30 +533,35 @@ bool GraphReader::read_node(object obj, const JsonPath& path, Scope& scope) {
 bool GraphReader::check_users(const JsonPath& nodes_path, Scope& scope) {
   // Users are derived from args; a file that lists them must agree (order may differ, and is
   // then taken from the file, so a round trip keeps it).
-  std::unordered_map<const Node*, size_t> position;
+  auto listed_it = scope.listed_users.begin();
   size_t index = 0;
-  for (const Node* n : scope.graph->nodes()) position.emplace(n, index++);
-  for (auto& [node, listed] : scope.listed_users) {
-    const JsonPath node_path = nodes_path.at(position[node]);
+  for (Node* node : scope.graph->nodes()) {
+    size_t position = index++;
+    if (listed_it == scope.listed_users.end()) break;
+    if (listed_it->first != node) continue;
+    const std::vector<std::string>& listed = (listed_it++)->second;
+    const auto& actual = node->users();
+    bool same = listed.size() == actual.size();
+    for (size_t i = 0; same && i < listed.size(); ++i) same = listed[i] == actual[i]->name();
+    if (same) continue;  // the common case: no lookups
+
+    const JsonPath node_path = nodes_path.at(position);
     const JsonPath p = node_path.field("users");
     std::vector<Node*> order;
     for (const std::string& name : listed) {
       Node* user = scope.graph->find(name);
       if (user == nullptr)
         return r_.fail(p, "lists user '" + name + "', which the graph does not define");
-      const auto& actual = node->users();
       if (std::find(actual.begin(), actual.end(), user) == actual.end())
         return r_.fail(p, "lists user '" + name + "', which does not use '" + node->name() + "'");
       if (std::find(order.begin(), order.end(), user) != order.end())
         return r_.fail(p, "lists user '" + name + "' twice");
       order.push_back(user);
     }
-    if (order.size() != node->users().size()) {
-      for (Node* actual : node->users())
-        if (std::find(order.begin(), order.end(), actual) == order.end())
-          return r_.fail(p, "does not list user '" + actual->name() + "', which uses '" +
-                                node->name() + "'");
-    }
+    for (Node* user : actual)
+      if (std::find(order.begin(), order.end(), user) == order.end())
+        return r_.fail(p, "does not list user '" + user->name() + "', which uses '" +
+                              node->name() + "'");
     node->set_users_order(order);
   }
   return true;
@@ -641,13 +647,7 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
   if (!r_.get_array(nodes_e, nodes_path, nodes)) return false;
   Scope scope;
   scope.graph = &m.graph();
-  for (element n : nodes) {
-    element name_e;
-    std::string_view name;
-    if (n.type() == element_type::OBJECT && !object(n)["name"].get(name_e) &&
-        !name_e.get_string().get(name))
-      scope.all_names.insert(name);
-  }
+  scope.nodes = nodes;
   size_t i = 0;
   for (element n : nodes) {
     JsonPath np = nodes_path.at(i++);

@@ -50,24 +50,24 @@ Node* Graph::create_node(OpKind op, std::string_view target, std::vector<Argumen
   } else {
     candidate = name_candidate_for_target(target, op == OpKind::CallFunction);
   }
-  std::string unique = namespace_.create_name(candidate);
-  auto* n = new Node(this, op, InternedString(target), std::move(unique));
+  auto* n = new Node(this, op, InternedString(target), create_name(candidate));
   link_before(n, insert_before_);
   by_name_.emplace(n->name_, n);
   n->args_ = std::move(args);
-  n->kwargs_ = std::move(kwargs);
+  if (!kwargs.empty()) n->kwargs_.ensure() = std::move(kwargs);
   n->link_inputs();
   return n;
 }
 
 Node* Graph::create_node_exact(OpKind op, std::string_view target, std::string_view name,
                                std::vector<Argument> args, std::vector<Kwarg> kwargs) {
-  if (!namespace_.reserve(name)) return nullptr;
+  if (name_taken(name)) return nullptr;
+  name_counter_.note(name);
   auto* n = new Node(this, op, InternedString(target), std::string(name));
   link_before(n, insert_before_);
   by_name_.emplace(n->name_, n);
   n->args_ = std::move(args);
-  n->kwargs_ = std::move(kwargs);
+  if (!kwargs.empty()) n->kwargs_.ensure() = std::move(kwargs);
   n->link_inputs();
   return n;
 }
@@ -151,12 +151,18 @@ void Graph::erase(Node* n) {
   if (insert_before_ == n) insert_before_ = n->next_;
   unlink(n);
   by_name_.erase(n->name_);
+  retired_names_.insert(n->name_);
   delete n;
 }
 
+std::string Graph::create_name(std::string_view candidate) {
+  return name_counter_.create(candidate, [this](std::string_view n) { return name_taken(n); });
+}
+
 const std::string& Graph::rename(Node* n, std::string_view candidate) {
-  std::string unique = namespace_.create_name(candidate);
+  std::string unique = create_name(candidate);
   by_name_.erase(n->name_);
+  retired_names_.insert(n->name_);
   n->name_ = std::move(unique);
   by_name_.emplace(n->name_, n);
   return n->name_;

@@ -9,7 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+
 #include "remat/ir/naming.h"
+#include "remat/support/string_hash.h"
 #include "remat/ir/node.h"
 
 namespace remat {
@@ -100,7 +104,11 @@ class Graph {
   /// Gives `n` a new unique name derived from `candidate`; returns it.
   const std::string& rename(Node* n, std::string_view candidate);
   /// A fresh unique name derived from `candidate`, by torch.fx's rules.
-  std::string create_name(std::string_view candidate) { return namespace_.create_name(candidate); }
+  std::string create_name(std::string_view candidate);
+  /// True when `name` belongs to a node of this graph or did once (torch.fx never frees names).
+  [[nodiscard]] bool name_taken(std::string_view name) const {
+    return by_name_.contains(name) || retired_names_.contains(name);
+  }
 
   // --- order ---
   /// The gapped order index of `n`; smaller means earlier. See Note [order index].
@@ -116,8 +124,9 @@ class Graph {
   Node* insert_before_ = nullptr;
   size_t size_ = 0;
   mutable bool order_dirty_ = false;
-  std::unordered_map<std::string_view, Node*> by_name_;  // keys view the nodes' own names
-  Namespace namespace_;
+  absl::flat_hash_map<std::string_view, Node*, StringViewHash, StringViewEq> by_name_;  // keys view the nodes' own names
+  absl::flat_hash_set<std::string, StringViewHash, StringViewEq> retired_names_;       // of erased and renamed nodes
+  NameCounter name_counter_;
 };
 
 /// A deep copy of `src` into the empty graph `dst`; returns the old->new node map.

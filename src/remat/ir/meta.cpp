@@ -9,9 +9,9 @@ const RawJsonFields kNoExtras;
 
 }  // namespace
 
-void Meta::set_tensor(TensorMeta t) {
+void Meta::set_tensor(const TensorMeta& t) {
   clear_value();
-  tensor_ = std::move(t);
+  tensor_ = TensorMeta::intern(t);
   value_kind_ = ValueKind::Tensor;
 }
 
@@ -37,7 +37,7 @@ void Meta::set_sym_value(SymInt v) {
 }
 
 void Meta::clear_value() {
-  tensor_ = TensorMeta();
+  tensor_ = nullptr;
   if (cold_) {
     cold_->tuple.clear();
     cold_->sym = SymInt();
@@ -55,7 +55,7 @@ bool operator==(const Meta& a, const Meta& b) {
   if (a.value_kind_ != b.value_kind_ || a.value_key_ != b.value_key_) return false;
   switch (a.value_kind_) {
     case ValueKind::Tensor:
-      if (!(a.tensor_ == b.tensor_)) return false;
+      if (a.tensor_ != b.tensor_) return false;  // interned: same value, same pointer
       break;
     case ValueKind::TensorTuple:
       if (*a.tensor_tuple() != *b.tensor_tuple()) return false;

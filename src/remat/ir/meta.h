@@ -34,11 +34,9 @@ class Meta {
   [[nodiscard]] ValueKind value_kind() const { return value_kind_; }
   [[nodiscard]] ValueKey value_key() const { return value_key_; }
   void set_value_key(ValueKey k) { value_key_ = k; }
-  [[nodiscard]] const TensorMeta* tensor() const {
-    return value_kind_ == ValueKind::Tensor ? &tensor_ : nullptr;
-  }
-  TensorMeta* mutable_tensor() { return value_kind_ == ValueKind::Tensor ? &tensor_ : nullptr; }
-  void set_tensor(TensorMeta t);
+  /// The tensor value's metadata, or nullptr. Shared, immutable: change it with set_tensor.
+  [[nodiscard]] const TensorMeta* tensor() const { return tensor_; }
+  void set_tensor(const TensorMeta& t);
   /// Elements of a tuple value; nullopt elements are None entries.
   [[nodiscard]] const std::vector<std::optional<TensorMeta>>* tensor_tuple() const;
   void set_tensor_tuple(std::vector<std::optional<TensorMeta>> elements);
@@ -93,7 +91,7 @@ class Meta {
     SymInt sym;
   };
 
-  TensorMeta tensor_;
+  const TensorMeta* tensor_ = nullptr;  // interned: equal metadata is stored once per process
   ValueKind value_kind_ = ValueKind::None;
   ValueKey value_key_ = ValueKey::TensorMeta;
   int64_t ac_graph_id_ = kAbsent;

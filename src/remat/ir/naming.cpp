@@ -114,7 +114,8 @@ std::string name_candidate_for_target(std::string_view target, bool callable) {
   return out;
 }
 
-std::string Namespace::create_name(std::string_view requested) {
+std::string NameCounter::create(std::string_view requested,
+                                absl::FunctionRef<bool(std::string_view)> taken) {
   std::string candidate(requested);
   std::string_view base_view, digits;
   if (!split_name(candidate, base_view, digits)) {
@@ -123,7 +124,7 @@ std::string Namespace::create_name(std::string_view requested) {
   }
   std::string base(base_view);
   long long num = 0;
-  if (digits.empty() || used_.count(candidate) != 0) {
+  if (digits.empty() || taken(candidate)) {
     auto it = base_count_.find(candidate);
     num = it == base_count_.end() ? 0 : it->second;
     if (is_reserved_python_name(candidate)) {
@@ -131,32 +132,37 @@ std::string Namespace::create_name(std::string_view requested) {
       candidate = base + "_" + std::to_string(num);
     }
   } else {
-    num = std::stoll(std::string(digits.substr(0, 18)));
+    num = digits.size() > 18 ? 0 : std::stoll(std::string(digits));
   }
-  while (used_.count(candidate) != 0) {
+  while (taken(candidate)) {
     ++num;
     candidate = base + "_" + std::to_string(num);
   }
-  used_.insert(candidate);
   base_count_[base] = num;
   return candidate;
 }
 
-bool Namespace::reserve(std::string_view name) {
-  if (contains(name)) return false;
-  // Replay torch.fx's bookkeeping for names it would itself have produced.
+void NameCounter::note(std::string_view name) {
+  // Replay create_name's bookkeeping for a name torch.fx would itself have produced.
   std::string_view base, digits;
-  if (split_name(name, base, digits) && !is_reserved_python_name(name)) {
-    if (digits.empty()) {
-      base_count_.try_emplace(std::string(base), 0);
-    } else if (digits.size() <= 18) {
-      base_count_[std::string(base)] = std::stoll(std::string(digits));
-    }
+  if (!split_name(name, base, digits) || is_reserved_python_name(name)) return;
+  if (digits.empty()) {
+    base_count_.try_emplace(base, 0);
+  } else if (digits.size() <= 18) {
+    base_count_[base] = std::stoll(std::string(digits));
   }
-  used_.emplace(name);
-  return true;
 }
 
-bool Namespace::contains(std::string_view name) const { return used_.find(name) != used_.end(); }
+std::string Namespace::create_name(std::string_view candidate) {
+  std::string name = counter_.create(candidate, [this](std::string_view n) { return contains(n); });
+  used_.insert(name);
+  return name;
+}
+
+bool Namespace::reserve(std::string_view name) {
+  if (!used_.insert(std::string(name)).second) return false;
+  counter_.note(name);
+  return true;
+}
 
 }  // namespace remat

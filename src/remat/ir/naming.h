@@ -1,10 +1,14 @@
 // Namespace: torch.fx's unique-name rules (`add`, `add_1`, builtins start at `_1`).
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+#include <absl/functional/function_ref.h>
+
+#include "remat/support/string_hash.h"
+
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace remat {
 
@@ -17,25 +21,32 @@ bool is_reserved_python_name(std::string_view name);
 /// itself; then dunders stripped and camelCase turned into snake_case.
 std::string name_candidate_for_target(std::string_view target, bool callable);
 
-/// A set of unique names built by torch.fx's `_Namespace.create_name` rules (fx-readable §2.4).
-/// Names, once handed out, stay taken (torch.fx never frees a name).
+/// torch.fx's suffix bookkeeping (`_Namespace._base_count`) without the set of taken names,
+/// which its owner keeps: a Graph already indexes its nodes by name.
+class NameCounter {
+ public:
+  /// A name derived from `candidate` by `_Namespace.create_name` (fx-readable §2.4) that
+  /// `taken` rejects; the caller records it as taken.
+  std::string create(std::string_view candidate, absl::FunctionRef<bool(std::string_view)> taken);
+  /// Updates the counts as create_name would for a name torch.fx produced itself.
+  void note(std::string_view name);
+
+ private:
+  absl::flat_hash_map<std::string, long long, StringViewHash, StringViewEq> base_count_;
+};
+
+/// A set of unique names by torch.fx's rules. Names, once handed out, stay taken.
 class Namespace {
  public:
   /// A unique name derived from `candidate`.
   std::string create_name(std::string_view candidate);
-  /// Records `name` as taken exactly as given (an existing graph's names); false if taken.
+  /// Records `name` as taken exactly as given; false if it already was.
   bool reserve(std::string_view name);
-  [[nodiscard]] bool contains(std::string_view name) const;
+  [[nodiscard]] bool contains(std::string_view name) const { return used_.contains(name); }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept {
-      return std::hash<std::string_view>()(s);
-    }
-  };
-  std::unordered_set<std::string, Hash, std::equal_to<>> used_;
-  std::unordered_map<std::string, long long, Hash, std::equal_to<>> base_count_;
+  NameCounter counter_;
+  absl::flat_hash_set<std::string, StringViewHash, StringViewEq> used_;
 };
 
 }  // namespace remat

@@ -22,8 +22,13 @@ std::optional<OpKind> parse_op_kind(std::string_view name) {
   return std::nullopt;
 }
 
+const std::vector<Kwarg>& Node::kwargs() const {
+  static const std::vector<Kwarg> kNone;
+  return kwargs_ ? *kwargs_ : kNone;
+}
+
 const Argument* Node::kwarg(std::string_view key) const {
-  for (const Kwarg& k : kwargs_)
+  for (const Kwarg& k : kwargs())
     if (k.key.view() == key) return &k.value;
   return nullptr;
 }
@@ -34,7 +39,7 @@ std::vector<Node*> Node::input_nodes() const {
     if (std::find(inputs.begin(), inputs.end(), n) == inputs.end()) inputs.push_back(n);
   };
   for (const Argument& a : args_) for_each_node(a, add);
-  for (const Kwarg& k : kwargs_) for_each_node(k.value, add);
+  for (const Kwarg& k : kwargs()) for_each_node(k.value, add);
   return inputs;
 }
 
@@ -74,18 +79,19 @@ void Node::set_arg(size_t index, Argument value) {
 
 void Node::set_kwargs(std::vector<Kwarg> kwargs) {
   unlink_inputs();
-  kwargs_ = std::move(kwargs);
+  if (kwargs.empty()) kwargs_.reset();
+  else kwargs_.ensure() = std::move(kwargs);
   link_inputs();
 }
 
 void Node::set_kwarg(std::string_view key, Argument value) {
   unlink_inputs();
-  auto it = std::find_if(kwargs_.begin(), kwargs_.end(),
-                         [&](const Kwarg& k) { return k.key.view() == key; });
-  if (it != kwargs_.end()) {
+  std::vector<Kwarg>& kw = kwargs_.ensure();
+  auto it = std::find_if(kw.begin(), kw.end(), [&](const Kwarg& k) { return k.key.view() == key; });
+  if (it != kw.end()) {
     it->value = std::move(value);
   } else {
-    kwargs_.push_back(Kwarg{InternedString(key), std::move(value)});
+    kw.push_back(Kwarg{InternedString(key), std::move(value)});
   }
   link_inputs();
 }
@@ -94,7 +100,8 @@ void Node::replace_input(Node* old_input, Node* replacement) {
   unlink_inputs();
   auto swap = [&](Node* n) { return n == old_input ? replacement : n; };
   for (Argument& a : args_) map_nodes(a, swap);
-  for (Kwarg& k : kwargs_) map_nodes(k.value, swap);
+  if (kwargs_)
+    for (Kwarg& k : *kwargs_) map_nodes(k.value, swap);
   link_inputs();
 }
 

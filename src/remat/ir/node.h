@@ -9,6 +9,7 @@
 
 #include "remat/ir/argument.h"
 #include "remat/ir/meta.h"
+#include "remat/support/clone_ptr.h"
 #include "remat/support/interned_string.h"
 
 namespace remat {
@@ -45,7 +46,7 @@ class Node {
   /// Canonical target: `aten.mm.default`, `operator.getitem`, a placeholder's name, `output`.
   [[nodiscard]] InternedString target() const { return target_; }
   [[nodiscard]] const std::vector<Argument>& args() const { return args_; }
-  [[nodiscard]] const std::vector<Kwarg>& kwargs() const { return kwargs_; }
+  [[nodiscard]] const std::vector<Kwarg>& kwargs() const;
   /// Value of kwarg `key`, or nullptr.
   [[nodiscard]] const Argument* kwarg(std::string_view key) const;
   [[nodiscard]] const std::vector<Node*>& users() const { return users_; }
@@ -88,7 +89,7 @@ class Node {
   std::string name_;
   InternedString target_;
   std::vector<Argument> args_;
-  std::vector<Kwarg> kwargs_;
+  ClonePtr<std::vector<Kwarg>> kwargs_;  // most nodes have none: allocated on first use
   std::vector<Node*> users_;
   OpKind op_;
 };

@@ -110,6 +110,38 @@ std::optional<int64_t> TensorMeta::nbytes() const {
   return *n * dtype_itemsize(dtype);
 }
 
+size_t TensorMeta::hash() const {
+  uint64_t h = 1469598103934665603ULL;
+  auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ULL; };
+  mix(static_cast<uint64_t>(dtype) | static_cast<uint64_t>(memory_format) << 8 |
+      static_cast<uint64_t>(requires_grad.value_or(false) + 2 * requires_grad.has_value()) << 16 |
+      static_cast<uint64_t>(is_quantized.value_or(false) + 2 * is_quantized.has_value()) << 20);
+  mix(reinterpret_cast<uintptr_t>(&device.str()));
+  mix(reinterpret_cast<uintptr_t>(dims_));
+  if (extras_)
+    for (const RawJsonField& f : *extras_) mix(std::hash<std::string>()(f.key + f.json));
+  return static_cast<size_t>(h);
+}
+
+namespace {
+
+struct TensorMetaHash {
+  size_t operator()(const TensorMeta& t) const noexcept { return t.hash(); }
+};
+
+struct TensorMetaPool {
+  std::mutex mutex;
+  std::unordered_set<TensorMeta, TensorMetaHash> values;  // node-based: stable addresses
+};
+
+}  // namespace
+
+const TensorMeta* TensorMeta::intern(const TensorMeta& t) {
+  static auto* pool = new TensorMetaPool();  // never destroyed, like the other pools
+  std::lock_guard<std::mutex> lock(pool->mutex);
+  return &*pool->values.insert(t).first;
+}
+
 bool operator==(const TensorMeta& a, const TensorMeta& b) {
   auto extras_equal = [](const RawJsonFields* x, const RawJsonFields* y) {
     if (!x || !y) return (!x || x->empty()) && (!y || y->empty());

@@ -20,7 +20,7 @@ struct DimsRecord;
 }
 
 /// Metadata of one tensor value. Sizes and strides are interned (shapes repeat across a graph),
-/// so a TensorMeta is 32 bytes and copying it is cheap.
+/// so a TensorMeta is 32 bytes and copying it is cheap; node meta holds interned TensorMetas.
 class TensorMeta {
  public:
   TensorMeta() = default;
@@ -53,6 +53,11 @@ class TensorMeta {
   RawJsonFields& mutable_extras() { return extras_.ensure(); }
 
   friend bool operator==(const TensorMeta& a, const TensorMeta& b);
+  [[nodiscard]] size_t hash() const;
+
+  /// The process-wide shared copy of `t` (node metadata repeats; each distinct value is kept
+  /// once). Thread-safe; the storage lives until the process ends.
+  static const TensorMeta* intern(const TensorMeta& t);
 
  private:
   const detail::DimsRecord* dims_ = nullptr;  // null: rank 0 without strides
