@@ -1,7 +1,8 @@
 # Warning flags for remat's own targets; REMAT_WERROR (on in CI) makes them errors.
 add_library(remat_options INTERFACE)
 target_compile_options(remat_options INTERFACE
-  -Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor -Wimplicit-fallthrough
+  -Wall -Wextra -Wpedantic -Wnon-virtual-dtor -Wimplicit-fallthrough
+  $<$<CXX_COMPILER_ID:GNU>:-Wshadow=local>
   $<$<BOOL:${REMAT_WERROR}>:-Werror>)
 target_include_directories(remat_options INTERFACE ${PROJECT_SOURCE_DIR}/src)
 if(REMAT_SANITIZE)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs remat's build dependencies from Debian's packages (skipping what is present), then
+# configures and builds remat into build/. Safe to run again.
+#   tools/setup.sh              install what is missing, then build
+#   tools/setup.sh --deps-only  only install what is missing
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  cmake ninja-build g++ ccache pkg-config
+  clang libclang-rt-14-dev            # libFuzzer and sanitizers for tools/fuzz.sh
+  libsimdjson-dev nlohmann-json3-dev libabsl-dev libfmt-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all ${#PACKAGES[@]} packages present"
+fi
+
+[[ "${1:-}" == "--deps-only" ]] && exit 0
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build
+echo "setup: built build/remat"

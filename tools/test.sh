@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run): warnings as errors, every gtest binary, the
+# same tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a bounded fuzzing run of
+# every parser. Ends with one "tests: N passed, N failed" line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FUZZ_SECONDS="${REMAT_FUZZ_SECONDS:-30}"
+
+tools/setup.sh --deps-only
+
+total_passed=0
+total_failed=0
+run_ctest() {  # run_ctest BUILD_DIR LABEL
+  local log
+  log=$(mktemp)
+  local rc=0
+  ctest --test-dir "$1" -j2 --output-on-failure >"$log" 2>&1 || rc=$?
+  # Progress lines are noise; failures (with their output) and the summary are kept.
+  grep -v -E "^ *Start +[0-9]+:|^ *[0-9]+/[0-9]+ Test +#[0-9]+:.* Passed" "$log" || true
+  local line
+  line=$(grep -E "tests passed, [0-9]+ tests? failed out of [0-9]+" "$log" | tail -1 || true)
+  rm -f "$log"
+  if [[ -z "$line" ]]; then echo "test: $2: ctest printed no summary"; exit 1; fi
+  local failed total
+  failed=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+  total=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
+  total_passed=$((total_passed + total - failed))
+  total_failed=$((total_failed + failed))
+  echo "test: $2: $line"
+  return "$rc"
+}
+
+status=0
+echo "== build (warnings as errors)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREMAT_WERROR=ON >/dev/null
+cmake --build build
+run_ctest build "gcc" || status=1
+
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DREMAT_WERROR=ON -DREMAT_SANITIZE=ON \
+  -DREMAT_BUILD_BENCH=OFF >/dev/null
+cmake --build build-asan
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest build-asan "asan+ubsan" || status=1
+
+echo "== fuzzing (${FUZZ_SECONDS}s per target)"
+tools/fuzz.sh "$FUZZ_SECONDS" || status=1
+
+echo "tests: ${total_passed} passed, ${total_failed} failed"
+exit "$status"
