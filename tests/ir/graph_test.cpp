@@ -12,7 +12,7 @@
 namespace remat {
 namespace {
 
-std::vector<std::string> names(const std::vector<Node*>& nodes) {
+std::vector<std::string> names(std::span<Node* const> nodes) {
   std::vector<std::string> out;
   for (Node* n : nodes) out.push_back(n->name());
   return out;

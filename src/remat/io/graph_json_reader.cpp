@@ -1,5 +1,6 @@
 // fxgraph-json/1 graph reader: simdjson DOM into a GraphModule, first error with its JSON path.
 #include <algorithm>
+#include <array>
 
 #include "remat/io/detail/json_reading.h"
 #include "remat/io/graph_json.h"
@@ -14,6 +15,23 @@ using io::detail::dom::element_type;
 using io::detail::dom::object;
 using io::detail::JsonPath;
 using io::detail::JsonReader;
+
+/// Interns strings that repeat from node to node (targets, devices, stack traces, kwarg
+/// names) without hashing on a hit: a direct-mapped cache compared by content.
+class InternCache {
+ public:
+  InternedString get(std::string_view s) {
+    size_t slot = (s.size() * 31 + (s.empty() ? 0 : static_cast<unsigned char>(s.back()) * 7 +
+                                                         static_cast<unsigned char>(s[s.size() / 2]))) %
+                  kSlots;
+    if (!slots_[slot].is_null() && slots_[slot].view() == s) return slots_[slot];
+    return slots_[slot] = InternedString(s);
+  }
+
+ private:
+  static constexpr size_t kSlots = 64;
+  std::array<InternedString, kSlots> slots_;
+};
 
 class GraphReader {
  public:
@@ -39,6 +57,7 @@ class GraphReader {
   bool read_names_or_null(element e, const JsonPath& path, std::vector<std::string>& out);
 
   JsonReader& r_;
+  InternCache strings_;
 };
 
 bool GraphReader::read_dims(element e, const JsonPath& path, std::vector<SymInt>& out) {
@@ -89,7 +108,7 @@ bool GraphReader::read_tensor_meta(element e, const JsonPath& path, TensorMeta& 
       if (value.is_null()) continue;
       std::string_view s;
       if (!r_.get_string(value, p, s)) return false;
-      out.device = InternedString(s);
+      out.device = strings_.get(s);
     } else if (key == "requires_grad") {
       bool b;
       if (!r_.get_bool(value, p, b)) return false;
@@ -223,7 +242,7 @@ bool GraphReader::read_meta(object obj, const JsonPath& path, Meta& meta) {
       if (value.is_null()) continue;
       std::string_view s;
       if (!r_.get_string(value, p, s)) return false;
-      meta.stack_trace = InternedString(s);
+      meta.stack_trace = strings_.get(s);
     } else if (key == "recompute") {
       if (value.is_null()) continue;
       std::string_view s;
@@ -507,13 +526,14 @@ bool GraphReader::read_node(object obj, const JsonPath& path, Scope& scope) {
     for (auto [key, value] : kw) {
       Argument a;
       if (!read_argument(value, kwargs_path.field(key), scope, a)) return false;
-      kwargs.push_back({InternedString(key), std::move(a)});
+      kwargs.push_back({strings_.get(key), std::move(a)});
     }
   }
   if (*op == OpKind::Output && args.size() != 1)
     return r_.fail(path.field("args"), "the output node takes exactly one argument, got " +
                                            std::to_string(args.size()));
-  Node* n = scope.graph->create_node_exact(*op, target, name, std::move(args), std::move(kwargs));
+  Node* n = scope.graph->create_node_exact(*op, strings_.get(target), name, std::move(args),
+                                           std::move(kwargs));
   if (n == nullptr)
     return r_.fail(path.field("name"), "duplicate node name '" + std::string(name) + "'");
   if (has_meta) {
@@ -648,6 +668,7 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
   Scope scope;
   scope.graph = &m.graph();
   scope.nodes = nodes;
+  scope.graph->reserve(nodes.size());
   size_t i = 0;
   for (element n : nodes) {
     JsonPath np = nodes_path.at(i++);

@@ -5,10 +5,10 @@
 namespace remat {
 
 // Note [order index]: every node carries a position; positions increase along the list with
-// gaps of 2^32, so an insertion takes the midpoint of its neighbours. When a gap is used up the
+// gaps of 2^24, so an insertion takes the midpoint of its neighbours. When a gap is used up the
 // graph is renumbered lazily, on the next order query. Appends never exhaust a gap.
 namespace {
-constexpr uint64_t kGap = uint64_t{1} << 32;
+constexpr uint64_t kGap = uint64_t{1} << 24;  // positions are 56-bit: 2^32 nodes, 24 halvings
 }
 
 Graph::Graph() = default;
@@ -24,7 +24,7 @@ Graph::~Graph() {
 
 Node* Graph::find(std::string_view name) const {
   auto it = by_name_.find(name);
-  return it == by_name_.end() ? nullptr : it->second;
+  return it == by_name_.end() ? nullptr : *it;
 }
 
 std::vector<Node*> Graph::placeholders() const {
@@ -52,20 +52,20 @@ Node* Graph::create_node(OpKind op, std::string_view target, std::vector<Argumen
   }
   auto* n = new Node(this, op, InternedString(target), create_name(candidate));
   link_before(n, insert_before_);
-  by_name_.emplace(n->name_, n);
+  by_name_.insert(n);
   n->args_ = std::move(args);
   if (!kwargs.empty()) n->kwargs_.ensure() = std::move(kwargs);
   n->link_inputs();
   return n;
 }
 
-Node* Graph::create_node_exact(OpKind op, std::string_view target, std::string_view name,
+Node* Graph::create_node_exact(OpKind op, InternedString target, std::string_view name,
                                std::vector<Argument> args, std::vector<Kwarg> kwargs) {
   if (name_taken(name)) return nullptr;
   name_counter_.note(name);
-  auto* n = new Node(this, op, InternedString(target), std::string(name));
+  auto* n = new Node(this, op, target, std::string(name));
   link_before(n, insert_before_);
-  by_name_.emplace(n->name_, n);
+  by_name_.insert(n);
   n->args_ = std::move(args);
   if (!kwargs.empty()) n->kwargs_.ensure() = std::move(kwargs);
   n->link_inputs();
@@ -100,6 +100,7 @@ void Graph::link_before(Node* n, Node* position) {
   if (order_dirty_) return;
   uint64_t lo = prev ? prev->position_ : 0;
   if (position == nullptr) {
+    REMAT_ASSERT(lo + kGap < (uint64_t{1} << 56)) << "order index exhausted";
     n->position_ = lo + kGap;
   } else if (position->position_ - lo > 1) {
     n->position_ = lo + (position->position_ - lo) / 2;
@@ -150,7 +151,7 @@ void Graph::erase(Node* n) {
   n->unlink_inputs();
   if (insert_before_ == n) insert_before_ = n->next_;
   unlink(n);
-  by_name_.erase(n->name_);
+  by_name_.erase(n);
   retired_names_.insert(n->name_);
   delete n;
 }
@@ -161,10 +162,10 @@ std::string Graph::create_name(std::string_view candidate) {
 
 const std::string& Graph::rename(Node* n, std::string_view candidate) {
   std::string unique = create_name(candidate);
-  by_name_.erase(n->name_);
+  by_name_.erase(n);
   retired_names_.insert(n->name_);
   n->name_ = std::move(unique);
-  by_name_.emplace(n->name_, n);
+  by_name_.insert(n);
   return n->name_;
 }
 
@@ -177,11 +178,11 @@ std::unordered_map<const Node*, Node*> clone_graph(const Graph& src, Graph& dst)
     return it->second;
   };
   for (const Node* n : src.nodes()) {
-    std::vector<Argument> args = n->args();
+    std::vector<Argument> args(n->args().begin(), n->args().end());
     for (Argument& a : args) map_nodes(a, remap);
-    std::vector<Kwarg> kwargs = n->kwargs();
+    std::vector<Kwarg> kwargs(n->kwargs().begin(), n->kwargs().end());
     for (Kwarg& k : kwargs) map_nodes(k.value, remap);
-    Node* copy = dst.create_node_exact(n->op(), n->target().view(), n->name(), std::move(args),
+    Node* copy = dst.create_node_exact(n->op(), n->target(), n->name(), std::move(args),
                                        std::move(kwargs));
     REMAT_ASSERT(copy != nullptr) << "duplicate name " << n->name();
     copy->meta = n->meta;

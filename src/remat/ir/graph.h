@@ -9,7 +9,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 
 #include "remat/ir/naming.h"
@@ -83,8 +82,10 @@ class Graph {
   Node* create_node(OpKind op, std::string_view target, std::vector<Argument> args = {},
                     std::vector<Kwarg> kwargs = {}, std::string_view name = {});
   /// Creates a node named exactly `name` (reading an existing graph); nullptr if it is taken.
-  Node* create_node_exact(OpKind op, std::string_view target, std::string_view name,
+  Node* create_node_exact(OpKind op, InternedString target, std::string_view name,
                           std::vector<Argument> args = {}, std::vector<Kwarg> kwargs = {});
+  /// Prepares the name index for `n` more nodes.
+  void reserve(size_t n) { by_name_.reserve(by_name_.size() + n); }
   Node* placeholder(std::string_view name);
   Node* call_function(std::string_view target, std::vector<Argument> args,
                       std::vector<Kwarg> kwargs = {}, std::string_view name = {});
@@ -124,7 +125,21 @@ class Graph {
   Node* insert_before_ = nullptr;
   size_t size_ = 0;
   mutable bool order_dirty_ = false;
-  absl::flat_hash_map<std::string_view, Node*, StringViewHash, StringViewEq> by_name_;  // keys view the nodes' own names
+  // The name index holds node pointers only (8 bytes a slot), hashed by the node's name, so a
+  // lookup by std::string_view needs no separate key storage.
+  struct NodeNameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const noexcept { return StringViewHash()(name); }
+    size_t operator()(const Node* n) const noexcept { return StringViewHash()(n->name()); }
+  };
+  struct NodeNameEq {
+    using is_transparent = void;
+    static std::string_view key(std::string_view s) { return s; }
+    static std::string_view key(const Node* n) { return n->name(); }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const noexcept { return key(a) == key(b); }
+  };
+  absl::flat_hash_set<Node*, NodeNameHash, NodeNameEq> by_name_;
   absl::flat_hash_set<std::string, StringViewHash, StringViewEq> retired_names_;       // of erased and renamed nodes
   NameCounter name_counter_;
 };

@@ -22,9 +22,9 @@ std::optional<OpKind> parse_op_kind(std::string_view name) {
   return std::nullopt;
 }
 
-const std::vector<Kwarg>& Node::kwargs() const {
-  static const std::vector<Kwarg> kNone;
-  return kwargs_ ? *kwargs_ : kNone;
+std::span<const Kwarg> Node::kwargs() const {
+  if (!kwargs_) return {};
+  return *kwargs_;
 }
 
 const Argument* Node::kwarg(std::string_view key) const {
@@ -49,19 +49,29 @@ bool Node::is_before(const Node* other) const {
   return graph_->position_of(this) < graph_->position_of(other);
 }
 
+template <class F>
+void Node::for_each_input_occurrence(F&& fn) const {
+  for (const Argument& a : args_) {
+    if (a.is_node()) fn(a.as_node());  // the common case, without a std::function
+    else for_each_node(a, fn);
+  }
+  for (const Kwarg& k : kwargs()) for_each_node(k.value, fn);
+}
+
 void Node::unlink_inputs() {
-  for (Node* input : input_nodes()) {
+  for_each_input_occurrence([this](Node* input) {
     auto& u = input->users_;
     u.erase(std::remove(u.begin(), u.end(), this), u.end());
-  }
+  });
 }
 
 void Node::link_inputs() {
-  for (Node* input : input_nodes()) {
+  // Inputs are linked one after another, so a repeated input finds itself already last.
+  for_each_input_occurrence([this](Node* input) {
     REMAT_ASSERT(input->graph_ == graph_)
         << name_ << " references " << input->name_ << " from another graph";
-    input->users_.push_back(this);
-  }
+    if (input->users_.empty() || input->users_.back() != this) input->users_.push_back(this);
+  });
 }
 
 void Node::set_args(std::vector<Argument> args) {
@@ -114,7 +124,7 @@ void Node::set_users_order(const std::vector<Node*>& order) {
 
 std::vector<Node*> Node::replace_all_uses_with(Node* replacement) {
   REMAT_ASSERT(replacement != this) << "replace_all_uses_with(" << name_ << ") on itself";
-  std::vector<Node*> changed = users_;
+  std::vector<Node*> changed(users_.begin(), users_.end());
   for (Node* user : changed) user->replace_input(this, replacement);
   return changed;
 }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,11 +46,11 @@ class Node {
   [[nodiscard]] OpKind op() const { return op_; }
   /// Canonical target: `aten.mm.default`, `operator.getitem`, a placeholder's name, `output`.
   [[nodiscard]] InternedString target() const { return target_; }
-  [[nodiscard]] const std::vector<Argument>& args() const { return args_; }
-  [[nodiscard]] const std::vector<Kwarg>& kwargs() const;
+  [[nodiscard]] std::span<const Argument> args() const { return args_; }
+  [[nodiscard]] std::span<const Kwarg> kwargs() const;
   /// Value of kwarg `key`, or nullptr.
   [[nodiscard]] const Argument* kwarg(std::string_view key) const;
-  [[nodiscard]] const std::vector<Node*>& users() const { return users_; }
+  [[nodiscard]] std::span<Node* const> users() const { return users_; }
   [[nodiscard]] Graph* graph() const { return graph_; }
   /// The neighbours in graph order; nullptr at either end.
   [[nodiscard]] Node* next() const { return next_; }
@@ -77,21 +78,23 @@ class Node {
  private:
   friend class Graph;
   Node(Graph* graph, OpKind op, InternedString target, std::string name)
-      : graph_(graph), name_(std::move(name)), target_(target), op_(op) {}
+      : graph_(graph), op_(op), name_(std::move(name)), target_(target) {}
   // Note [use lists]: drop this node from its inputs' users, then re-add it after the change.
   void unlink_inputs();
   void link_inputs();
+  template <class F>
+  void for_each_input_occurrence(F&& fn) const;  // every node reference, repeats included
 
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
   Graph* graph_;
-  uint64_t position_ = 0;  // gapped order index, see Graph::is_before
+  uint64_t position_ : 56 = 0;  // gapped order index, Note [order index] in graph.cpp
+  OpKind op_ : 8;
   std::string name_;
   InternedString target_;
   std::vector<Argument> args_;
   ClonePtr<std::vector<Kwarg>> kwargs_;  // most nodes have none: allocated on first use
   std::vector<Node*> users_;
-  OpKind op_;
 };
 
 }  // namespace remat

@@ -14,10 +14,29 @@ std::string JsonPath::format() const {
   return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
 }
 
+namespace {
+
+// One DOM parser per thread, reused: its buffers are already mapped, which saves the page
+// faults of a fresh allocation (most of a cold parse). The tape takes about 8 bytes per input
+// byte, so the buffers of documents above this size are released once the reader is done.
+constexpr size_t kKeepParserCapacity = size_t{32} << 20;
+
+dom::parser& thread_parser() {
+  static thread_local dom::parser parser;
+  return parser;
+}
+
+}  // namespace
+
+JsonReader::~JsonReader() {
+  dom::parser& parser = thread_parser();
+  if (parser.capacity() > kKeepParserCapacity) parser = dom::parser();
+}
+
 std::optional<dom::element> JsonReader::parse(std::string_view text) {
   buffer_ = simdjson::padded_string(text);
   dom::element root;
-  simdjson::error_code err = parser_.parse(buffer_).get(root);
+  simdjson::error_code err = thread_parser().parse(buffer_).get(root);
   if (err) {
     error_ = json::locate_syntax_error(text, file_, simdjson::error_message(err));
     return std::nullopt;

@@ -37,6 +37,9 @@ struct JsonPath {
 class JsonReader {
  public:
   explicit JsonReader(std::string file) : file_(std::move(file)) {}
+  ~JsonReader();
+  JsonReader(const JsonReader&) = delete;
+  JsonReader& operator=(const JsonReader&) = delete;
 
   /// Parses `text`; on malformed JSON returns nullopt with a file:line:col diagnostic.
   std::optional<dom::element> parse(std::string_view text);
@@ -70,7 +73,6 @@ class JsonReader {
  private:
   std::string file_;
   std::optional<Diagnostic> error_;
-  dom::parser parser_;
   simdjson::padded_string buffer_;
 };
 
