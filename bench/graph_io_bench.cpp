@@ -36,7 +36,9 @@ void operator delete(void* p) noexcept {
   g_live_bytes -= static_cast<int64_t>(malloc_usable_size(p));
   std::free(p);
 }
-void operator delete(void* p, size_t) noexcept { operator delete(p); }
+void operator delete(void* p, size_t) noexcept {
+  operator delete(p);
+}
 
 namespace {
 
@@ -47,8 +49,8 @@ const std::string& graph_text(size_t nodes) {
   static std::map<size_t, std::string> cache;
   auto it = cache.find(nodes);
   if (it == cache.end()) {
-    GraphModule m = remat::testing::generate_graph(
-        {.seed = 42, .num_nodes = nodes, .every_value_kind = false});
+    GraphModule m =
+        remat::testing::generate_graph({.seed = 42, .num_nodes = nodes, .every_value_kind = false});
     it = cache.emplace(nodes, remat::write_graph_json(m)).first;
   }
   return it->second;

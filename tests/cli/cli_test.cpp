@@ -42,7 +42,9 @@ CliRun run(const std::string& args, const std::string& stdin_file = "") {
   return result;
 }
 
-std::string sample(const std::string& name) { return remat::testing::data_path("torch-1.13/" + name); }
+std::string sample(const std::string& name) {
+  return remat::testing::data_path("torch-1.13/" + name);
+}
 
 TEST(Cli, HelpAndVersion) {
   CliRun help = run("--help");
@@ -103,11 +105,14 @@ TEST(Cli, BadInputExitsTwoAndWritesNothing) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string bad = (dir / "bad.json").string();
-  std::ofstream(bad) << R"({"schema": "fxgraph-json/1", "nodes": [{"name": "x", "op": "placeholder", "target": "x"}, {"name": "y", "op": "call_function", "target": "aten.sin.default", "args": [{"node": "z"}]}]})";
+  std::ofstream(bad)
+      << R"({"schema": "fxgraph-json/1", "nodes": [{"name": "x", "op": "placeholder", "target": "x"}, {"name": "y", "op": "call_function", "target": "aten.sin.default", "args": [{"node": "z"}]}]})";
   std::string out = (dir / "out.json").string();
   CliRun r = run("convert " + bad + " " + out);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, bad + ": error: at nodes[1].args[0].node: dangling reference to node 'z', which the graph does not define\n");
+  EXPECT_EQ(r.err, bad +
+                       ": error: at nodes[1].args[0].node: dangling reference to node 'z', which "
+                       "the graph does not define\n");
   EXPECT_FALSE(fs::exists(out)) << "a failed convert must not write its output";
   CliRun missing = run("info " + (dir / "nope.json").string());
   EXPECT_EQ(missing.exit_code, 2);

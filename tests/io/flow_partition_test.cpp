@@ -18,9 +18,9 @@ std::string sample(const std::string& name) {
 }
 
 TEST(FlowJson, SamplesReadAndRoundTrip) {
-  for (const char* name : {"ckpt_sin_mm_sigmoid_mincut_flow.json", "mlp_relu_mincut_flow.json",
-                           "ckpt_sin_mm_sigmoid_mincut_inductor_flow.json",
-                           "mlp_relu_mincut_inductor_flow.json"}) {
+  for (const char* name :
+       {"ckpt_sin_mm_sigmoid_mincut_flow.json", "mlp_relu_mincut_flow.json",
+        "ckpt_sin_mm_sigmoid_mincut_inductor_flow.json", "mlp_relu_mincut_inductor_flow.json"}) {
     SCOPED_TRACE(name);
     Expected<FlowNetwork> f = read_flow_json(sample(name), name);
     ASSERT_TRUE(f.ok()) << format_all(f.errors());
@@ -58,10 +58,12 @@ TEST(PartitionJson, SamplesReadAndRoundTrip) {
     EXPECT_TRUE(*p == *back);
     EXPECT_EQ(write_partition_json(*back), w1);
   }
-  Expected<PartitionSummary> p = read_partition_json(sample("ckpt_sin_mm_sigmoid_partition.json"), "p");
+  Expected<PartitionSummary> p =
+      read_partition_json(sample("ckpt_sin_mm_sigmoid_partition.json"), "p");
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->strategies[0].strategy, "min_cut");
-  EXPECT_EQ(p->strategies[0].saved_values, (std::vector<std::string>{"primals_1", "detach_4", "t_1"}));
+  EXPECT_EQ(p->strategies[0].saved_values,
+            (std::vector<std::string>{"primals_1", "detach_4", "t_1"}));
   EXPECT_EQ(p->strategies[0].saved_bytes_total, 192);
   EXPECT_EQ(p->strategies[1].recomputed_in_bw.size(), 0U);
 }

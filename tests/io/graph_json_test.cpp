@@ -48,7 +48,8 @@ TEST(GraphJson, EverySampleRoundTripsByteIdenticallyOnTheSecondWrite) {
 }
 
 TEST(GraphJson, SeedJointGraphContents) {
-  Expected<GraphModule> m = load_graph_json(testing::data_path("torch-1.13/ckpt_sin_mm_sigmoid_joint.json"));
+  Expected<GraphModule> m =
+      load_graph_json(testing::data_path("torch-1.13/ckpt_sin_mm_sigmoid_joint.json"));
   ASSERT_TRUE(m.ok()) << format_all(m.errors());
   const Graph& g = m->graph();
   EXPECT_EQ(g.size(), 18U);
@@ -71,7 +72,8 @@ TEST(GraphJson, SeedJointGraphContents) {
   // Node-level keys remat does not interpret are kept.
   bool kept = false;
   for (const RawJsonField& f : mm->meta.node_fields())
-    if (f.key == "target_repr") kept = f.json == "\"<OpOverload(op='aten.mm', overload='default')>\"";
+    if (f.key == "target_repr")
+      kept = f.json == "\"<OpOverload(op='aten.mm', overload='default')>\"";
   EXPECT_TRUE(kept);
   testing::expect_golden("io/ckpt_sin_mm_sigmoid_joint.json", write_graph_json(*m));
 }
@@ -139,7 +141,7 @@ TEST(GraphJson, ModuleFieldsSubmodulesAndMetaRoundTrip) {
   ASSERT_TRUE(back.ok()) << format_all(back.errors());
   EXPECT_EQ(first_difference(m, *back), "");
   EXPECT_EQ(write_graph_json(*back), w1);
-  EXPECT_EQ(back->graph().find("aten_sym_size") , nullptr);
+  EXPECT_EQ(back->graph().find("aten_sym_size"), nullptr);
   EXPECT_EQ(back->submodules[0].module->graph().size(), 2U);
 }
 

@@ -9,7 +9,9 @@
 namespace remat {
 namespace {
 
-TEST(Argument, IsSixteenBytes) { EXPECT_EQ(sizeof(Argument), 16U); }
+TEST(Argument, IsSixteenBytes) {
+  EXPECT_EQ(sizeof(Argument), 16U);
+}
 
 TEST(Argument, EveryKindHoldsItsValue) {
   Graph g;
@@ -30,7 +32,8 @@ TEST(Argument, EveryKindHoldsItsValue) {
   EXPECT_EQ(Argument::dtype(DType::BFloat16).as_dtype(), DType::BFloat16);
   EXPECT_EQ(Argument::device("cuda:0").as_text(), "cuda:0");
   EXPECT_EQ(Argument::layout(Layout::SparseCsr).as_layout(), Layout::SparseCsr);
-  EXPECT_EQ(Argument::memory_format(MemoryFormat::Preserve).as_memory_format(), MemoryFormat::Preserve);
+  EXPECT_EQ(Argument::memory_format(MemoryFormat::Preserve).as_memory_format(),
+            MemoryFormat::Preserve);
   EXPECT_EQ(Argument::op("aten.rand.default").as_text(), "aten.rand.default");
   EXPECT_EQ(Argument::complex(1, -2).as_complex(), std::make_pair(1.0, -2.0));
   EXPECT_EQ(Argument::enum_member("a.B.C").as_text(), "a.B.C");
@@ -68,7 +71,9 @@ TEST(Argument, VisitsAndMapsNestedNodes) {
   Graph g;
   Node* x = g.placeholder("x");
   Node* y = g.placeholder("y");
-  Argument a = Argument::tuple({Argument::node(x), Argument::dict({{"k", Argument::list({Argument::node(x), Argument::node(y)})}})});
+  Argument a = Argument::tuple(
+      {Argument::node(x),
+       Argument::dict({{"k", Argument::list({Argument::node(x), Argument::node(y)})}})});
   std::vector<Node*> seen;
   for_each_node(a, [&](Node* n) { seen.push_back(n); });
   EXPECT_EQ(seen, (std::vector<Node*>{x, x, y}));

@@ -1,5 +1,5 @@
-#include "remat/ir/checkpoint_policy.h"
 #include "remat/ir/dtype.h"
+#include "remat/ir/checkpoint_policy.h"
 #include "remat/ir/layout.h"
 
 #include <gtest/gtest.h>

@@ -72,6 +72,13 @@ TEST(Graph, InsertMoveAndEraseKeepOrder) {
   g.set_insert_point(nullptr);
   EXPECT_EQ(order(g), (std::vector<std::string>{"x", "sin", "cos", "output"}));
   EXPECT_TRUE(s->is_before(c));
+  g.set_insert_point_after(x);
+  Node* e1 = g.call_function("aten.exp.default", {Argument::node(x)});
+  Node* e2 = g.call_function("aten.exp.default", {Argument::node(e1)});
+  g.set_insert_point(nullptr);
+  EXPECT_EQ(order(g), (std::vector<std::string>{"x", "exp", "exp_1", "sin", "cos", "output"}));
+  g.erase(e2);
+  g.erase(e1);
   g.move_after(s, c);
   EXPECT_EQ(order(g), (std::vector<std::string>{"x", "cos", "sin", "output"}));
   EXPECT_TRUE(c->is_before(s));

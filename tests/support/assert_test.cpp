@@ -8,7 +8,8 @@ namespace remat {
 namespace {
 
 TEST(AssertDeathTest, AbortsWithContext) {
-  EXPECT_DEATH(REMAT_ASSERT(1 + 1 == 3) << "context " << 42, "assertion `1 \\+ 1 == 3` failed: context 42");
+  EXPECT_DEATH(REMAT_ASSERT(1 + 1 == 3) << "context " << 42,
+               "assertion `1 \\+ 1 == 3` failed: context 42");
 }
 
 TEST(AssertTest, PassingAssertDoesNothing) {

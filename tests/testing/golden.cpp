@@ -9,8 +9,12 @@
 
 namespace remat::testing {
 
-std::string tests_dir() { return REMAT_TESTS_DIR; }
-std::string data_path(const std::string& relative) { return tests_dir() + "/data/" + relative; }
+std::string tests_dir() {
+  return REMAT_TESTS_DIR;
+}
+std::string data_path(const std::string& relative) {
+  return tests_dir() + "/data/" + relative;
+}
 
 void expect_golden(const std::string& name, const std::string& actual) {
   std::filesystem::path path = std::filesystem::path(tests_dir()) / "golden" / name;

@@ -56,7 +56,8 @@ class Generator {
       static const std::array<InternedString, 3> kTraces{
           InternedString("  File \"/work/model.py\", line 12, in forward\n    x = torch.sin(x)\n"),
           InternedString("  File \"/work/model.py\", line 20, in block\n    return self.mlp(x)\n"),
-          InternedString("  File \"/work/model.py\", line 31, in gn\n    return torch.sigmoid(torch.matmul(x, y))\n")};
+          InternedString("  File \"/work/model.py\", line 31, in gn\n    return "
+                         "torch.sigmoid(torch.matmul(x, y))\n")};
       n->meta.stack_trace = kTraces[rng_() % kTraces.size()];
     }
     if (region_left_ > 0) {
@@ -80,20 +81,24 @@ class Generator {
     if (o_.checkpoint_regions && region_left_ == 0 && rng_() % 16 == 0) {
       region_left_ = 2 + rng_() % 6;
       ++region_id_;
-      region_policy_ = rng_() % 3 == 0 ? CheckpointPolicy::MustSave : CheckpointPolicy::PreferRecompute;
+      region_policy_ =
+          rng_() % 3 == 0 ? CheckpointPolicy::MustSave : CheckpointPolicy::PreferRecompute;
     }
     static constexpr std::array<std::string_view, 6> kUnary{
-        "aten.sin.default", "aten.cos.default", "aten.relu.default",
+        "aten.sin.default",     "aten.cos.default", "aten.relu.default",
         "aten.sigmoid.default", "aten.exp.default", "aten.tanh.default"};
     switch (rng_() % 10) {
       case 0:
       case 1:
-      case 2: emit(kUnary[rng_() % kUnary.size()], {Argument::node(pick())}); break;
+      case 2:
+        emit(kUnary[rng_() % kUnary.size()], {Argument::node(pick())});
+        break;
       case 3:
       case 4: {
         Node* a = pick();
         Node* b = pick();
-        emit(rng_() % 2 ? "aten.add.Tensor" : "aten.mul.Tensor", {Argument::node(a), Argument::node(b)});
+        emit(rng_() % 2 ? "aten.add.Tensor" : "aten.mul.Tensor",
+             {Argument::node(a), Argument::node(b)});
         break;
       }
       case 5: {  // mm(a, t(b)) with the transpose's own strides
@@ -103,7 +108,8 @@ class Generator {
         t->meta.set_tensor(TensorMeta(DType::Float32, sizes, std::span<const SymInt>(strides),
                                       InternedString("cpu")));
         tag(t);
-        Node* mm = g_->call_function("aten.mm.default", {Argument::node(pick()), Argument::node(t)});
+        Node* mm =
+            g_->call_function("aten.mm.default", {Argument::node(pick()), Argument::node(t)});
         std::array<SymInt, 2> out{SymInt(batch_), SymInt(batch_)};
         std::array<SymInt, 2> out_strides{SymInt(batch_), SymInt(1)};
         mm->meta.set_tensor(TensorMeta(DType::Float32, out, std::span<const SymInt>(out_strides),
@@ -118,15 +124,18 @@ class Generator {
         Node* ln = g_->call_function("aten.native_layer_norm.default", std::move(args));
         std::array<SymInt, 2> stat{SymInt(batch_), SymInt(1)};
         std::array<SymInt, 2> stat_strides{SymInt(1), SymInt(1)};
-        TensorMeta s(DType::Float32, stat, std::span<const SymInt>(stat_strides), InternedString("cpu"));
+        TensorMeta s(DType::Float32, stat, std::span<const SymInt>(stat_strides),
+                     InternedString("cpu"));
         ln->meta.set_tensor_tuple({square_or_rect(false), s, s});
         tag(ln);
-        Node* out = g_->call_function("operator.getitem", {Argument::node(ln), Argument::integer(0)});
+        Node* out =
+            g_->call_function("operator.getitem", {Argument::node(ln), Argument::integer(0)});
         out->meta.set_tensor(square_or_rect(false));
         tag(out);
         live_.push_back(out);
         if (rng_() % 2) {
-          Node* mean = g_->call_function("operator.getitem", {Argument::node(ln), Argument::integer(1)});
+          Node* mean =
+              g_->call_function("operator.getitem", {Argument::node(ln), Argument::integer(1)});
           mean->meta.set_tensor(s);
           tag(mean);
         }
@@ -134,9 +143,9 @@ class Generator {
       }
       case 7: {  // reduction with list and bool args, then a detach chain
         Node* x = pick();
-        Node* sum = g_->call_function("aten.sum.dim_IntList",
-                                      {Argument::node(x), Argument::list({Argument::integer(0)}),
-                                       Argument::boolean(true)});
+        Node* sum = g_->call_function(
+            "aten.sum.dim_IntList",
+            {Argument::node(x), Argument::list({Argument::integer(0)}), Argument::boolean(true)});
         std::array<SymInt, 2> sizes{SymInt(1), SymInt(hidden_)};
         std::array<SymInt, 2> strides{SymInt(hidden_), SymInt(1)};
         sum->meta.set_tensor(TensorMeta(DType::Float32, sizes, std::span<const SymInt>(strides),
@@ -146,8 +155,9 @@ class Generator {
         break;
       }
       case 8: {  // factory with dtype/layout/device kwargs
-        emit("aten.full.default", {Argument::list({Argument::integer(batch_), Argument::integer(hidden_)}),
-                                   Argument::floating(rng_() % 2 ? 0.5 : -std::numeric_limits<double>::infinity())},
+        emit("aten.full.default",
+             {Argument::list({Argument::integer(batch_), Argument::integer(hidden_)}),
+              Argument::floating(rng_() % 2 ? 0.5 : -std::numeric_limits<double>::infinity())},
              {{InternedString("dtype"), Argument::dtype(DType::Float32)},
               {InternedString("layout"), Argument::layout(Layout::Strided)},
               {InternedString("device"), Argument::device("cpu")},
@@ -166,10 +176,13 @@ class Generator {
         std::vector<Kwarg> kwargs{
             {InternedString("memory_format"), Argument::memory_format(MemoryFormat::Contiguous)},
             {InternedString("config"), Argument::dict(std::move(dict))},
-            {InternedString("index"), Argument::slice(Argument::none(), Argument::integer(2), Argument::none())},
+            {InternedString("index"),
+             Argument::slice(Argument::none(), Argument::integer(2), Argument::none())},
             {InternedString("z"), Argument::complex(1.5, -2.0)},
-            {InternedString("policy"), Argument::enum_member("torch.utils.checkpoint.CheckpointPolicy.MUST_SAVE")},
-            {InternedString("const"), Argument::tensor_constant(DType::Int64, {SymInt(2), SymInt(3)})},
+            {InternedString("policy"),
+             Argument::enum_member("torch.utils.checkpoint.CheckpointPolicy.MUST_SAVE")},
+            {InternedString("const"),
+             Argument::tensor_constant(DType::Int64, {SymInt(2), SymInt(3)})},
             {InternedString("n"), Argument::sym("s0 + 1")},
             {InternedString("fn"), Argument::op("aten.add.Tensor")},
             {InternedString("obj"), Argument::repr("<object at 0x0>", "object")},
@@ -196,6 +209,8 @@ class Generator {
 
 }  // namespace
 
-GraphModule generate_graph(const GeneratorOptions& options) { return Generator(options).run(); }
+GraphModule generate_graph(const GeneratorOptions& options) {
+  return Generator(options).run();
+}
 
 }  // namespace remat::testing

@@ -10,8 +10,8 @@ namespace remat::testing {
 
 struct GeneratorOptions {
   uint64_t seed = 1;
-  size_t num_nodes = 100;     ///< approximate number of nodes
-  bool every_value_kind = true;  ///< sprinkle nodes whose args use every Argument kind
+  size_t num_nodes = 100;          ///< approximate number of nodes
+  bool every_value_kind = true;    ///< sprinkle nodes whose args use every Argument kind
   bool checkpoint_regions = true;  ///< runs of nodes tagged with ac_graph_id / recompute
   bool stack_traces = true;
 };

@@ -6,9 +6,10 @@
 namespace remat::cli {
 
 void add_convert_command(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand(
-      "convert", "Read a graph, flow-network or partition file and write it again ('-' for "
-                 "stdin/stdout). The output is written whole or not at all.");
+  auto* cmd =
+      app.add_subcommand("convert",
+                         "Read a graph, flow-network or partition file and write it again ('-' for "
+                         "stdin/stdout). The output is written whole or not at all.");
   auto in = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   cmd->add_option("input", *in, "input file (fxgraph-json), or - for stdin")->required();

@@ -44,7 +44,8 @@ void print_graph(const GraphModule& m, const std::string& file) {
   fmt::print("outputs: {}\n", s.outputs.size());
   for (size_t i = 0; i < s.outputs.size(); ++i) {
     std::string tag;
-    if (m.num_fwd_outputs) tag = static_cast<int64_t>(i) < *m.num_fwd_outputs ? "  (forward)" : "  (gradient)";
+    if (m.num_fwd_outputs)
+      tag = static_cast<int64_t>(i) < *m.num_fwd_outputs ? "  (forward)" : "  (gradient)";
     if (m.num_real_outputs && static_cast<int64_t>(i) >= *m.num_real_outputs) tag = "  (saved)";
     fmt::print("  {}{}\n", s.outputs[i], tag);
   }
@@ -66,8 +67,10 @@ void print_flow(const FlowNetwork& f, const std::string& file) {
   for (const FlowEdge& e : f.edges) infinite += std::isinf(e.capacity) ? 1 : 0;
   fmt::print("infinite edges: {}\n", infinite);
   if (f.cut_value) {
-    if (std::isinf(*f.cut_value)) fmt::print("cut value: inf\n");
-    else fmt::print("cut value: {}\n", *f.cut_value);
+    if (std::isinf(*f.cut_value))
+      fmt::print("cut value: inf\n");
+    else
+      fmt::print("cut value: {}\n", *f.cut_value);
   }
   fmt::print("cut edges: {}\n", f.cut_edges.size());
   for (const auto& [a, b] : f.cut_edges) fmt::print("  {} -> {}\n", a, b);
@@ -89,9 +92,10 @@ void print_partition(const PartitionSummary& p, const std::string& file) {
 }  // namespace
 
 void add_info_command(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand(
-      "info", "Summarize a graph file: node counts by op kind and target, placeholders, "
-              "outputs, tensor bytes (also flow-network and partition files).");
+  auto* cmd =
+      app.add_subcommand("info",
+                         "Summarize a graph file: node counts by op kind and target, placeholders, "
+                         "outputs, tensor bytes (also flow-network and partition files).");
   auto file = std::make_shared<std::string>();
   cmd->add_option("file", *file, "fxgraph-json file, or - for stdin")->required();
   cmd->callback([file, &exit_code] {
@@ -101,9 +105,12 @@ void add_info_command(CLI::App& app, int& exit_code) {
       return;
     }
     std::string name = display_name(*file);
-    if (const auto* g = std::get_if<GraphModule>(&*doc)) print_graph(*g, name);
-    else if (const auto* f = std::get_if<FlowNetwork>(&*doc)) print_flow(*f, name);
-    else print_partition(std::get<PartitionSummary>(*doc), name);
+    if (const auto* g = std::get_if<GraphModule>(&*doc))
+      print_graph(*g, name);
+    else if (const auto* f = std::get_if<FlowNetwork>(&*doc))
+      print_flow(*f, name);
+    else
+      print_partition(std::get<PartitionSummary>(*doc), name);
     exit_code = kExitOk;
   });
 }

@@ -10,15 +10,16 @@
 namespace remat {
 namespace {
 
+using io::detail::JsonPath;
+using io::detail::JsonReader;
 using io::detail::dom::array;
 using io::detail::dom::element;
 using io::detail::dom::object;
-using io::detail::JsonPath;
-using io::detail::JsonReader;
 
 bool read_capacity(JsonReader& r, element e, const JsonPath& p, double& out) {
   if (!r.get_number(e, p, out)) return false;
-  if (std::isnan(out) || out < 0) return r.fail(p, "capacity must be a non-negative number or \"inf\"");
+  if (std::isnan(out) || out < 0)
+    return r.fail(p, "capacity must be a non-negative number or \"inf\"");
   return true;
 }
 
@@ -77,8 +78,8 @@ Expected<FlowNetwork> read_flow_json(std::string_view text, const std::string& f
         if (!r.get_array(item, ep, parts)) return r.error();
         size_t want = key == "edges" ? 3 : 2;
         if (parts.size() != want)
-          return r.error_at(ep, key == "edges" ? "an edge is [from, to, capacity]"
-                                               : "a cut edge is [from, to]");
+          return r.error_at(
+              ep, key == "edges" ? "an edge is [from, to, capacity]" : "a cut edge is [from, to]");
         std::string_view from, to;
         if (!r.get_string(parts.at(0).value_unsafe(), ep.at(0), from) ||
             !r.get_string(parts.at(1).value_unsafe(), ep.at(1), to))

@@ -9,20 +9,21 @@
 namespace remat {
 namespace {
 
+using io::detail::JsonPath;
+using io::detail::JsonReader;
 using io::detail::dom::array;
 using io::detail::dom::element;
 using io::detail::dom::element_type;
 using io::detail::dom::object;
-using io::detail::JsonPath;
-using io::detail::JsonReader;
 
 /// Interns strings that repeat from node to node (targets, devices, stack traces, kwarg
 /// names) without hashing on a hit: a direct-mapped cache compared by content.
 class InternCache {
  public:
   InternedString get(std::string_view s) {
-    size_t slot = (s.size() * 31 + (s.empty() ? 0 : static_cast<unsigned char>(s.back()) * 7 +
-                                                         static_cast<unsigned char>(s[s.size() / 2]))) %
+    size_t slot = (s.size() * 31 + (s.empty() ? 0
+                                              : static_cast<unsigned char>(s.back()) * 7 +
+                                                    static_cast<unsigned char>(s[s.size() / 2]))) %
                   kSlots;
     if (!slots_[slot].is_null() && slots_[slot].view() == s) return slots_[slot];
     return slots_[slot] = InternedString(s);
@@ -139,8 +140,8 @@ bool GraphReader::read_tensor_meta(element e, const JsonPath& path, TensorMeta& 
     return r_.fail(path.field("stride"), "stride has " + std::to_string(strides.size()) +
                                              " entries but shape has " +
                                              std::to_string(sizes.size()));
-  out.set_shape(sizes, has_strides ? std::optional<std::span<const SymInt>>(strides)
-                                   : std::nullopt);
+  out.set_shape(sizes,
+                has_strides ? std::optional<std::span<const SymInt>>(strides) : std::nullopt);
   // numel and nbytes are derived; a file whose values disagree is inconsistent.
   if (numel && out.numel() && *numel != *out.numel())
     return r_.fail(path.field("numel"), "numel " + std::to_string(*numel) +
@@ -155,7 +156,9 @@ bool GraphReader::read_tensor_meta(element e, const JsonPath& path, TensorMeta& 
 
 bool GraphReader::read_value_meta(element e, const JsonPath& path, Meta& meta, ValueKey key) {
   switch (e.type()) {
-    case element_type::NULL_VALUE: meta.clear_value(); break;
+    case element_type::NULL_VALUE:
+      meta.clear_value();
+      break;
     case element_type::ARRAY: {
       std::vector<std::optional<TensorMeta>> elements;
       size_t i = 0;
@@ -172,7 +175,9 @@ bool GraphReader::read_value_meta(element e, const JsonPath& path, Meta& meta, V
       meta.set_tensor_tuple(std::move(elements));
       break;
     }
-    case element_type::INT64: meta.set_sym_value(SymInt(int64_t(e))); break;
+    case element_type::INT64:
+      meta.set_sym_value(SymInt(int64_t(e)));
+      break;
     case element_type::OBJECT: {
       element sym;
       if (!object(e)["sym"].get(sym) && object(e).size() == 1) {
@@ -196,12 +201,23 @@ bool GraphReader::read_value_meta(element e, const JsonPath& path, Meta& meta, V
 
 bool GraphReader::read_plain(element e, const JsonPath& path, Argument& out) {
   switch (e.type()) {
-    case element_type::NULL_VALUE: out = Argument::none(); return true;
-    case element_type::BOOL: out = Argument::boolean(bool(e)); return true;
-    case element_type::INT64: out = Argument::integer(int64_t(e)); return true;
-    case element_type::UINT64: return r_.fail(path, "integer " + JsonReader::raw(e) + " is too large");
-    case element_type::DOUBLE: out = Argument::floating(double(e)); return true;
-    case element_type::STRING: out = Argument::string(std::string_view(e)); return true;
+    case element_type::NULL_VALUE:
+      out = Argument::none();
+      return true;
+    case element_type::BOOL:
+      out = Argument::boolean(bool(e));
+      return true;
+    case element_type::INT64:
+      out = Argument::integer(int64_t(e));
+      return true;
+    case element_type::UINT64:
+      return r_.fail(path, "integer " + JsonReader::raw(e) + " is too large");
+    case element_type::DOUBLE:
+      out = Argument::floating(double(e));
+      return true;
+    case element_type::STRING:
+      out = Argument::string(std::string_view(e));
+      return true;
     case element_type::ARRAY: {
       std::vector<Argument> items;
       size_t i = 0;
@@ -254,8 +270,10 @@ bool GraphReader::read_meta(object obj, const JsonPath& path, Meta& meta) {
       if (value.is_null()) continue;
       int64_t v;
       if (!r_.get_int(value, p, v)) return false;
-      if (key == "ac_graph_id") meta.set_ac_graph_id(v);
-      else meta.set_seq_nr(v);
+      if (key == "ac_graph_id")
+        meta.set_ac_graph_id(v);
+      else
+        meta.set_seq_nr(v);
     } else if (key == "partitioner_tag") {
       if (value.is_null()) continue;
       std::string_view s;
@@ -305,18 +323,27 @@ bool GraphReader::read_meta(object obj, const JsonPath& path, Meta& meta) {
 bool GraphReader::read_argument(element e, const JsonPath& path, const Scope& scope,
                                 Argument& out) {
   switch (e.type()) {
-    case element_type::NULL_VALUE: out = Argument::none(); return true;
-    case element_type::BOOL: out = Argument::boolean(bool(e)); return true;
-    case element_type::INT64: out = Argument::integer(int64_t(e)); return true;
+    case element_type::NULL_VALUE:
+      out = Argument::none();
+      return true;
+    case element_type::BOOL:
+      out = Argument::boolean(bool(e));
+      return true;
+    case element_type::INT64:
+      out = Argument::integer(int64_t(e));
+      return true;
     case element_type::UINT64:
       return r_.fail(path, "integer " + JsonReader::raw(e) + " is too large (at most 2^63-1)");
-    case element_type::STRING: out = Argument::string(std::string_view(e)); return true;
+    case element_type::STRING:
+      out = Argument::string(std::string_view(e));
+      return true;
     case element_type::DOUBLE:
-      return r_.fail(path, "untagged float " + JsonReader::raw(e) + "; floats are written {\"float\": " +
-                               JsonReader::raw(e) + "}");
+      return r_.fail(path, "untagged float " + JsonReader::raw(e) +
+                               "; floats are written {\"float\": " + JsonReader::raw(e) + "}");
     case element_type::ARRAY:
       return r_.fail(path, "untagged array; write {\"list\": [...]} or {\"tuple\": [...]}");
-    case element_type::OBJECT: break;
+    case element_type::OBJECT:
+      break;
   }
   object obj(e);
   auto it = obj.begin();
@@ -389,7 +416,8 @@ bool GraphReader::read_argument(element e, const JsonPath& path, const Scope& sc
     std::vector<Argument> items;
     if (!read_sequence(items)) return false;
     if (items.size() != 3)
-      return r_.fail(p, "a slice has 3 parts [start, stop, step], got " + std::to_string(items.size()));
+      return r_.fail(
+          p, "a slice has 3 parts [start, stop, step], got " + std::to_string(items.size()));
     out = Argument::slice(std::move(items[0]), std::move(items[1]), std::move(items[2]));
   } else if (tag == "dtype") {
     std::string_view s;
@@ -416,7 +444,9 @@ bool GraphReader::read_argument(element e, const JsonPath& path, const Scope& sc
   } else if (tag == "op" || tag == "enum" || tag == "sym") {
     std::string_view s;
     if (!r_.get_string(v, p, s)) return false;
-    out = tag == "op" ? Argument::op(s) : tag == "enum" ? Argument::enum_member(s) : Argument::sym(s);
+    out = tag == "op"     ? Argument::op(s)
+          : tag == "enum" ? Argument::enum_member(s)
+                          : Argument::sym(s);
   } else if (tag == "complex") {
     array arr;
     if (!r_.get_array(v, p, arr)) return false;
@@ -580,8 +610,8 @@ bool GraphReader::check_users(const JsonPath& nodes_path, Scope& scope) {
     }
     for (Node* user : actual)
       if (std::find(order.begin(), order.end(), user) == order.end())
-        return r_.fail(p, "does not list user '" + user->name() + "', which uses '" +
-                              node->name() + "'");
+        return r_.fail(
+            p, "does not list user '" + user->name() + "', which uses '" + node->name() + "'");
     node->set_users_order(order);
   }
   return true;
@@ -627,10 +657,13 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
         if (ck == "kind") {
           std::string_view kind;
           if (!r_.get_string(cv, p.field("kind"), kind)) return false;
-          if (kind == "plain") m.codegen.kind = CodegenKind::Plain;
-          else if (kind == "pytree") m.codegen.kind = CodegenKind::Pytree;
-          else return r_.fail(p.field("kind"), "unknown codegen kind \"" + std::string(kind) +
-                                                   "\" (expected plain or pytree)");
+          if (kind == "plain")
+            m.codegen.kind = CodegenKind::Plain;
+          else if (kind == "pytree")
+            m.codegen.kind = CodegenKind::Pytree;
+          else
+            return r_.fail(p.field("kind"), "unknown codegen kind \"" + std::string(kind) +
+                                                "\" (expected plain or pytree)");
         } else if (ck == "in_args") {
           if (!r_.get_string_list(cv, p.field("in_args"), m.codegen.in_args)) return false;
         } else {
@@ -691,9 +724,9 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
     std::vector<std::string> actual;
     for (const Node* n : m.graph().placeholders()) actual.push_back(n->name());
     if (listed != actual)
-      return r_.fail(path.field("placeholders"),
-                     "does not match the placeholder nodes in order (" +
-                         std::to_string(actual.size()) + " placeholder nodes)");
+      return r_.fail(path.field("placeholders"), "does not match the placeholder nodes in order (" +
+                                                     std::to_string(actual.size()) +
+                                                     " placeholder nodes)");
   }
   if (has_outputs) {
     std::vector<std::string> listed;
@@ -702,17 +735,15 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
     for (const Argument& a : m.outputs())
       actual.push_back(a.is_node() ? a.as_node()->name() : std::string());
     if (listed != actual)
-      return r_.fail(path.field("outputs"),
-                     "does not match the output node's values (" + std::to_string(actual.size()) +
-                         " outputs)");
+      return r_.fail(path.field("outputs"), "does not match the output node's values (" +
+                                                std::to_string(actual.size()) + " outputs)");
   }
   if (m.saved_values) {
     size_t k = 0;
     const JsonPath saved_path = path.field("saved_values");
     for (const std::string& name : *m.saved_values) {
       if (m.graph().find(name) == nullptr)
-        return r_.fail(saved_path.at(k),
-                       "names no node of the graph: '" + name + "'");
+        return r_.fail(saved_path.at(k), "names no node of the graph: '" + name + "'");
       ++k;
     }
   }

@@ -55,9 +55,12 @@ void GraphWriter::write_extras(const RawJsonFields& extras, bool& first) {
 }
 
 void write_float_value(std::string& out, double d) {
-  if (std::isnan(d)) out += "\"nan\"";
-  else if (std::isinf(d)) out += d > 0 ? "\"inf\"" : "\"-inf\"";
-  else json::append_double(out, d);
+  if (std::isnan(d))
+    out += "\"nan\"";
+  else if (std::isinf(d))
+    out += d > 0 ? "\"inf\"" : "\"-inf\"";
+  else
+    json::append_double(out, d);
 }
 
 void GraphWriter::write_argument(const Argument& a) {
@@ -79,19 +82,35 @@ void GraphWriter::write_argument(const Argument& a) {
     out_ += "]}";
   };
   switch (a.kind()) {
-    case ArgKind::None: out_ += "null"; break;
-    case ArgKind::Node: tagged_text("node", a.as_node()->name()); break;
-    case ArgKind::Int: json::append_int(out_, a.as_int()); break;
+    case ArgKind::None:
+      out_ += "null";
+      break;
+    case ArgKind::Node:
+      tagged_text("node", a.as_node()->name());
+      break;
+    case ArgKind::Int:
+      json::append_int(out_, a.as_int());
+      break;
     case ArgKind::Float:
       out_ += "{\"float\": ";
       write_float_value(out_, a.as_float());
       out_ += "}";
       break;
-    case ArgKind::Bool: out_ += a.as_bool() ? "true" : "false"; break;
-    case ArgKind::String: json::append_string(out_, a.as_text()); break;
-    case ArgKind::List: sequence("list", a.elements()); break;
-    case ArgKind::Tuple: sequence("tuple", a.elements()); break;
-    case ArgKind::Slice: sequence("slice", a.elements()); break;
+    case ArgKind::Bool:
+      out_ += a.as_bool() ? "true" : "false";
+      break;
+    case ArgKind::String:
+      json::append_string(out_, a.as_text());
+      break;
+    case ArgKind::List:
+      sequence("list", a.elements());
+      break;
+    case ArgKind::Tuple:
+      sequence("tuple", a.elements());
+      break;
+    case ArgKind::Slice:
+      sequence("slice", a.elements());
+      break;
     case ArgKind::Dict: {
       out_ += "{\"dict\": {";
       bool first = true;
@@ -105,15 +124,27 @@ void GraphWriter::write_argument(const Argument& a) {
       out_ += "}}";
       break;
     }
-    case ArgKind::DType: tagged_text("dtype", dtype_name(a.as_dtype())); break;
-    case ArgKind::Device: tagged_text("device", a.as_text()); break;
-    case ArgKind::Layout: tagged_text("layout", layout_name(a.as_layout())); break;
+    case ArgKind::DType:
+      tagged_text("dtype", dtype_name(a.as_dtype()));
+      break;
+    case ArgKind::Device:
+      tagged_text("device", a.as_text());
+      break;
+    case ArgKind::Layout:
+      tagged_text("layout", layout_name(a.as_layout()));
+      break;
     case ArgKind::MemoryFormat:
       tagged_text("memory_format", memory_format_name(a.as_memory_format()));
       break;
-    case ArgKind::Op: tagged_text("op", a.as_text()); break;
-    case ArgKind::Enum: tagged_text("enum", a.as_text()); break;
-    case ArgKind::SymInt: tagged_text("sym", a.as_text()); break;
+    case ArgKind::Op:
+      tagged_text("op", a.as_text());
+      break;
+    case ArgKind::Enum:
+      tagged_text("enum", a.as_text());
+      break;
+    case ArgKind::SymInt:
+      tagged_text("sym", a.as_text());
+      break;
     case ArgKind::Complex: {
       auto [re, im] = a.as_complex();
       out_ += "{\"complex\": [";
@@ -143,11 +174,21 @@ void GraphWriter::write_argument(const Argument& a) {
 /// Plain JSON (meta["custom"]): no tags; floats keep a fraction or exponent so they stay floats.
 void GraphWriter::write_plain(const Argument& a) {
   switch (a.kind()) {
-    case ArgKind::None: out_ += "null"; break;
-    case ArgKind::Bool: out_ += a.as_bool() ? "true" : "false"; break;
-    case ArgKind::Int: json::append_int(out_, a.as_int()); break;
-    case ArgKind::Float: write_float_value(out_, a.as_float()); break;
-    case ArgKind::String: json::append_string(out_, a.as_text()); break;
+    case ArgKind::None:
+      out_ += "null";
+      break;
+    case ArgKind::Bool:
+      out_ += a.as_bool() ? "true" : "false";
+      break;
+    case ArgKind::Int:
+      json::append_int(out_, a.as_int());
+      break;
+    case ArgKind::Float:
+      write_float_value(out_, a.as_float());
+      break;
+    case ArgKind::String:
+      json::append_string(out_, a.as_text());
+      break;
     case ArgKind::List:
     case ArgKind::Tuple: {
       out_ += '[';
@@ -172,7 +213,9 @@ void GraphWriter::write_plain(const Argument& a) {
       out_ += '}';
       break;
     }
-    default: write_argument(a); break;  // tagged kinds keep their tags
+    default:
+      write_argument(a);
+      break;  // tagged kinds keep their tags
   }
 }
 
@@ -204,12 +247,14 @@ void GraphWriter::write_tensor_meta(const TensorMeta& t) {
     out_ += ", \"device\": ";
     json::append_string(out_, t.device.view());
   }
-  if (t.requires_grad) out_ += *t.requires_grad ? ", \"requires_grad\": true" : ", \"requires_grad\": false";
+  if (t.requires_grad)
+    out_ += *t.requires_grad ? ", \"requires_grad\": true" : ", \"requires_grad\": false";
   if (t.memory_format != MemoryFormat::Unknown) {
     out_ += ", \"memory_format\": ";
     json::append_string(out_, memory_format_name(t.memory_format));
   }
-  if (t.is_quantized) out_ += *t.is_quantized ? ", \"is_quantized\": true" : ", \"is_quantized\": false";
+  if (t.is_quantized)
+    out_ += *t.is_quantized ? ", \"is_quantized\": true" : ", \"is_quantized\": false";
   if (auto n = t.numel()) {
     out_ += ", \"numel\": ";
     json::append_int(out_, *n);
@@ -237,15 +282,19 @@ void GraphWriter::write_meta(const Meta& m) {
   if (m.value_kind() != ValueKind::None) {
     field(m.value_key() == ValueKey::Val ? "val" : "tensor_meta");
     switch (m.value_kind()) {
-      case ValueKind::Tensor: write_tensor_meta(*m.tensor()); break;
+      case ValueKind::Tensor:
+        write_tensor_meta(*m.tensor());
+        break;
       case ValueKind::TensorTuple: {
         out_ += '[';
         bool first_item = true;
         for (const auto& t : *m.tensor_tuple()) {
           if (!first_item) out_ += ", ";
           first_item = false;
-          if (t) write_tensor_meta(*t);
-          else out_ += "null";
+          if (t)
+            write_tensor_meta(*t);
+          else
+            out_ += "null";
         }
         out_ += ']';
         break;
@@ -261,7 +310,8 @@ void GraphWriter::write_meta(const Meta& m) {
         }
         break;
       }
-      case ValueKind::None: break;
+      case ValueKind::None:
+        break;
     }
   }
   if (!m.stack_trace.is_null()) {
@@ -377,8 +427,10 @@ void GraphWriter::write_module(const GraphModule& m, int indent, bool top_level)
   for (const Argument& a : m.outputs()) {
     if (!first_output) out_ += ", ";
     first_output = false;
-    if (a.is_node()) json::append_string(out_, a.as_node()->name());
-    else out_ += "null";
+    if (a.is_node())
+      json::append_string(out_, a.as_node()->name());
+    else
+      out_ += "null";
   }
   out_ += ']';
   for (const RawJsonField& f : m.extras) {

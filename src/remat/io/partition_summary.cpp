@@ -8,10 +8,10 @@
 namespace remat {
 namespace {
 
-using io::detail::dom::element;
-using io::detail::dom::object;
 using io::detail::JsonPath;
 using io::detail::JsonReader;
+using io::detail::dom::element;
+using io::detail::dom::object;
 
 bool read_strategy(JsonReader& r, object obj, const JsonPath& path, StrategySummary& s) {
   for (auto [key, value] : obj) {
@@ -52,9 +52,9 @@ bool read_strategy(JsonReader& r, object obj, const JsonPath& path, StrategySumm
     total += bytes;
   }
   if (s.saved_bytes_total && !s.saved_values_bytes.empty() && *s.saved_bytes_total != total)
-    return r.fail(path.field("saved_bytes_total"),
-                  std::to_string(*s.saved_bytes_total) + " but the saved values add up to " +
-                      std::to_string(total));
+    return r.fail(path.field("saved_bytes_total"), std::to_string(*s.saved_bytes_total) +
+                                                       " but the saved values add up to " +
+                                                       std::to_string(total));
   return true;
 }
 

@@ -1,7 +1,7 @@
 #include "remat/ir/argument.h"
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -25,9 +25,9 @@ struct ReprData {
 };
 
 constexpr std::array<std::string_view, 20> kKindNames{
-    "none",   "node",   "int",           "float", "bool",    "string",          "list",
-    "tuple",  "dict",   "slice",         "dtype", "device",  "layout",          "memory_format",
-    "op",     "complex", "enum",         "tensor_constant", "sym", "repr"};
+    "none",  "node",    "int",   "float",           "bool",   "string", "list",
+    "tuple", "dict",    "slice", "dtype",           "device", "layout", "memory_format",
+    "op",    "complex", "enum",  "tensor_constant", "sym",    "repr"};
 
 bool uses_elements(ArgKind k) {
   return k == ArgKind::List || k == ArgKind::Tuple || k == ArgKind::Slice;
@@ -38,22 +38,37 @@ bool uses_text(ArgKind k) {
          k == ArgKind::SymInt;
 }
 
-const std::string* intern(std::string_view s) { return &InternedString(s).str(); }
+const std::string* intern(std::string_view s) {
+  return &InternedString(s).str();
+}
 
 }  // namespace
 
-std::string_view arg_kind_name(ArgKind k) { return kKindNames[static_cast<size_t>(k)]; }
+std::string_view arg_kind_name(ArgKind k) {
+  return kKindNames[static_cast<size_t>(k)];
+}
 
 void Argument::destroy() {
   switch (kind_) {
     case ArgKind::List:
     case ArgKind::Tuple:
-    case ArgKind::Slice: delete static_cast<Elements*>(payload_.heap); break;
-    case ArgKind::Dict: delete static_cast<Entries*>(payload_.heap); break;
-    case ArgKind::Complex: delete static_cast<ComplexParts*>(payload_.heap); break;
-    case ArgKind::TensorConstant: delete static_cast<TensorConstantData*>(payload_.heap); break;
-    case ArgKind::Repr: delete static_cast<ReprData*>(payload_.heap); break;
-    default: break;
+    case ArgKind::Slice:
+      delete static_cast<Elements*>(payload_.heap);
+      break;
+    case ArgKind::Dict:
+      delete static_cast<Entries*>(payload_.heap);
+      break;
+    case ArgKind::Complex:
+      delete static_cast<ComplexParts*>(payload_.heap);
+      break;
+    case ArgKind::TensorConstant:
+      delete static_cast<TensorConstantData*>(payload_.heap);
+      break;
+    case ArgKind::Repr:
+      delete static_cast<ReprData*>(payload_.heap);
+      break;
+    default:
+      break;
   }
   kind_ = ArgKind::None;
   payload_.i = 0;
@@ -80,11 +95,15 @@ void Argument::copy_from(const Argument& other) {
     case ArgKind::Repr:
       payload_.heap = new ReprData(*static_cast<const ReprData*>(other.payload_.heap));
       break;
-    default: payload_ = other.payload_; break;
+    default:
+      payload_ = other.payload_;
+      break;
   }
 }
 
-Argument::Argument(const Argument& other) { copy_from(other); }
+Argument::Argument(const Argument& other) {
+  copy_from(other);
+}
 
 Argument::Argument(Argument&& other) noexcept : payload_(other.payload_), kind_(other.kind_) {
   other.kind_ = ArgKind::None;
@@ -280,8 +299,7 @@ Layout Argument::as_layout() const {
 }
 
 MemoryFormat Argument::as_memory_format() const {
-  REMAT_ASSERT(kind_ == ArgKind::MemoryFormat) << "as_memory_format() on "
-                                               << arg_kind_name(kind_);
+  REMAT_ASSERT(kind_ == ArgKind::MemoryFormat) << "as_memory_format() on " << arg_kind_name(kind_);
   return static_cast<MemoryFormat>(payload_.small);
 }
 
@@ -338,21 +356,27 @@ std::string_view Argument::repr_type() const {
 bool operator==(const Argument& a, const Argument& b) {
   if (a.kind_ != b.kind_) return false;
   switch (a.kind_) {
-    case ArgKind::None: return true;
-    case ArgKind::Node: return a.payload_.node == b.payload_.node;
-    case ArgKind::Int: return a.payload_.i == b.payload_.i;
+    case ArgKind::None:
+      return true;
+    case ArgKind::Node:
+      return a.payload_.node == b.payload_.node;
+    case ArgKind::Int:
+      return a.payload_.i == b.payload_.i;
     case ArgKind::Float:
       // Bitwise, so nan equals nan and 0.0 differs from -0.0: equality means "same value text".
       return std::memcmp(&a.payload_.f, &b.payload_.f, sizeof(double)) == 0;
-    case ArgKind::Bool: return a.payload_.b == b.payload_.b;
+    case ArgKind::Bool:
+      return a.payload_.b == b.payload_.b;
     case ArgKind::DType:
     case ArgKind::Layout:
-    case ArgKind::MemoryFormat: return a.payload_.small == b.payload_.small;
+    case ArgKind::MemoryFormat:
+      return a.payload_.small == b.payload_.small;
     case ArgKind::String:
     case ArgKind::Device:
     case ArgKind::Op:
     case ArgKind::Enum:
-    case ArgKind::SymInt: return a.payload_.text == b.payload_.text;
+    case ArgKind::SymInt:
+      return a.payload_.text == b.payload_.text;
     case ArgKind::List:
     case ArgKind::Tuple:
     case ArgKind::Slice: {
@@ -372,14 +396,17 @@ bool operator==(const Argument& a, const Argument& b) {
       return a.tensor_constant_dtype() == b.tensor_constant_dtype() &&
              std::equal(x.begin(), x.end(), y.begin(), y.end());
     }
-    case ArgKind::Repr: return a.repr_text() == b.repr_text() && a.repr_type() == b.repr_type();
+    case ArgKind::Repr:
+      return a.repr_text() == b.repr_text() && a.repr_type() == b.repr_type();
   }
   return false;
 }
 
 void for_each_node(const Argument& arg, const std::function<void(Node*)>& fn) {
   switch (arg.kind()) {
-    case ArgKind::Node: fn(arg.as_node()); break;
+    case ArgKind::Node:
+      fn(arg.as_node());
+      break;
     case ArgKind::List:
     case ArgKind::Tuple:
     case ArgKind::Slice:
@@ -388,13 +415,16 @@ void for_each_node(const Argument& arg, const std::function<void(Node*)>& fn) {
     case ArgKind::Dict:
       for (const DictEntry& e : arg.dict_entries()) for_each_node(e.value, fn);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
 void map_nodes(Argument& arg, const std::function<Node*(Node*)>& fn) {
   switch (arg.kind()) {
-    case ArgKind::Node: arg = Argument::node(fn(arg.as_node())); break;
+    case ArgKind::Node:
+      arg = Argument::node(fn(arg.as_node()));
+      break;
     case ArgKind::List:
     case ArgKind::Tuple:
     case ArgKind::Slice:
@@ -403,7 +433,8 @@ void map_nodes(Argument& arg, const std::function<Node*(Node*)>& fn) {
     case ArgKind::Dict:
       for (DictEntry& e : arg.mutable_dict_entries()) map_nodes(e.value, fn);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 

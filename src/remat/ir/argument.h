@@ -21,22 +21,22 @@ class Node;
 /// The kinds of values fxgraph-json can carry (spec: "Values").
 enum class ArgKind : uint8_t {
   None,
-  Node,            ///< a reference to another node of the same graph
+  Node,  ///< a reference to another node of the same graph
   Int,
-  Float,           ///< including inf, -inf, nan
+  Float,  ///< including inf, -inf, nan
   Bool,
   String,
   List,
   Tuple,
-  Dict,            ///< string keys, insertion order kept
-  Slice,           ///< start, stop, step (each an Argument)
+  Dict,   ///< string keys, insertion order kept
+  Slice,  ///< start, stop, step (each an Argument)
   DType,
-  Device,          ///< `cpu`, `cuda:0`
+  Device,  ///< `cpu`, `cuda:0`
   Layout,
   MemoryFormat,
-  Op,              ///< an operator used as a value, canonical target string
+  Op,  ///< an operator used as a value, canonical target string
   Complex,
-  Enum,            ///< a qualified enum member, e.g. `torch.utils.checkpoint.CheckpointPolicy.MUST_SAVE`
+  Enum,  ///< a qualified enum member, e.g. `torch.utils.checkpoint.CheckpointPolicy.MUST_SAVE`
   TensorConstant,  ///< dtype and shape of a tensor literal
   SymInt,          ///< a symbolic integer expression, e.g. `s0 + 1`
   Repr,            ///< anything else: its Python repr and type name

@@ -14,7 +14,9 @@ constexpr std::array<std::string_view, 4> kTags{"is_forward", "is_backward", "mu
 
 }  // namespace
 
-std::string_view policy_name(CheckpointPolicy p) { return kPolicies[static_cast<size_t>(p)]; }
+std::string_view policy_name(CheckpointPolicy p) {
+  return kPolicies[static_cast<size_t>(p)];
+}
 
 std::optional<CheckpointPolicy> parse_policy(std::string_view name) {
   constexpr std::string_view kPrefix = "CheckpointPolicy.";
@@ -24,7 +26,9 @@ std::optional<CheckpointPolicy> parse_policy(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view partitioner_tag_name(PartitionerTag t) { return kTags[static_cast<size_t>(t)]; }
+std::string_view partitioner_tag_name(PartitionerTag t) {
+  return kTags[static_cast<size_t>(t)];
+}
 
 std::optional<PartitionerTag> parse_partitioner_tag(std::string_view name) {
   for (size_t i = 0; i < kTags.size(); ++i)

@@ -7,14 +7,20 @@ namespace remat {
 namespace {
 
 // ATen ops with side effects that torch.fx keeps even when their result is unused.
-constexpr std::array<std::string_view, 10> kSideEffectOps{
-    "_assert_async",       "_assert_scalar",        "_assert_tensor_metadata", "sym_constrain_range",
-    "sym_constrain_range_for_size", "_print",       "_functional_assert_async", "record_stream",
-    "wait_tensor",         "_local_scalar_dense"};
+constexpr std::array<std::string_view, 10> kSideEffectOps{"_assert_async",
+                                                          "_assert_scalar",
+                                                          "_assert_tensor_metadata",
+                                                          "sym_constrain_range",
+                                                          "sym_constrain_range_for_size",
+                                                          "_print",
+                                                          "_functional_assert_async",
+                                                          "record_stream",
+                                                          "wait_tensor",
+                                                          "_local_scalar_dense"};
 
-constexpr std::array<std::string_view, 9> kRandomOps{
-    "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "bernoulli",
-    "native_dropout"};
+constexpr std::array<std::string_view, 9> kRandomOps{"rand",         "randn",     "randint",
+                                                     "randperm",     "rand_like", "randn_like",
+                                                     "randint_like", "bernoulli", "native_dropout"};
 
 /// The `op` of a canonical `ns.op.overload` target, or the whole target.
 std::string_view op_name(std::string_view target) {

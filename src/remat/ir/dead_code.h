@@ -15,8 +15,8 @@ bool is_impure(const Node& n, bool random_is_impure = false);
 
 /// Erases, from the end backwards, every node without users that `impure` does not keep.
 /// Returns how many nodes were erased.
-size_t eliminate_dead_code(Graph& graph,
-                           const std::function<bool(const Node&)>& impure =
-                               [](const Node& n) { return is_impure(n); });
+size_t eliminate_dead_code(
+    Graph& graph,
+    const std::function<bool(const Node&)>& impure = [](const Node& n) { return is_impure(n); });
 
 }  // namespace remat

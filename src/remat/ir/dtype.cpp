@@ -48,13 +48,21 @@ constexpr std::array<DTypeInfo, 33> kDTypes{{
     {DType::QUInt2x4, "torch.quint2x4", "", 1},
 }};
 
-const DTypeInfo& info(DType d) { return kDTypes[static_cast<size_t>(d)]; }
+const DTypeInfo& info(DType d) {
+  return kDTypes[static_cast<size_t>(d)];
+}
 
 }  // namespace
 
-std::string_view dtype_name(DType d) { return info(d).name; }
-std::string_view dtype_abbr(DType d) { return info(d).abbr; }
-int dtype_itemsize(DType d) { return info(d).itemsize; }
+std::string_view dtype_name(DType d) {
+  return info(d).name;
+}
+std::string_view dtype_abbr(DType d) {
+  return info(d).abbr;
+}
+int dtype_itemsize(DType d) {
+  return info(d).itemsize;
+}
 
 std::optional<DType> parse_dtype(std::string_view name) {
   for (const DTypeInfo& i : kDTypes)

@@ -92,10 +92,14 @@ void Graph::link_before(Node* n, Node* position) {
   Node* prev = position ? position->prev_ : last_;
   n->prev_ = prev;
   n->next_ = position;
-  if (prev) prev->next_ = n;
-  else first_ = n;
-  if (position) position->prev_ = n;
-  else last_ = n;
+  if (prev)
+    prev->next_ = n;
+  else
+    first_ = n;
+  if (position)
+    position->prev_ = n;
+  else
+    last_ = n;
   ++size_;
   if (order_dirty_) return;
   uint64_t lo = prev ? prev->position_ : 0;
@@ -110,10 +114,14 @@ void Graph::link_before(Node* n, Node* position) {
 }
 
 void Graph::unlink(Node* n) {
-  if (n->prev_) n->prev_->next_ = n->next_;
-  else first_ = n->next_;
-  if (n->next_) n->next_->prev_ = n->prev_;
-  else last_ = n->prev_;
+  if (n->prev_)
+    n->prev_->next_ = n->next_;
+  else
+    first_ = n->next_;
+  if (n->next_)
+    n->next_->prev_ = n->prev_;
+  else
+    last_ = n->prev_;
   n->prev_ = n->next_ = nullptr;
   --size_;
 }
@@ -182,8 +190,8 @@ std::unordered_map<const Node*, Node*> clone_graph(const Graph& src, Graph& dst)
     for (Argument& a : args) map_nodes(a, remap);
     std::vector<Kwarg> kwargs(n->kwargs().begin(), n->kwargs().end());
     for (Kwarg& k : kwargs) map_nodes(k.value, remap);
-    Node* copy = dst.create_node_exact(n->op(), n->target(), n->name(), std::move(args),
-                                       std::move(kwargs));
+    Node* copy =
+        dst.create_node_exact(n->op(), n->target(), n->name(), std::move(args), std::move(kwargs));
     REMAT_ASSERT(copy != nullptr) << "duplicate name " << n->name();
     copy->meta = n->meta;
     map.emplace(n, copy);

@@ -12,8 +12,8 @@
 #include <absl/container/flat_hash_set.h>
 
 #include "remat/ir/naming.h"
-#include "remat/support/string_hash.h"
 #include "remat/ir/node.h"
+#include "remat/support/string_hash.h"
 
 namespace remat {
 
@@ -92,8 +92,10 @@ class Graph {
   /// The output node: one argument, the returned value (usually a tuple or list).
   Node* output(Argument value);
 
-  /// New nodes go right before `n` (or at the end when `n` is nullptr).
+  /// New nodes go right before `before` (or at the end when it is nullptr), in creation order.
   void set_insert_point(Node* before) { insert_before_ = before; }
+  /// New nodes go right after `after`, in creation order (torch.fx's `inserting_after`).
+  void set_insert_point_after(Node* after) { insert_before_ = after->next(); }
   [[nodiscard]] Node* insert_point() const { return insert_before_; }
 
   // --- editing ---
@@ -137,10 +139,13 @@ class Graph {
     static std::string_view key(std::string_view s) { return s; }
     static std::string_view key(const Node* n) { return n->name(); }
     template <class A, class B>
-    bool operator()(const A& a, const B& b) const noexcept { return key(a) == key(b); }
+    bool operator()(const A& a, const B& b) const noexcept {
+      return key(a) == key(b);
+    }
   };
   absl::flat_hash_set<Node*, NodeNameHash, NodeNameEq> by_name_;
-  absl::flat_hash_set<std::string, StringViewHash, StringViewEq> retired_names_;       // of erased and renamed nodes
+  absl::flat_hash_set<std::string, StringViewHash, StringViewEq>
+      retired_names_;  // of erased and renamed nodes
   NameCounter name_counter_;
 };
 

@@ -7,7 +7,8 @@ namespace {
 bool same_argument(const Argument& a, const Argument& b) {
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
-    case ArgKind::Node: return a.as_node()->name() == b.as_node()->name();
+    case ArgKind::Node:
+      return a.as_node()->name() == b.as_node()->name();
     case ArgKind::List:
     case ArgKind::Tuple:
     case ArgKind::Slice: {
@@ -24,7 +25,8 @@ bool same_argument(const Argument& a, const Argument& b) {
         if (x[i].key != y[i].key || !same_argument(x[i].value, y[i].value)) return false;
       return true;
     }
-    default: return a == b;
+    default:
+      return a == b;
   }
 }
 
@@ -35,7 +37,8 @@ std::string node_difference(const Node& a, const Node& b) {
   if (!(a.target() == b.target())) return where + "target differs";
   if (a.args().size() != b.args().size()) return where + "number of args differs";
   for (size_t i = 0; i < a.args().size(); ++i)
-    if (!same_argument(a.args()[i], b.args()[i])) return where + "arg " + std::to_string(i) + " differs";
+    if (!same_argument(a.args()[i], b.args()[i]))
+      return where + "arg " + std::to_string(i) + " differs";
   if (a.kwargs().size() != b.kwargs().size()) return where + "number of kwargs differs";
   for (size_t i = 0; i < a.kwargs().size(); ++i) {
     if (!(a.kwargs()[i].key == b.kwargs()[i].key) ||

@@ -26,8 +26,10 @@ GraphStats compute_stats(const GraphModule& module) {
       sized = true;
       for (const auto& element : *tuple) {
         std::optional<int64_t> b = element ? element->nbytes() : std::optional<int64_t>(0);
-        if (b) s.tensor_bytes += *b;
-        else sized = false;
+        if (b)
+          s.tensor_bytes += *b;
+        else
+          sized = false;
       }
     }
     if (!sized) ++s.nodes_without_tensor_meta;

@@ -16,7 +16,9 @@ constexpr std::array<std::string_view, 5> kMemoryFormats{
 
 }  // namespace
 
-std::string_view layout_name(Layout l) { return kLayouts[static_cast<size_t>(l)]; }
+std::string_view layout_name(Layout l) {
+  return kLayouts[static_cast<size_t>(l)];
+}
 
 std::optional<Layout> parse_layout(std::string_view name) {
   for (size_t i = 0; i < kLayouts.size(); ++i)

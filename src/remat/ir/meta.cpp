@@ -45,11 +45,21 @@ void Meta::clear_value() {
   value_kind_ = ValueKind::None;
 }
 
-const Argument& Meta::desc() const { return cold_ ? cold_->desc : kNoneArgument; }
-const Argument& Meta::custom() const { return cold_ ? cold_->custom : kNoneArgument; }
-const std::vector<std::string>& Meta::source_keys() const { return cold_ ? cold_->keys : kNoKeys; }
-const RawJsonFields& Meta::extras() const { return cold_ ? cold_->extras : kNoExtras; }
-const RawJsonFields& Meta::node_fields() const { return cold_ ? cold_->node_fields : kNoExtras; }
+const Argument& Meta::desc() const {
+  return cold_ ? cold_->desc : kNoneArgument;
+}
+const Argument& Meta::custom() const {
+  return cold_ ? cold_->custom : kNoneArgument;
+}
+const std::vector<std::string>& Meta::source_keys() const {
+  return cold_ ? cold_->keys : kNoKeys;
+}
+const RawJsonFields& Meta::extras() const {
+  return cold_ ? cold_->extras : kNoExtras;
+}
+const RawJsonFields& Meta::node_fields() const {
+  return cold_ ? cold_->node_fields : kNoExtras;
+}
 
 bool operator==(const Meta& a, const Meta& b) {
   if (a.value_kind_ != b.value_kind_ || a.value_key_ != b.value_key_) return false;
@@ -63,7 +73,8 @@ bool operator==(const Meta& a, const Meta& b) {
     case ValueKind::SymInt:
       if (a.sym_value() != b.sym_value()) return false;
       break;
-    case ValueKind::None: break;
+    case ValueKind::None:
+      break;
   }
   return a.recompute == b.recompute && a.partitioner_tag == b.partitioner_tag &&
          a.ac_graph_id_ == b.ac_graph_id_ && a.seq_nr_ == b.seq_nr_ &&

@@ -14,7 +14,9 @@ constexpr std::array<std::string_view, 6> kOpKinds{"placeholder", "get_attr",   
 
 }  // namespace
 
-std::string_view op_kind_name(OpKind k) { return kOpKinds[static_cast<size_t>(k)]; }
+std::string_view op_kind_name(OpKind k) {
+  return kOpKinds[static_cast<size_t>(k)];
+}
 
 std::optional<OpKind> parse_op_kind(std::string_view name) {
   for (size_t i = 0; i < kOpKinds.size(); ++i)
@@ -44,16 +46,18 @@ std::vector<Node*> Node::input_nodes() const {
 }
 
 bool Node::is_before(const Node* other) const {
-  REMAT_ASSERT(other->graph_ == graph_) << name_ << " and " << other->name_
-                                        << " are in different graphs";
+  REMAT_ASSERT(other->graph_ == graph_)
+      << name_ << " and " << other->name_ << " are in different graphs";
   return graph_->position_of(this) < graph_->position_of(other);
 }
 
 template <class F>
 void Node::for_each_input_occurrence(F&& fn) const {
   for (const Argument& a : args_) {
-    if (a.is_node()) fn(a.as_node());  // the common case, without a std::function
-    else for_each_node(a, fn);
+    if (a.is_node())
+      fn(a.as_node());  // the common case, without a std::function
+    else
+      for_each_node(a, fn);
   }
   for (const Kwarg& k : kwargs()) for_each_node(k.value, fn);
 }
@@ -89,8 +93,10 @@ void Node::set_arg(size_t index, Argument value) {
 
 void Node::set_kwargs(std::vector<Kwarg> kwargs) {
   unlink_inputs();
-  if (kwargs.empty()) kwargs_.reset();
-  else kwargs_.ensure() = std::move(kwargs);
+  if (kwargs.empty())
+    kwargs_.reset();
+  else
+    kwargs_.ensure() = std::move(kwargs);
   link_inputs();
 }
 

@@ -59,7 +59,9 @@ TensorMeta::TensorMeta(DType dtype_, std::span<const SymInt> sizes,
   set_shape(sizes, strides);
 }
 
-size_t TensorMeta::rank() const { return dims_ ? dims_->rank : 0; }
+size_t TensorMeta::rank() const {
+  return dims_ ? dims_->rank : 0;
+}
 
 std::span<const SymInt> TensorMeta::sizes() const {
   if (!dims_) return {};

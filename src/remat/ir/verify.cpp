@@ -14,7 +14,9 @@ void report(Diagnostics& out, const std::string& where, std::string message) {
   out.push_back(std::move(d));
 }
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
 
 }  // namespace
 
@@ -67,8 +69,9 @@ Diagnostics verify(const Graph& graph) {
     prev = n;
   }
   if (count != graph.size())
-    report(problems, "graph", "size " + std::to_string(graph.size()) + " but " +
-                                  std::to_string(count) + " nodes in the list");
+    report(problems, "graph",
+           "size " + std::to_string(graph.size()) + " but " + std::to_string(count) +
+               " nodes in the list");
   if (outputs != 1)
     report(problems, "graph", "has " + std::to_string(outputs) + " output nodes, expected 1");
   return problems;
@@ -80,8 +83,8 @@ Diagnostics verify(const GraphModule& module) {
   size_t num_placeholders = module.graph().placeholders().size();
   auto check_count = [&](const std::optional<int64_t>& v, const char* what, size_t limit) {
     if (v && (*v < 0 || static_cast<size_t>(*v) > limit))
-      report(problems, what, std::to_string(*v) + " is out of range (0.." +
-                                 std::to_string(limit) + ")");
+      report(problems, what,
+             std::to_string(*v) + " is out of range (0.." + std::to_string(limit) + ")");
   };
   check_count(module.num_fwd_outputs, "num_fwd_outputs", num_outputs);
   check_count(module.num_real_outputs, "num_real_outputs", num_outputs);

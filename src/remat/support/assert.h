@@ -32,7 +32,7 @@ struct AssertionVoidify {
 }  // namespace remat::detail
 
 /// Aborts with the condition, file:line and streamed context when `cond` is false.
-#define REMAT_ASSERT(cond)                 \
-  (cond) ? (void)0                         \
+#define REMAT_ASSERT(cond)                       \
+  (cond) ? (void)0                               \
          : ::remat::detail::AssertionVoidify() & \
                ::remat::detail::AssertionFailure(#cond, __FILE__, __LINE__)

@@ -15,7 +15,7 @@ class [[nodiscard]] Expected {
  public:
   Expected(T value) : state_(std::move(value)) {}  // NOLINT: implicit on purpose
   Expected(Diagnostic error) : state_(Diagnostics{std::move(error)}) {}  // NOLINT
-  Expected(Diagnostics errors) : state_(std::move(errors)) {  // NOLINT
+  Expected(Diagnostics errors) : state_(std::move(errors)) {             // NOLINT
     REMAT_ASSERT(!std::get<Diagnostics>(state_).empty()) << "an error needs a diagnostic";
   }
 
@@ -53,8 +53,8 @@ class [[nodiscard]] Expected {
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(Diagnostic error) : errors_{std::move(error)} {}            // NOLINT
-  Status(Diagnostics errors) : errors_(std::move(errors)) {}         // NOLINT
+  Status(Diagnostic error) : errors_{std::move(error)} {}     // NOLINT
+  Status(Diagnostics errors) : errors_(std::move(errors)) {}  // NOLINT
   [[nodiscard]] bool ok() const { return errors_.empty(); }
   explicit operator bool() const { return ok(); }
   [[nodiscard]] const Diagnostics& errors() const { return errors_; }

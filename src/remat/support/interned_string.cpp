@@ -34,6 +34,8 @@ InternedString::InternedString(std::string_view text) {
   text_ = &*it;
 }
 
-const std::string& InternedString::str() const { return text_ ? *text_ : kEmpty; }
+const std::string& InternedString::str() const {
+  return text_ ? *text_ : kEmpty;
+}
 
 }  // namespace remat

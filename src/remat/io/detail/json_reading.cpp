@@ -57,61 +57,87 @@ bool JsonReader::fail(const JsonPath& path, std::string message) {
 
 std::string_view JsonReader::type_name(dom::element e) {
   switch (e.type()) {
-    case dom::element_type::ARRAY: return "an array";
-    case dom::element_type::OBJECT: return "an object";
+    case dom::element_type::ARRAY:
+      return "an array";
+    case dom::element_type::OBJECT:
+      return "an object";
     case dom::element_type::INT64:
-    case dom::element_type::UINT64: return "an integer";
-    case dom::element_type::DOUBLE: return "a float";
-    case dom::element_type::STRING: return "a string";
-    case dom::element_type::BOOL: return "a boolean";
-    case dom::element_type::NULL_VALUE: return "null";
+    case dom::element_type::UINT64:
+      return "an integer";
+    case dom::element_type::DOUBLE:
+      return "a float";
+    case dom::element_type::STRING:
+      return "a string";
+    case dom::element_type::BOOL:
+      return "a boolean";
+    case dom::element_type::NULL_VALUE:
+      return "null";
   }
   return "a value";
 }
 
-std::string JsonReader::raw(dom::element e) { return simdjson::minify(e); }
+std::string JsonReader::raw(dom::element e) {
+  return simdjson::minify(e);
+}
 
 bool JsonReader::get_object(dom::element e, const JsonPath& path, dom::object& out) {
-  if (e.get_object().get(out)) return fail(path, "expected an object, got " + std::string(type_name(e)));
+  if (e.get_object().get(out))
+    return fail(path, "expected an object, got " + std::string(type_name(e)));
   return true;
 }
 
 bool JsonReader::get_array(dom::element e, const JsonPath& path, dom::array& out) {
-  if (e.get_array().get(out)) return fail(path, "expected an array, got " + std::string(type_name(e)));
+  if (e.get_array().get(out))
+    return fail(path, "expected an array, got " + std::string(type_name(e)));
   return true;
 }
 
 bool JsonReader::get_string(dom::element e, const JsonPath& path, std::string_view& out) {
-  if (e.get_string().get(out)) return fail(path, "expected a string, got " + std::string(type_name(e)));
+  if (e.get_string().get(out))
+    return fail(path, "expected a string, got " + std::string(type_name(e)));
   return true;
 }
 
 bool JsonReader::get_int(dom::element e, const JsonPath& path, int64_t& out) {
   if (e.type() == dom::element_type::UINT64)
     return fail(path, "integer " + raw(e) + " is too large (at most 2^63-1)");
-  if (e.get_int64().get(out)) return fail(path, "expected an integer, got " + std::string(type_name(e)));
+  if (e.get_int64().get(out))
+    return fail(path, "expected an integer, got " + std::string(type_name(e)));
   return true;
 }
 
 bool JsonReader::get_bool(dom::element e, const JsonPath& path, bool& out) {
-  if (e.get_bool().get(out)) return fail(path, "expected true or false, got " + std::string(type_name(e)));
+  if (e.get_bool().get(out))
+    return fail(path, "expected true or false, got " + std::string(type_name(e)));
   return true;
 }
 
 bool JsonReader::get_number(dom::element e, const JsonPath& path, double& out) {
   switch (e.type()) {
-    case dom::element_type::INT64: out = static_cast<double>(int64_t(e)); return true;
-    case dom::element_type::UINT64: out = static_cast<double>(uint64_t(e)); return true;
-    case dom::element_type::DOUBLE: out = double(e); return true;
+    case dom::element_type::INT64:
+      out = static_cast<double>(int64_t(e));
+      return true;
+    case dom::element_type::UINT64:
+      out = static_cast<double>(uint64_t(e));
+      return true;
+    case dom::element_type::DOUBLE:
+      out = double(e);
+      return true;
     case dom::element_type::STRING: {
       std::string_view s = std::string_view(e);
-      if (s == "inf") out = std::numeric_limits<double>::infinity();
-      else if (s == "-inf") out = -std::numeric_limits<double>::infinity();
-      else if (s == "nan") out = std::numeric_limits<double>::quiet_NaN();
-      else return fail(path, "expected a number or \"inf\", \"-inf\", \"nan\", got \"" + std::string(s) + "\"");
+      if (s == "inf")
+        out = std::numeric_limits<double>::infinity();
+      else if (s == "-inf")
+        out = -std::numeric_limits<double>::infinity();
+      else if (s == "nan")
+        out = std::numeric_limits<double>::quiet_NaN();
+      else
+        return fail(path, "expected a number or \"inf\", \"-inf\", \"nan\", got \"" +
+                              std::string(s) + "\"");
       return true;
     }
-    default: return fail(path, "expected a number, got " + std::string(type_name(e)));
+    default:
+      return fail(path, "expected a number, got " + std::string(type_name(e)));
   }
 }
 
@@ -137,8 +163,8 @@ bool JsonReader::check_schema(dom::object root, std::string_view expected) {
   std::string_view s;
   if (!get_string(tag, root_path.field("schema"), s)) return false;
   if (s != expected)
-    return fail(root_path.field("schema"),
-                "wrong schema \"" + std::string(s) + "\", expected \"" + std::string(expected) + "\"");
+    return fail(root_path.field("schema"), "wrong schema \"" + std::string(s) + "\", expected \"" +
+                                               std::string(expected) + "\"");
   return true;
 }
 
