@@ -1,6 +1,7 @@
 // fxgraph-json/1 graph reader: simdjson DOM into a GraphModule, first error with its JSON path.
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "remat/io/detail/json_reading.h"
 #include "remat/io/graph_json.h"
@@ -50,6 +51,10 @@ class GraphReader {
   bool read_node(object obj, const JsonPath& path, Scope& scope);
   bool check_users(const JsonPath& nodes_path, Scope& scope);
   bool read_argument(element e, const JsonPath& path, const Scope& scope, Argument& out);
+  /// null, booleans, integers and strings, which stand for themselves in every context;
+  /// nullopt for other JSON types.
+  std::optional<bool> read_scalar(element e, const JsonPath& path, Argument& out);
+  /// Untagged JSON (meta["custom"]): numbers with a fraction are floats, arrays lists.
   bool read_plain(element e, const JsonPath& path, Argument& out);
   bool read_meta(object obj, const JsonPath& path, Meta& meta);
   bool read_value_meta(element e, const JsonPath& path, Meta& meta, ValueKey key);
@@ -199,7 +204,7 @@ bool GraphReader::read_value_meta(element e, const JsonPath& path, Meta& meta, V
   return true;
 }
 
-bool GraphReader::read_plain(element e, const JsonPath& path, Argument& out) {
+std::optional<bool> GraphReader::read_scalar(element e, const JsonPath& path, Argument& out) {
   switch (e.type()) {
     case element_type::NULL_VALUE:
       out = Argument::none();
@@ -211,36 +216,40 @@ bool GraphReader::read_plain(element e, const JsonPath& path, Argument& out) {
       out = Argument::integer(int64_t(e));
       return true;
     case element_type::UINT64:
-      return r_.fail(path, "integer " + JsonReader::raw(e) + " is too large");
-    case element_type::DOUBLE:
-      out = Argument::floating(double(e));
-      return true;
+      return r_.fail(path, "integer " + JsonReader::raw(e) + " is too large (at most 2^63-1)");
     case element_type::STRING:
       out = Argument::string(std::string_view(e));
       return true;
-    case element_type::ARRAY: {
-      std::vector<Argument> items;
-      size_t i = 0;
-      for (element item : array(e)) {
-        Argument a;
-        if (!read_plain(item, path.at(i++), a)) return false;
-        items.push_back(std::move(a));
-      }
-      out = Argument::list(std::move(items));
-      return true;
-    }
-    case element_type::OBJECT: {
-      std::vector<DictEntry> entries;
-      for (auto [key, value] : object(e)) {
-        Argument a;
-        if (!read_plain(value, path.field(key), a)) return false;
-        entries.push_back({std::string(key), std::move(a)});
-      }
-      out = Argument::dict(std::move(entries));
-      return true;
-    }
+    default:
+      return std::nullopt;
   }
-  return false;
+}
+
+bool GraphReader::read_plain(element e, const JsonPath& path, Argument& out) {
+  if (std::optional<bool> scalar = read_scalar(e, path, out)) return *scalar;
+  if (e.type() == element_type::DOUBLE) {
+    out = Argument::floating(double(e));
+    return true;
+  }
+  if (e.type() == element_type::ARRAY) {
+    std::vector<Argument> items;
+    size_t i = 0;
+    for (element item : array(e)) {
+      Argument a;
+      if (!read_plain(item, path.at(i++), a)) return false;
+      items.push_back(std::move(a));
+    }
+    out = Argument::list(std::move(items));
+    return true;
+  }
+  std::vector<DictEntry> entries;
+  for (auto [key, value] : object(e)) {
+    Argument a;
+    if (!read_plain(value, path.field(key), a)) return false;
+    entries.push_back({std::string(key), std::move(a)});
+  }
+  out = Argument::dict(std::move(entries));
+  return true;
 }
 
 bool GraphReader::read_meta(object obj, const JsonPath& path, Meta& meta) {
@@ -322,29 +331,12 @@ bool GraphReader::read_meta(object obj, const JsonPath& path, Meta& meta) {
 
 bool GraphReader::read_argument(element e, const JsonPath& path, const Scope& scope,
                                 Argument& out) {
-  switch (e.type()) {
-    case element_type::NULL_VALUE:
-      out = Argument::none();
-      return true;
-    case element_type::BOOL:
-      out = Argument::boolean(bool(e));
-      return true;
-    case element_type::INT64:
-      out = Argument::integer(int64_t(e));
-      return true;
-    case element_type::UINT64:
-      return r_.fail(path, "integer " + JsonReader::raw(e) + " is too large (at most 2^63-1)");
-    case element_type::STRING:
-      out = Argument::string(std::string_view(e));
-      return true;
-    case element_type::DOUBLE:
-      return r_.fail(path, "untagged float " + JsonReader::raw(e) +
-                               "; floats are written {\"float\": " + JsonReader::raw(e) + "}");
-    case element_type::ARRAY:
-      return r_.fail(path, "untagged array; write {\"list\": [...]} or {\"tuple\": [...]}");
-    case element_type::OBJECT:
-      break;
-  }
+  if (std::optional<bool> scalar = read_scalar(e, path, out)) return *scalar;
+  if (e.type() == element_type::DOUBLE)
+    return r_.fail(path, "untagged float " + JsonReader::raw(e) +
+                             "; floats are written {\"float\": " + JsonReader::raw(e) + "}");
+  if (e.type() == element_type::ARRAY)
+    return r_.fail(path, "untagged array; write {\"list\": [...]} or {\"tuple\": [...]}");
   object obj(e);
   auto it = obj.begin();
   if (it == obj.end()) return r_.fail(path, "empty object is not a value; expected a tagged value");

@@ -17,6 +17,9 @@ class GraphWriter {
   void key(std::string_view k, int indent, bool& first);
   void write_argument(const Argument& a);
   void write_plain(const Argument& a);
+  /// `{"k": v, ...}` with each value written by `write_value`.
+  void write_entries(std::span<const DictEntry> entries,
+                     void (GraphWriter::*write_value)(const Argument&));
   void write_dims(std::span<const SymInt> dims);
   void write_tensor_meta(const TensorMeta& t);
   void write_meta(const Meta& m);
@@ -111,19 +114,11 @@ void GraphWriter::write_argument(const Argument& a) {
     case ArgKind::Slice:
       sequence("slice", a.elements());
       break;
-    case ArgKind::Dict: {
-      out_ += "{\"dict\": {";
-      bool first = true;
-      for (const DictEntry& e : a.dict_entries()) {
-        if (!first) out_ += ", ";
-        first = false;
-        json::append_string(out_, e.key);
-        out_ += ": ";
-        write_argument(e.value);
-      }
-      out_ += "}}";
+    case ArgKind::Dict:
+      out_ += "{\"dict\": ";
+      write_entries(a.dict_entries(), &GraphWriter::write_argument);
+      out_ += "}";
       break;
-    }
     case ArgKind::DType:
       tagged_text("dtype", dtype_name(a.as_dtype()));
       break;
@@ -200,23 +195,25 @@ void GraphWriter::write_plain(const Argument& a) {
       out_ += ']';
       break;
     }
-    case ArgKind::Dict: {
-      out_ += '{';
-      bool first = true;
-      for (const DictEntry& e : a.dict_entries()) {
-        if (!first) out_ += ", ";
-        first = false;
-        json::append_string(out_, e.key);
-        out_ += ": ";
-        write_plain(e.value);
-      }
-      out_ += '}';
+    case ArgKind::Dict:
+      write_entries(a.dict_entries(), &GraphWriter::write_plain);
       break;
-    }
     default:
       write_argument(a);
       break;  // tagged kinds keep their tags
   }
+}
+
+void GraphWriter::write_entries(std::span<const DictEntry> entries,
+                                void (GraphWriter::*write_value)(const Argument&)) {
+  out_ += '{';
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i) out_ += ", ";
+    json::append_string(out_, entries[i].key);
+    out_ += ": ";
+    (this->*write_value)(entries[i].value);
+  }
+  out_ += '}';
 }
 
 void GraphWriter::write_dims(std::span<const SymInt> dims) {

@@ -131,141 +131,78 @@ Argument& Argument::operator=(Argument&& other) noexcept {
 
 Argument Argument::node(Node* n) {
   REMAT_ASSERT(n != nullptr) << "null node reference";
-  Argument a;
-  a.kind_ = ArgKind::Node;
-  a.payload_.node = n;
-  return a;
+  return Argument(ArgKind::Node, Payload{.node = n});
 }
 
-Argument Argument::integer(int64_t v) {
-  Argument a;
-  a.kind_ = ArgKind::Int;
-  a.payload_.i = v;
-  return a;
-}
-
-Argument Argument::floating(double v) {
-  Argument a;
-  a.kind_ = ArgKind::Float;
-  a.payload_.f = v;
-  return a;
-}
-
-Argument Argument::boolean(bool v) {
-  Argument a;
-  a.kind_ = ArgKind::Bool;
-  a.payload_.b = v;
-  return a;
-}
+Argument Argument::integer(int64_t v) { return Argument(ArgKind::Int, Payload{.i = v}); }
+Argument Argument::floating(double v) { return Argument(ArgKind::Float, Payload{.f = v}); }
+Argument Argument::boolean(bool v) { return Argument(ArgKind::Bool, Payload{.b = v}); }
 
 Argument Argument::string(std::string_view s) {
-  Argument a;
-  a.kind_ = ArgKind::String;
-  a.payload_.text = intern(s);
-  return a;
+  return Argument(ArgKind::String, Payload{.text = intern(s)});
 }
 
 Argument Argument::list(std::vector<Argument> elements) {
-  Argument a;
-  a.kind_ = ArgKind::List;
-  a.payload_.heap = new Elements(std::move(elements));
-  return a;
+  return Argument(ArgKind::List, Payload{.heap = new Elements(std::move(elements))});
 }
 
 Argument Argument::tuple(std::vector<Argument> elements) {
-  Argument a;
-  a.kind_ = ArgKind::Tuple;
-  a.payload_.heap = new Elements(std::move(elements));
-  return a;
+  return Argument(ArgKind::Tuple, Payload{.heap = new Elements(std::move(elements))});
 }
 
 Argument Argument::dict(std::vector<DictEntry> entries) {
-  Argument a;
-  a.kind_ = ArgKind::Dict;
-  a.payload_.heap = new Entries(std::move(entries));
-  return a;
+  return Argument(ArgKind::Dict, Payload{.heap = new Entries(std::move(entries))});
 }
 
 Argument Argument::slice(Argument start, Argument stop, Argument step) {
-  Argument a;
-  a.kind_ = ArgKind::Slice;
   auto* parts = new Elements();
   parts->reserve(3);
   parts->push_back(std::move(start));
   parts->push_back(std::move(stop));
   parts->push_back(std::move(step));
-  a.payload_.heap = parts;
-  return a;
+  return Argument(ArgKind::Slice, Payload{.heap = parts});
 }
 
 Argument Argument::dtype(DType d) {
-  Argument a;
-  a.kind_ = ArgKind::DType;
-  a.payload_.small = static_cast<uint8_t>(d);
-  return a;
+  return Argument(ArgKind::DType, Payload{.small = static_cast<uint8_t>(d)});
 }
 
 Argument Argument::device(std::string_view d) {
-  Argument a;
-  a.kind_ = ArgKind::Device;
-  a.payload_.text = intern(d);
-  return a;
+  return Argument(ArgKind::Device, Payload{.text = intern(d)});
 }
 
 Argument Argument::layout(Layout l) {
-  Argument a;
-  a.kind_ = ArgKind::Layout;
-  a.payload_.small = static_cast<uint8_t>(l);
-  return a;
+  return Argument(ArgKind::Layout, Payload{.small = static_cast<uint8_t>(l)});
 }
 
 Argument Argument::memory_format(MemoryFormat m) {
-  Argument a;
-  a.kind_ = ArgKind::MemoryFormat;
-  a.payload_.small = static_cast<uint8_t>(m);
-  return a;
+  return Argument(ArgKind::MemoryFormat, Payload{.small = static_cast<uint8_t>(m)});
 }
 
 Argument Argument::op(std::string_view target) {
-  Argument a;
-  a.kind_ = ArgKind::Op;
-  a.payload_.text = intern(target);
-  return a;
+  return Argument(ArgKind::Op, Payload{.text = intern(target)});
 }
 
 Argument Argument::complex(double re, double im) {
-  Argument a;
-  a.kind_ = ArgKind::Complex;
-  a.payload_.heap = new ComplexParts(re, im);
-  return a;
+  return Argument(ArgKind::Complex, Payload{.heap = new ComplexParts(re, im)});
 }
 
 Argument Argument::enum_member(std::string_view qualified_name) {
-  Argument a;
-  a.kind_ = ArgKind::Enum;
-  a.payload_.text = intern(qualified_name);
-  return a;
+  return Argument(ArgKind::Enum, Payload{.text = intern(qualified_name)});
 }
 
 Argument Argument::tensor_constant(DType dtype, std::vector<SymInt> shape) {
-  Argument a;
-  a.kind_ = ArgKind::TensorConstant;
-  a.payload_.heap = new TensorConstantData{dtype, std::move(shape)};
-  return a;
+  return Argument(ArgKind::TensorConstant,
+                  Payload{.heap = new TensorConstantData{dtype, std::move(shape)}});
 }
 
 Argument Argument::sym(std::string_view expression) {
-  Argument a;
-  a.kind_ = ArgKind::SymInt;
-  a.payload_.text = intern(expression);
-  return a;
+  return Argument(ArgKind::SymInt, Payload{.text = intern(expression)});
 }
 
 Argument Argument::repr(std::string_view text, std::string_view type_name) {
-  Argument a;
-  a.kind_ = ArgKind::Repr;
-  a.payload_.heap = new ReprData{std::string(text), std::string(type_name)};
-  return a;
+  return Argument(ArgKind::Repr,
+                  Payload{.heap = new ReprData{std::string(text), std::string(type_name)}});
 }
 
 Node* Argument::as_node() const {

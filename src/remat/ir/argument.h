@@ -124,6 +124,8 @@ class Argument {
     void* heap;               // List, Tuple, Dict, Slice, Complex, TensorConstant, Repr
   } payload_;
   ArgKind kind_ = ArgKind::None;
+
+  Argument(ArgKind kind, Payload payload) : payload_(payload), kind_(kind) {}
 };
 
 struct DictEntry {

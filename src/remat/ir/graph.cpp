@@ -51,12 +51,7 @@ Node* Graph::create_node(OpKind op, std::string_view target, std::vector<Argumen
     candidate = name_candidate_for_target(target, op == OpKind::CallFunction);
   }
   auto* n = new Node(this, op, InternedString(target), create_name(candidate));
-  link_before(n, insert_before_);
-  by_name_.insert(n);
-  n->args_ = std::move(args);
-  if (!kwargs.empty()) n->kwargs_.ensure() = std::move(kwargs);
-  n->link_inputs();
-  return n;
+  return link_new(n, std::move(args), std::move(kwargs));
 }
 
 Node* Graph::create_node_exact(OpKind op, InternedString target, std::string_view name,
@@ -64,6 +59,10 @@ Node* Graph::create_node_exact(OpKind op, InternedString target, std::string_vie
   if (name_taken(name)) return nullptr;
   name_counter_.note(name);
   auto* n = new Node(this, op, target, std::string(name));
+  return link_new(n, std::move(args), std::move(kwargs));
+}
+
+Node* Graph::link_new(Node* n, std::vector<Argument> args, std::vector<Kwarg> kwargs) {
   link_before(n, insert_before_);
   by_name_.insert(n);
   n->args_ = std::move(args);

@@ -118,6 +118,7 @@ class Graph {
   [[nodiscard]] uint64_t position_of(const Node* n) const;
 
  private:
+  Node* link_new(Node* n, std::vector<Argument> args, std::vector<Kwarg> kwargs);
   void link_before(Node* n, Node* position);
   void unlink(Node* n);
   void renumber() const;
