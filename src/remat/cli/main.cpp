@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   int exit_code = remat::cli::kExitOk;
   remat::cli::add_info_command(app, exit_code);
   remat::cli::add_convert_command(app, exit_code);
+  remat::cli::add_print_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

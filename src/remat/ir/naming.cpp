@@ -1,5 +1,7 @@
 #include "remat/ir/naming.h"
 
+#include "remat/ir/target.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -259,22 +261,9 @@ bool is_reserved_python_name(std::string_view name) {
 }
 
 std::string name_candidate_for_target(std::string_view target, bool callable) {
-  std::string_view op = target;
-  if (callable) {
-    // `ns.op.overload` (aten, prims, custom op libraries) is named after the op, as make_fx
-    // does; a Python callable `module.qualname` after its last component (its __name__).
-    size_t first_dot = target.find('.');
-    size_t last_dot = target.rfind('.');
-    std::string_view ns = target.substr(0, first_dot);
-    bool python_module = ns == "torch" || ns == "math" || ns == "operator" || ns == "_operator" ||
-                         ns == "builtins" || ns == "functools";
-    size_t dots = static_cast<size_t>(std::count(target.begin(), target.end(), '.'));
-    if (dots == 2 && !python_module) {
-      op = target.substr(first_dot + 1, last_dot - first_dot - 1);
-    } else if (last_dot != std::string_view::npos) {
-      op = target.substr(last_dot + 1);
-    }
-  }
+  // make_fx names ATen nodes after the op (`add`, not `add_tensor`); a Python callable after
+  // its __name__.
+  std::string_view op = callable ? callable_short_name(target) : target;
   if (op.size() > 4 && op.starts_with("__") && op.ends_with("__")) op = op.substr(2, op.size() - 4);
   std::string out;
   bool prev_lower = false;
@@ -288,7 +277,8 @@ std::string name_candidate_for_target(std::string_view target, bool callable) {
 }
 
 std::string NameCounter::create(std::string_view requested,
-                                absl::FunctionRef<bool(std::string_view)> taken) {
+                                absl::FunctionRef<bool(std::string_view)> taken,
+                                bool is_that_builtin) {
   std::string candidate(requested);
   std::string_view base_view, digits;
   if (!split_name(candidate, base_view, digits)) {
@@ -300,7 +290,7 @@ std::string NameCounter::create(std::string_view requested,
   if (digits.empty() || taken(candidate)) {
     auto it = base_count_.find(candidate);
     num = it == base_count_.end() ? 0 : it->second;
-    if (is_reserved_python_name(candidate)) {
+    if (is_reserved_python_name(candidate) && !is_that_builtin) {
       ++num;
       candidate = base + "_" + std::to_string(num);
     }
@@ -326,8 +316,9 @@ void NameCounter::note(std::string_view name) {
   }
 }
 
-std::string Namespace::create_name(std::string_view candidate) {
-  std::string name = counter_.create(candidate, [this](std::string_view n) { return contains(n); });
+std::string Namespace::create_name(std::string_view candidate, bool is_that_builtin) {
+  std::string name = counter_.create(
+      candidate, [this](std::string_view n) { return contains(n); }, is_that_builtin);
   used_.insert(name);
   return name;
 }

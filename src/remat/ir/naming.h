@@ -27,7 +27,10 @@ class NameCounter {
  public:
   /// A name derived from `candidate` by `_Namespace.create_name` (fx-readable §2.4) that
   /// `taken` rejects; the caller records it as taken.
-  std::string create(std::string_view candidate, absl::FunctionRef<bool(std::string_view)> taken);
+  /// `is_that_builtin`: the name is for the Python builtin of that name itself (the `getattr`
+  /// function), which may use it.
+  std::string create(std::string_view candidate, absl::FunctionRef<bool(std::string_view)> taken,
+                     bool is_that_builtin = false);
   /// Updates the counts as create_name would for a name torch.fx produced itself.
   void note(std::string_view name);
 
@@ -38,8 +41,8 @@ class NameCounter {
 /// A set of unique names by torch.fx's rules. Names, once handed out, stay taken.
 class Namespace {
  public:
-  /// A unique name derived from `candidate`.
-  std::string create_name(std::string_view candidate);
+  /// A unique name derived from `candidate` (see NameCounter::create).
+  std::string create_name(std::string_view candidate, bool is_that_builtin = false);
   /// Records `name` as taken exactly as given; false if it already was.
   bool reserve(std::string_view name);
   [[nodiscard]] bool contains(std::string_view name) const { return used_.contains(name); }

@@ -1,0 +1,350 @@
+#include "remat/print/meta_text.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "remat/print/python_repr.h"
+#include "remat/support/float_repr.h"
+
+namespace remat {
+namespace {
+
+std::string color(bool on, std::string_view code, const std::string& s) {
+  return on ? std::string(code) + s + "\033[0m" : s;
+}
+
+std::string dims_text(std::span<const SymInt> dims) {
+  std::string out = "[";
+  for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + dims[i].to_string();
+  return out + "]";
+}
+
+std::string abbr(DType d) {
+  std::string_view a = dtype_abbr(d);
+  if (!a.empty()) return std::string(a);
+  std::string_view name = dtype_name(d);
+  return std::string(name.starts_with("torch.") ? name.substr(6) : name);
+}
+
+/// Python repr() of a plain value (meta["custom"] and friends).
+std::string value_repr(const Argument& a) {
+  switch (a.kind()) {
+    case ArgKind::None: return "None";
+    case ArgKind::Bool: return a.as_bool() ? "True" : "False";
+    case ArgKind::Int: return std::to_string(a.as_int());
+    case ArgKind::Float: return python_float_repr(a.as_float());
+    case ArgKind::String: return python_str_repr(a.as_text());
+    case ArgKind::List:
+    case ArgKind::Tuple: {
+      bool list = a.is(ArgKind::List);
+      std::string out = list ? "[" : "(";
+      auto items = a.elements();
+      for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + value_repr(items[i]);
+      return out + (list ? "]" : items.size() == 1 ? ",)" : ")");
+    }
+    case ArgKind::Dict: {
+      std::string out = "{";
+      bool first = true;
+      for (const DictEntry& e : a.dict_entries()) {
+        out += (first ? "" : ", ") + python_str_repr(e.key) + ": " + value_repr(e.value);
+        first = false;
+      }
+      return out + "}";
+    }
+    case ArgKind::SymInt:
+    case ArgKind::Op:
+    case ArgKind::Enum:
+    case ArgKind::Device: return std::string(a.as_text());
+    default: return std::string(arg_kind_name(a.kind()));
+  }
+}
+
+/// Python str(): strings as they are, everything else as repr().
+std::string value_str(const Argument& a) {
+  return a.is(ArgKind::String) ? std::string(a.as_text()) : value_repr(a);
+}
+
+size_t utf8_length(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+std::string utf8_prefix(std::string_view s, size_t code_points) {
+  size_t i = 0, n = 0;
+  while (i < s.size()) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+      if (n == code_points) break;
+      ++n;
+    }
+    ++i;
+  }
+  return std::string(s.substr(0, i));
+}
+
+/// ` Annotation: {...}` with current torch.fx's 40-character truncation of long values.
+std::string annotation_text(const Argument& custom, bool truncate) {
+  if (!custom.is(ArgKind::Dict) || custom.dict_entries().empty()) return "";
+  std::string out = " Annotation: {";
+  bool first = true;
+  for (const DictEntry& e : custom.dict_entries()) {
+    std::string text = value_str(e.value);
+    std::string v = truncate && utf8_length(text) > 40
+                        ? python_str_repr(utf8_prefix(text, 40) + "...")
+                        : value_repr(e.value);
+    out += (first ? "" : ", ") + python_str_repr(e.key) + ": " + v;
+    first = false;
+  }
+  return out + "}";
+}
+
+/// The innermost user frame of a Python traceback: `File: f.py:9 in fn, code: x = y` (§4.1).
+std::optional<std::string> stack_frame_text(std::string_view trace) {
+  std::vector<std::string_view> lines;
+  auto strip = [](std::string_view s) {
+    size_t b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos) return std::string_view();
+    size_t e = s.find_last_not_of(" \t\r\n");
+    return s.substr(b, e - b + 1);
+  };
+  std::string_view t = strip(trace);
+  size_t start = 0;
+  while (start <= t.size()) {
+    size_t nl = t.find('\n', start);
+    lines.push_back(t.substr(start, nl == std::string_view::npos ? nl : nl - start));
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  for (size_t i = lines.size() >= 2 ? lines.size() - 1 : 0; i-- > 0;) {
+    std::string_view l = strip(lines[i]);
+    // ^File "(.+)", line (\d+), in (.+)$
+    if (!l.starts_with("File \"")) continue;
+    size_t q = l.find("\", line ", 6);
+    if (q == std::string_view::npos || q == 6) continue;
+    size_t num_start = q + 8;
+    size_t comma = l.find(", in ", num_start);
+    if (comma == std::string_view::npos || comma == num_start || comma + 5 >= l.size()) continue;
+    std::string_view num = l.substr(num_start, comma - num_start);
+    bool digits = true;
+    for (char c : num) digits = digits && std::isdigit(static_cast<unsigned char>(c));
+    if (!digits) continue;
+    std::string_view file = l.substr(6, q - 6), fn = l.substr(comma + 5);
+    std::string_view code = strip(lines[i + 1]);
+    return "File: " + std::string(file) + ":" + std::string(num) + " in " + std::string(fn) +
+           ", code: " + std::string(code);
+  }
+  return std::nullopt;
+}
+
+/// str(meta[key]) for the keys remat types; unknown keys from their JSON text.
+std::optional<std::string> meta_value_str(const Node& n, const std::string& key) {
+  const Meta& m = n.meta;
+  if (key == "seq_nr" && m.seq_nr()) return std::to_string(*m.seq_nr());
+  if (key == "ac_graph_id" && m.ac_graph_id()) return std::to_string(*m.ac_graph_id());
+  if (key == "recompute" && m.recompute)
+    return "CheckpointPolicy." + std::string(policy_name(*m.recompute));
+  if (key == "partitioner_tag" && m.partitioner_tag)
+    return std::string(partitioner_tag_name(*m.partitioner_tag));
+  if (key == "stack_trace" && !m.stack_trace.is_null()) return m.stack_trace.str();
+  if (key == "desc" && !m.desc().is_none()) return value_str(m.desc());
+  if (key == "custom" && !m.custom().is_none()) return value_repr(m.custom());
+  for (const RawJsonField& f : m.extras()) {
+    if (f.key != key) continue;
+    // Approximate str() of a JSON value: strings unquoted, literals in Python spelling.
+    std::string j = f.json;
+    if (j.size() >= 2 && j.front() == '"' && j.back() == '"') return j.substr(1, j.size() - 2);
+    if (j == "true") return "True";
+    if (j == "false") return "False";
+    if (j == "null") return "None";
+    return j;
+  }
+  return std::nullopt;
+}
+
+std::string tensor_str(const TensorMeta& t, ValueKey key) {
+  std::string sizes;
+  for (SymInt d : t.sizes()) sizes += (sizes.empty() ? "" : ", ") + d.to_string();
+  if (key == ValueKey::TensorMeta) {
+    std::string strides;
+    if (auto s = t.strides())
+      for (SymInt d : *s) strides += (strides.empty() ? "" : ", ") + d.to_string();
+    if (t.rank() == 1) strides += ",";
+    auto flag = [](std::optional<bool> b) { return b.value_or(false) ? "True" : "False"; };
+    std::string_view mf = memory_format_name(t.memory_format);
+    return "TensorMetadata(shape=torch.Size([" + sizes + "]), dtype=" +
+           std::string(dtype_name(t.dtype)) + ", requires_grad=" + flag(t.requires_grad) +
+           ", stride=(" + strides + "), memory_format=" + std::string(mf.empty() ? "None" : mf) +
+           ", is_quantized=" + flag(t.is_quantized) + ", qparams={})";
+  }
+  if (t.rank() == 1) sizes += ",";
+  std::string out = "FakeTensor(..., device='" + t.device.str() + "', size=(" + sizes + ")";
+  if (t.dtype != DType::Float32) out += ", dtype=" + std::string(dtype_name(t.dtype));
+  return out + ")";
+}
+
+}  // namespace
+
+std::optional<std::string> tag_text(const Meta& meta) {
+  std::optional<int64_t> id = meta.ac_graph_id();
+  if (meta.recompute && id)
+    return "ac_graph_id: " + std::to_string(*id) + " - " + std::string(policy_name(*meta.recompute));
+  if (meta.recompute) return "recompute: " + std::string(policy_name(*meta.recompute));
+  if (id) return "ac_graph_id: " + std::to_string(*id);
+  return std::nullopt;
+}
+
+std::string MetaText::annotation(const Meta& meta) const {
+  switch (meta.value_kind()) {
+    case ValueKind::Tensor: {
+      const TensorMeta& t = *meta.tensor();
+      std::string shape = dims_text(t.sizes());
+      if (meta.value_key() == ValueKey::TensorMeta)  // ShapeProp's TensorMetadata: no extras
+        return ": \"" + abbr(t.dtype) + shape + "\"";
+      std::string stride, device;
+      if (o_.include_stride)
+        if (auto s = t.strides()) stride = dims_text(*s);
+      if (o_.include_device) device = t.device.str();
+      bool c = o_.colored;
+      return ": \"" + color(c, "\033[31m", abbr(t.dtype)) + color(c, "\033[34m", shape) +
+             color(c, "\033[2m\033[34m", stride) + color(c, "\033[2m\033[32m", device) + "\"";
+    }
+    case ValueKind::SymInt: {
+      SymInt s = *meta.sym_value();
+      if (!s.is_symbolic()) return "";  // a plain int value gets no annotation
+      return ": \"Sym(" + std::string(s.expression()) + ")\"";
+    }
+    default: return "";
+  }
+}
+
+std::string MetaText::summary(const Node& node) const {
+  const Meta& m = node.meta;
+  std::string prefix;
+  for (const std::string& key : o_.additional_meta) {
+    if (std::optional<std::string> v = meta_value_str(node, key))
+      prefix += (prefix.empty() ? "" : ", ") + key + ": " + *v;
+  }
+  if (!prefix.empty()) prefix = "# " + prefix + " ";
+  std::string tag;
+  if (o_.tag_style != TagStyle::Seed) {
+    if (std::optional<std::string> t = tag_text(m))
+      tag = (o_.tag_style == TagStyle::Inline2025 ? " # " : " ") + *t;
+  }
+  std::string ann = annotation_text(m.custom(), o_.tag_style != TagStyle::Inline2025);
+  std::optional<std::string> frame;
+  if (!m.stack_trace.is_null()) frame = stack_frame_text(m.stack_trace.view());
+  return prefix + "#" + ann + tag + " " +
+         frame.value_or("No stacktrace found for following nodes");
+}
+
+std::optional<std::string> MetaText::seed_tag_line(const Meta& meta) const {
+  std::optional<std::string> t = tag_text(meta);
+  if (!t) return std::nullopt;
+  return "# " + *t;
+}
+
+bool MetaText::empty(const Meta& m) const {
+  return m.value_kind() == ValueKind::None && m.stack_trace.is_null() && !m.recompute &&
+         !m.ac_graph_id() && !m.partitioner_tag && !m.seq_nr() && m.desc().is_none() &&
+         m.custom().is_none() && m.extras().empty();
+}
+
+std::vector<std::string> MetaText::full_meta_lines(const Node& node) const {
+  const Meta& m = node.meta;
+  std::vector<std::string> keys = m.source_keys();
+  auto add = [&](const std::string& k) {
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  };
+  for (const char* k : {"stack_trace", "recompute", "ac_graph_id", "partitioner_tag", "seq_nr",
+                        "desc", "custom"})
+    add(k);
+  for (const RawJsonField& f : m.extras()) add(f.key);
+  if (m.value_kind() != ValueKind::None) add(m.value_key() == ValueKey::Val ? "val" : "tensor_meta");
+
+  std::vector<std::string> lines;
+  for (const std::string& key : keys) {
+    std::optional<std::string> v;
+    if ((key == "val" && m.value_key() == ValueKey::Val) ||
+        (key == "tensor_meta" && m.value_key() == ValueKey::TensorMeta)) {
+      if (const TensorMeta* t = m.tensor()) v = tensor_str(*t, m.value_key());
+      else if (auto s = m.sym_value()) v = s->to_string();
+      else if (const auto* tuple = m.tensor_tuple()) {
+        std::string items;
+        for (const auto& element : *tuple)
+          items += (items.empty() ? "" : ", ") +
+                   (element ? tensor_str(*element, m.value_key()) : "None");
+        v = "(" + items + (tuple->size() == 1 ? ",)" : ")");
+      }
+    } else {
+      v = meta_value_str(node, key);
+    }
+    if (!v) continue;
+    std::string text = key + ": " + pformat_str(*v);
+    size_t start = 0;
+    while (true) {
+      size_t nl = text.find('\n', start);
+      lines.push_back(text.substr(start, nl == std::string::npos ? nl : nl - start));
+      if (nl == std::string::npos) break;
+      start = nl + 1;
+    }
+  }
+  return lines;
+}
+
+std::string pformat_str(const std::string& s) {
+  // pprint's _pprint_str at top level: width 80, indent 1 inside the parentheses it adds,
+  // one column kept free after the last chunk.
+  constexpr size_t kWidth = 80;
+  std::string whole = python_str_repr(s);
+  if (whole.size() <= kWidth || s.empty()) return whole;
+  const size_t indent = 1, allowance = 1, max_width = kWidth - indent;
+  std::vector<std::string> lines;  // splitlines(keepends=True)
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t nl = s.find('\n', start);
+    size_t end = nl == std::string::npos ? s.size() : nl + 1;
+    lines.push_back(s.substr(start, end - start));
+    start = end;
+  }
+  std::vector<std::string> chunks;
+  std::string last_rep;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    std::string rep = python_str_repr(line);
+    last_rep = rep;
+    size_t max_width1 = max_width - (i + 1 == lines.size() ? allowance : 0);
+    if (rep.size() <= max_width1) {
+      chunks.push_back(rep);
+      continue;
+    }
+    // Words with their trailing whitespace: re.findall(r'\S*\s*', line) minus the final "".
+    std::vector<std::string> parts;
+    size_t p = 0;
+    while (p < line.size()) {
+      size_t q = p;
+      while (q < line.size() && !std::isspace(static_cast<unsigned char>(line[q]))) ++q;
+      while (q < line.size() && std::isspace(static_cast<unsigned char>(line[q]))) ++q;
+      parts.push_back(line.substr(p, q - p));
+      p = q;
+    }
+    std::string current;
+    for (size_t j = 0; j < parts.size(); ++j) {
+      size_t max_width2 =
+          max_width - (j + 1 == parts.size() && i + 1 == lines.size() ? allowance : 0);
+      std::string candidate = current + parts[j];
+      if (python_str_repr(candidate).size() > max_width2) {
+        if (!current.empty()) chunks.push_back(python_str_repr(current));
+        current = parts[j];
+      } else {
+        current = candidate;
+      }
+    }
+    if (!current.empty()) chunks.push_back(python_str_repr(current));
+  }
+  if (chunks.size() == 1) return last_rep;
+  std::string out = "(";
+  for (size_t i = 0; i < chunks.size(); ++i) out += (i ? "\n" + std::string(indent, ' ') : "") + chunks[i];
+  return out + ")";
+}
+
+}  // namespace remat

@@ -1,0 +1,40 @@
+// The parts of printed code that come from node.meta: annotations, the stack-trace comment,
+// recompute-tag lines and the FX_GRAPH_SHOW_META block.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "remat/ir/node.h"
+#include "remat/print/print_options.h"
+
+namespace remat {
+
+class MetaText {
+ public:
+  explicit MetaText(const PrintOptions& options) : o_(options) {}
+
+  /// The verbose annotation (§3): `: "f32[4, 4][4, 1]cuda:0"`, `: "Sym(s0)"`, or "".
+  [[nodiscard]] std::string annotation(const Meta& meta) const;
+  /// The stack-trace comment line `<M>#<ANN><TAG> <ST>` (§4.1), without colors.
+  [[nodiscard]] std::string summary(const Node& node) const;
+  /// The seed's standalone tag line (§8.2), or nullopt when the node has no tags.
+  [[nodiscard]] std::optional<std::string> seed_tag_line(const Meta& meta) const;
+  /// True when the meta dict would be empty in Python.
+  [[nodiscard]] bool empty(const Meta& meta) const;
+  /// The `key: pformat(str(value))` lines of the FX_GRAPH_SHOW_META block (§4.5).
+  [[nodiscard]] std::vector<std::string> full_meta_lines(const Node& node) const;
+
+ private:
+  const PrintOptions& o_;
+};
+
+/// `# ac_graph_id: 2 - PREFER_RECOMPUTE` style text of the tags, without the leading `# `:
+/// `ac_graph_id: 2 - PREFER_RECOMPUTE`, `recompute: MUST_SAVE`, `ac_graph_id: 2`.
+std::optional<std::string> tag_text(const Meta& meta);
+
+/// Python's `pprint.pformat(s, width=80, compact=True)` of a string.
+std::string pformat_str(const std::string& s);
+
+}  // namespace remat
