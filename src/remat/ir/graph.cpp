@@ -50,7 +50,7 @@ Node* Graph::create_node(OpKind op, std::string_view target, std::vector<Argumen
   } else {
     candidate = name_candidate_for_target(target, op == OpKind::CallFunction);
   }
-  auto* n = new Node(this, op, InternedString(target), create_name(candidate));
+  auto* n = new Node(this, op, InternedString(target), allocate_name(candidate));
   return link_new(n, std::move(args), std::move(kwargs));
 }
 
@@ -163,12 +163,18 @@ void Graph::erase(Node* n) {
   delete n;
 }
 
-std::string Graph::create_name(std::string_view candidate) {
+std::string Graph::allocate_name(std::string_view candidate) {
   return name_counter_.create(candidate, [this](std::string_view n) { return name_taken(n); });
 }
 
+std::string Graph::create_name(std::string_view candidate) {
+  std::string name = allocate_name(candidate);
+  retired_names_.insert(name);
+  return name;
+}
+
 const std::string& Graph::rename(Node* n, std::string_view candidate) {
-  std::string unique = create_name(candidate);
+  std::string unique = allocate_name(candidate);
   by_name_.erase(n);
   retired_names_.insert(n->name_);
   n->name_ = std::move(unique);

@@ -106,7 +106,8 @@ class Graph {
   void erase(Node* n);
   /// Gives `n` a new unique name derived from `candidate`; returns it.
   const std::string& rename(Node* n, std::string_view candidate);
-  /// A fresh unique name derived from `candidate`, by torch.fx's rules.
+  /// A fresh unique name derived from `candidate`, by torch.fx's rules, reserved from now on
+  /// (for values outside the graph that must not clash with node names).
   std::string create_name(std::string_view candidate);
   /// True when `name` belongs to a node of this graph or did once (torch.fx never frees names).
   [[nodiscard]] bool name_taken(std::string_view name) const {
@@ -118,6 +119,7 @@ class Graph {
   [[nodiscard]] uint64_t position_of(const Node* n) const;
 
  private:
+  std::string allocate_name(std::string_view candidate);  // unreserved: a node takes it at once
   Node* link_new(Node* n, std::vector<Argument> args, std::vector<Kwarg> kwargs);
   void link_before(Node* n, Node* position);
   void unlink(Node* n);
