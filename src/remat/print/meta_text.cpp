@@ -231,10 +231,21 @@ std::string MetaText::summary(const Node& node) const {
       tag = (o_.tag_style == TagStyle::Inline2025 ? " # " : " ") + *t;
   }
   std::string ann = annotation_text(m.custom(), o_.tag_style != TagStyle::Inline2025);
-  std::optional<std::string> frame;
-  if (!m.stack_trace.is_null()) frame = stack_frame_text(m.stack_trace.view());
-  return prefix + "#" + ann + tag + " " +
-         frame.value_or("No stacktrace found for following nodes");
+  const std::optional<std::string>* frame = nullptr;
+  std::optional<std::string> none;
+  if (!m.stack_trace.is_null()) {
+    auto [it, fresh] = frames_.try_emplace(&m.stack_trace.str());
+    if (fresh) it->second = stack_frame_text(m.stack_trace.view());
+    frame = &it->second;
+  }
+  if (frame == nullptr) frame = &none;
+  std::string out = prefix;
+  out += '#';
+  out += ann;
+  out += tag;
+  out += ' ';
+  out += frame->has_value() ? **frame : std::string("No stacktrace found for following nodes");
+  return out;
 }
 
 std::optional<std::string> MetaText::seed_tag_line(const Meta& meta) const {

@@ -2,6 +2,8 @@
 // recompute-tag lines and the FX_GRAPH_SHOW_META block.
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +30,8 @@ class MetaText {
 
  private:
   const PrintOptions& o_;
+  // Parsed `File: ...` text per interned stack trace: many nodes share one.
+  mutable absl::flat_hash_map<const std::string*, std::optional<std::string>> frames_;
 };
 
 /// `# ac_graph_id: 2 - PREFER_RECOMPUTE` style text of the tags, without the leading `# `:

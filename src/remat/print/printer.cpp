@@ -6,6 +6,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include <absl/container/flat_hash_map.h>
+
 #include "remat/ir/naming.h"
 #include "remat/ir/target.h"
 #include "remat/print/meta_text.h"
@@ -83,11 +85,42 @@ std::string format_target(std::string base, std::string_view target) {
   return base;
 }
 
-/// A body line and the node it belongs to.
-struct Line {
-  std::string text;
-  const Node* node;
+/// Lines of text in one buffer, each with the node it belongs to.
+struct Lines {
+  std::string text;  // every line ends with '\n'
+  std::vector<const Node*> nodes;
+
+  void add(std::string_view line, const Node* n) {
+    text.append(line);
+    text += '\n';
+    nodes.push_back(n);
+  }
+  /// Appends `s`, which may span several lines, all belonging to `n`.
+  void add_multiline(std::string_view s, const Node* n) {
+    size_t start = 0;
+    while (true) {
+      size_t nl = s.find('\n', start);
+      add(s.substr(start, nl == std::string_view::npos ? nl : nl - start), n);
+      if (nl == std::string_view::npos) break;
+      start = nl + 1;
+    }
+  }
 };
+
+/// Appends each line of `lines` to `out`, after `indent`.
+void append_lines(const Lines& lines, size_t first, std::string_view indent, PrintedCode& out) {
+  size_t start = 0;
+  for (size_t i = 0; i < lines.nodes.size(); ++i) {
+    size_t end = lines.text.find('\n', start);
+    if (i >= first) {
+      if (!out.text.empty() || !out.line_nodes.empty()) out.text += '\n';
+      out.text.append(indent);
+      out.text.append(lines.text, start, end - start);
+      out.line_nodes.push_back(lines.nodes[i]);
+    }
+    start = end + 1;
+  }
+}
 
 /// One python_code() call: a fresh namespace, the body and the free variables.
 class CodeGen {
@@ -99,8 +132,8 @@ class CodeGen {
       ns_.create_name(b, /*is_that_builtin=*/true);
   }
 
-  /// `src` as lines (without the leading blank lines torch.fx's src starts with).
-  std::vector<Line> run();
+  /// Appends `src` (without the blank lines it starts with) to `out`, each line after `indent`.
+  void run(std::string_view indent, PrintedCode& out);
 
  private:
   const std::string& name_of(const Node* n);
@@ -112,7 +145,7 @@ class CodeGen {
   std::string deletions(const Node& n);
   void emit(const Node& n);
   void emit_output(const Node& n);
-  void add_lines(const std::string& text, const Node* n);
+  void add_lines(const std::string& text, const Node* n) { body_.add_multiline(text, n); }
   std::vector<std::string> prologue();
 
   const GraphModule& m_;
@@ -120,11 +153,12 @@ class CodeGen {
   bool verbose_;
   MetaText meta_text_;
   Namespace ns_;
-  std::unordered_map<const Node*, std::string> names_;
+  absl::flat_hash_map<const Node*, std::string> names_;
   std::unordered_map<std::string, std::string> globals_;  // target -> printed global name
-  std::unordered_map<const Node*, std::vector<const Node*>> last_uses_;
+  absl::flat_hash_map<const std::string*, std::string> callables_;  // by interned target
+  absl::flat_hash_map<const Node*, const Node*> last_user_;
   std::vector<std::string> free_vars_;
-  std::vector<Line> body_;
+  Lines body_;
 };
 
 const std::string& CodeGen::name_of(const Node* n) {
@@ -240,33 +274,29 @@ std::string CodeGen::annotation(const Node& n) {
 
 void CodeGen::compute_last_uses() {
   // Walking backwards, the first user seen of each input is its last use (§5).
-  std::unordered_map<const Node*, bool> seen;
   for (const Node* n = m_.graph().last(); n != nullptr; n = n->prev()) {
-    for (const Node* input : n->input_nodes()) {
-      if (seen.emplace(input, true).second) last_uses_[n].push_back(input);
-    }
+    for (const Node* input : n->input_nodes()) last_user_.try_emplace(input, n);
   }
 }
 
 std::string CodeGen::deletions(const Node& n) {
-  std::vector<const Node*> dead;
-  if (auto it = last_uses_.find(&n); it != last_uses_.end()) dead = it->second;
-  if (n.users().empty()) dead.push_back(&n);  // zero-user nodes free themselves at once
-  if (dead.empty()) return "";
+  // The inputs that die here, in input order (torch.fx's user_to_last_uses), then the node
+  // itself when nothing uses it.
   std::string text;
-  for (const Node* d : dead) text += name_of(d) + " = ";
+  auto add = [&](const Node* d) {
+    text += name_of(d);
+    text += " = ";
+  };
+  if (n.op() != OpKind::Placeholder && n.op() != OpKind::Output) {
+    for (const Node* input : n.input_nodes()) {
+      auto it = last_user_.find(input);
+      if (it != last_user_.end() && it->second == &n) add(input);
+    }
+  }
+  if (n.users().empty()) add(&n);
+  if (text.empty()) return "";
   text += "None";
   return ";  " + (o_.colored ? wrap(kDim, text) : text);
-}
-
-void CodeGen::add_lines(const std::string& text, const Node* n) {
-  size_t start = 0;
-  while (true) {
-    size_t nl = text.find('\n', start);
-    body_.push_back({text.substr(start, nl == std::string::npos ? nl : nl - start), n});
-    if (nl == std::string::npos) break;
-    start = nl + 1;
-  }
 }
 
 void CodeGen::emit(const Node& n) {
@@ -320,7 +350,9 @@ void CodeGen::emit(const Node& n) {
       return;
     }
   }
-  std::string global = add_global(target);
+  auto cached = callables_.find(&target);
+  if (cached == callables_.end()) cached = callables_.emplace(&target, add_global(target)).first;
+  const std::string& global = cached->second;
   if (global == "getattr" && n.args().size() == 2 && n.args()[1].is(ArgKind::String) &&
       is_python_identifier(n.args()[1].as_text())) {
     add_lines(name_of(&n) + annotation(n) + " = " +
@@ -410,37 +442,38 @@ std::vector<std::string> CodeGen::prologue() {
   return lines;
 }
 
-std::vector<Line> CodeGen::run() {
+void CodeGen::run(std::string_view indent, PrintedCode& out) {
   compute_last_uses();
   std::optional<std::string> previous_summary;
   for (const Node* n : m_.graph().nodes()) {
     if (verbose_ && n->op() != OpKind::Placeholder && n->op() != OpKind::Output) {
       std::string summary = meta_text_.summary(*n);
       if (summary != previous_summary) {
-        body_.push_back({"", n});
-        body_.push_back({o_.colored ? wrap(kDim, summary) : summary, n});
-        previous_summary = summary;
+        body_.add("", n);
+        body_.add(o_.colored ? wrap(kDim, summary) : summary, n);
+        previous_summary = std::move(summary);
       }
     }
     if (o_.show_meta && !meta_text_.empty(n->meta)) {
-      body_.push_back({"\"\"\"", n});
-      for (const std::string& line : meta_text_.full_meta_lines(*n)) body_.push_back({line, n});
-      body_.push_back({"\"\"\"", n});
+      body_.add("\"\"\"", n);
+      for (const std::string& line : meta_text_.full_meta_lines(*n)) body_.add(line, n);
+      body_.add("\"\"\"", n);
     } else if (o_.tag_style == TagStyle::Seed) {
-      if (std::optional<std::string> tag = meta_text_.seed_tag_line(n->meta))
-        body_.push_back({*tag, n});
+      if (std::optional<std::string> tag = meta_text_.seed_tag_line(n->meta)) body_.add(*tag, n);
     }
     emit(*n);
   }
+  Lines prologue_lines;
+  for (const std::string& p : prologue()) prologue_lines.add(p, nullptr);
+  append_lines(prologue_lines, 0, indent, out);
   // torch.fx strips the body's leading newlines: the first comment group has no blank above.
   size_t first = 0;
-  while (first < body_.size() && body_[first].text.empty()) ++first;
-  std::vector<Line> out;
-  for (const std::string& p : prologue()) out.push_back({p, nullptr});
-  for (size_t i = first; i < body_.size(); ++i)
-    out.push_back({"    " + body_[i].text, body_[i].node});
-  out.push_back({"    ", nullptr});  // the body ends with a newline, then 4 spaces
-  return out;
+  for (size_t start = 0; first < body_.nodes.size() && body_.text[start] == '\n'; ++start) ++first;
+  std::string body_indent = std::string(indent) + "    ";
+  append_lines(body_, first, body_indent, out);
+  Lines last;
+  last.add("", nullptr);  // the body ends with a newline, then 4 spaces
+  append_lines(last, 0, body_indent, out);
 }
 
 void append_module(const GraphModule& m, const PrintOptions& options, PrintedCode& out,
@@ -453,8 +486,7 @@ void append_module(const GraphModule& m, const PrintOptions& options, PrintedCod
     out.text += text;
   };
   push(pad + "class " + name + "(torch.nn.Module):", nullptr);
-  for (const Line& l : CodeGen(m, options, /*verbose=*/true).run())
-    push(pad + "    " + l.text, l.node);
+  CodeGen(m, options, /*verbose=*/true).run(pad + "    ", out);
   // Nested classes: expanded_def is not passed down; a whitespace-only line before each.
   PrintOptions nested = options;
   nested.expanded_def = false;
@@ -490,10 +522,7 @@ PrintedCode print_code(const GraphModule& module, const PrintOptions& options) {
   // gm.code starts with three newlines (empty wrap statements) before `def`.
   out.text = "\n\n";
   out.line_nodes = {nullptr, nullptr, nullptr};
-  for (const Line& l : CodeGen(module, options, /*verbose=*/false).run()) {
-    out.text += '\n' + l.text;
-    out.line_nodes.push_back(l.node);
-  }
+  CodeGen(module, options, /*verbose=*/false).run("", out);
   return out;
 }
 
