@@ -14,8 +14,9 @@ const remat::GraphModule& graph(size_t nodes) {
   static std::map<size_t, remat::GraphModule> cache;
   auto it = cache.find(nodes);
   if (it == cache.end())
-    it = cache.emplace(nodes, remat::testing::generate_graph(
-                                  {.seed = 7, .num_nodes = nodes, .every_value_kind = false}))
+    it = cache
+             .emplace(nodes, remat::testing::generate_graph(
+                                 {.seed = 7, .num_nodes = nodes, .every_value_kind = false}))
              .first;
   return it->second;
 }
@@ -31,10 +32,15 @@ void BM_PrintReadable(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * m.graph().size()));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
   state.counters["nodes"] = static_cast<double>(m.graph().size());
-  state.counters["text_bytes/node"] = static_cast<double>(bytes) / static_cast<double>(m.graph().size());
+  state.counters["text_bytes/node"] =
+      static_cast<double>(bytes) / static_cast<double>(m.graph().size());
 }
 
-BENCHMARK(BM_PrintReadable)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PrintReadable)
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -111,11 +111,13 @@ TEST(Cli, PrintReproducesTheSeedExample) {
   std::string seed = remat::testing::tests_dir() + "/golden/io/seed_joint.json";
   CliRun r = run("print " + seed + " --include-stride --include-device --expanded-def");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, slurp_file(remat::testing::tests_dir() + "/golden/print/seed_joint_tlparse.txt"));
-  CliRun inline_tags = run("print - --include-stride --include-device --expanded-def --tag-style inline-2026", seed);
+  EXPECT_EQ(r.out,
+            slurp_file(remat::testing::tests_dir() + "/golden/print/seed_joint_tlparse.txt"));
+  CliRun inline_tags =
+      run("print - --include-stride --include-device --expanded-def --tag-style inline-2026", seed);
   ASSERT_EQ(inline_tags.exit_code, 0) << inline_tags.err;
-  EXPECT_EQ(inline_tags.out,
-            slurp_file(remat::testing::tests_dir() + "/golden/print/seed_joint_tlparse_inline-2026.txt"));
+  EXPECT_EQ(inline_tags.out, slurp_file(remat::testing::tests_dir() +
+                                        "/golden/print/seed_joint_tlparse_inline-2026.txt"));
   CliRun code = run("print --code " + seed);
   ASSERT_EQ(code.exit_code, 0);
   EXPECT_EQ(code.out.rfind("\n\n\ndef forward(self, primals, tangents):\n", 0), 0U);

@@ -49,9 +49,9 @@ GraphModule tag_rules_graph() {
 
 TEST(PrinterGolden, EveryTagRuleInEveryStyle) {
   GraphModule m = tag_rules_graph();
-  for (auto [style, name] : {std::pair{TagStyle::Seed, "seed"},
-                             std::pair{TagStyle::Inline2025, "inline-2025"},
-                             std::pair{TagStyle::Inline2026, "inline-2026"}}) {
+  for (auto [style, name] :
+       {std::pair{TagStyle::Seed, "seed"}, std::pair{TagStyle::Inline2025, "inline-2025"},
+        std::pair{TagStyle::Inline2026, "inline-2026"}}) {
     PrintOptions o;
     o.tag_style = style;
     o.additional_meta = {"seq_nr", "partitioner_tag"};
@@ -67,8 +67,9 @@ TEST(PrinterGolden, EveryTagRuleInEveryStyle) {
 }
 
 TEST(PrinterGolden, ColoredOutput) {
-  testing::expect_golden("print/seed_joint_colored.txt",
-                         print_readable(testing::seed_joint_graph(), PrintOptions::torch_logs()).text + "\n");
+  testing::expect_golden(
+      "print/seed_joint_colored.txt",
+      print_readable(testing::seed_joint_graph(), PrintOptions::torch_logs()).text + "\n");
 }
 
 TEST(PrinterGolden, Torch113SamplesInTheModernFormat) {

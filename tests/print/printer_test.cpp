@@ -16,7 +16,9 @@ using testing::tensor;
 using testing::traceback;
 
 /// What print(gm.print_readable(...)) writes.
-std::string printed(const GraphModule& m, const PrintOptions& o) { return print_readable(m, o).text + "\n"; }
+std::string printed(const GraphModule& m, const PrintOptions& o) {
+  return print_readable(m, o).text + "\n";
+}
 
 /// torch._dynamo.testing.normalize_gm: comment lines removed, trailing whitespace stripped.
 std::string normalize_gm(const std::string& text) {
@@ -25,7 +27,8 @@ std::string normalize_gm(const std::string& text) {
   while (std::getline(in, line)) {
     size_t first = line.find_first_not_of(' ');
     if (first != std::string::npos && line[first] == '#') continue;
-    line.erase(line.find_last_not_of(' ') == std::string::npos ? 0 : line.find_last_not_of(' ') + 1);
+    line.erase(line.find_last_not_of(' ') == std::string::npos ? 0
+                                                               : line.find_last_not_of(' ') + 1);
     out += line + "\n";
   }
   while (out.size() >= 2 && out.ends_with("\n\n")) out.pop_back();
@@ -52,7 +55,8 @@ Node* with_val(Node* n, const TensorMeta& t) {
 TEST(Printer, SeedJointGraphReproducesTheSeedExample) {
   GraphModule m = testing::seed_joint_graph();
   std::string text = printed(m, PrintOptions::tlparse());
-  EXPECT_NE(text.find("# ac_graph_id: 2 - PREFER_RECOMPUTE"), std::string::npos);  // the seed's test
+  EXPECT_NE(text.find("# ac_graph_id: 2 - PREFER_RECOMPUTE"),
+            std::string::npos);  // the seed's test
   testing::expect_golden("print/seed_joint_tlparse.txt", text);
 }
 
@@ -71,20 +75,23 @@ TEST(Printer, SeedJointGraphInEveryTagStyle) {
                       "pytorch/tmp5.py:4 in gn, code: return torch.sigmoid(torch.matmul(x, y))"),
             std::string::npos);
   o.tag_style = TagStyle::Inline2025;
-  EXPECT_NE(printed(m, o).find("        # # ac_graph_id: 2 - PREFER_RECOMPUTE File: "), std::string::npos);
+  EXPECT_NE(printed(m, o).find("        # # ac_graph_id: 2 - PREFER_RECOMPUTE File: "),
+            std::string::npos);
 }
 
 TEST(Printer, SeedJointGraphDefaultsAndCode) {
   GraphModule m = testing::seed_joint_graph();
   testing::expect_golden("print/seed_joint_default.txt", printed(m, PrintOptions::readable()));
   PrintedCode code = print_code(m);
-  EXPECT_EQ(code.text.rfind("\n\n\ndef forward(self, primals, tangents):\n    primals_1, primals_2, "
-                            "tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], "
-                            "self._in_spec)\n    sin = torch.ops.aten.sin.default(primals_1)\n",
-                            0),
-            0U)
+  EXPECT_EQ(
+      code.text.rfind("\n\n\ndef forward(self, primals, tangents):\n    primals_1, primals_2, "
+                      "tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], "
+                      "self._in_spec)\n    sin = torch.ops.aten.sin.default(primals_1)\n",
+                      0),
+      0U)
       << code.text;
-  EXPECT_TRUE(code.text.ends_with("    return pytree.tree_unflatten([sigmoid, mul, mm_1], self._out_spec)\n    "));
+  EXPECT_TRUE(code.text.ends_with(
+      "    return pytree.tree_unflatten([sigmoid, mul, mm_1], self._out_spec)\n    "));
   EXPECT_NE(code.text.find("    # ac_graph_id: 2 - PREFER_RECOMPUTE\n    mm = "), std::string::npos)
       << "seed-style tag lines are emitted outside verbose mode too";
   EXPECT_EQ(code.text.find("File:"), std::string::npos);
@@ -125,7 +132,8 @@ TEST(Printer, SpecExample3HopWithNestedSubmodule) {
                               {Argument::node(body), Argument::node(x)},
                               {{InternedString("use_reentrant"), Argument::boolean(true)}});
   tag->meta.stack_trace = body->meta.stack_trace;
-  Node* item = with_val(g.call_function("operator.getitem", {Argument::node(tag), Argument::integer(0)}), f44);
+  Node* item = with_val(
+      g.call_function("operator.getitem", {Argument::node(tag), Argument::integer(0)}), f44);
   item->meta.stack_trace = body->meta.stack_trace;
   g.output(Argument::tuple({Argument::node(item)}));
   auto sub = std::make_unique<GraphModule>();
@@ -197,8 +205,8 @@ TEST(Printer, SpecExample5ExpandedPytreeJointWithNoneOutput) {
   m.class_name = "inner_f";
   m.codegen = {CodegenKind::Pytree, {"primals", "tangents"}};
   Graph& g = m.graph();
-  auto ph = [&](const char* name, std::initializer_list<int64_t> s, std::initializer_list<int64_t> st,
-                const char* desc) {
+  auto ph = [&](const char* name, std::initializer_list<int64_t> s,
+                std::initializer_list<int64_t> st, const char* desc) {
     Node* n = with_val(g.placeholder(name), tensor(DType::Float32, s, st));
     n->meta.set_desc(Argument::string(desc));
     return n;
@@ -221,20 +229,23 @@ TEST(Printer, SpecExample5ExpandedPytreeJointWithNoneOutput) {
   Node* mm = call("aten.mm.default", {n(p3), n(tr)}, {4, 2}, {2, 1});
   Node* mul = call("prims.mul.default", {n(mm), Argument::floating(1.0)}, {4, 2}, {2, 1});
   Node* mul_1 = call("prims.mul.default", {n(p2), Argument::floating(1.0)}, {2}, {1});
-  Node* bid = call("prims.broadcast_in_dim.default", {n(mul_1), ints({4, 2}), ints({1})}, {4, 2}, {0, 1});
+  Node* bid =
+      call("prims.broadcast_in_dim.default", {n(mul_1), ints({4, 2}), ints({1})}, {4, 2}, {0, 1});
   Node* add = call("prims.add.default", {n(mul), n(bid)}, {4, 2}, {2, 1});
   Node* tr1 = call("prims.transpose.default", {n(t1), ints({1, 0})}, {2, 4}, {1, 2});
   Node* mm_1 = call("aten.mm.default", {n(tr1), n(p3)}, {2, 3}, {3, 1});
   Node* tr2 = call("prims.transpose.default", {n(mm_1), ints({1, 0})}, {3, 2}, {1, 3});
   Node* sum = call("prims.sum.default", {n(t1), ints({0})}, {2}, {1});
-  Node* bid1 = call("prims.broadcast_in_dim.default", {n(sum), ints({1, 2}), ints({1})}, {1, 2}, {2, 1});
+  Node* bid1 =
+      call("prims.broadcast_in_dim.default", {n(sum), ints({1, 2}), ints({1})}, {1, 2}, {2, 1});
   Node* as = call("aten.as_strided.default", {n(bid1), ints({2}), ints({1})}, {2}, {1});
   Node* tr3 = call("prims.transpose.default", {n(tr2), ints({1, 0})}, {2, 3}, {3, 1});
   Node* out = g.output(Argument::list({n(add), n(tr3), n(as), Argument::none()}));
-  out->meta.set_desc(Argument::list({Argument::string("PlainAOTOutput(idx=0)"),
-                                     Argument::string("GradAOTOutput(grad_of=ParamAOTInput(target='linear.weight'))"),
-                                     Argument::string("GradAOTOutput(grad_of=ParamAOTInput(target='linear.bias'))"),
-                                     Argument::none()}));
+  out->meta.set_desc(Argument::list(
+      {Argument::string("PlainAOTOutput(idx=0)"),
+       Argument::string("GradAOTOutput(grad_of=ParamAOTInput(target='linear.weight'))"),
+       Argument::string("GradAOTOutput(grad_of=ParamAOTInput(target='linear.bias'))"),
+       Argument::none()}));
   PrintOptions o;
   o.expanded_def = true;
   EXPECT_EQ(normalize_gm(printed(m, o)), R"py(class inner_f(torch.nn.Module):
@@ -271,10 +282,11 @@ TEST(Printer, SpecExample5ExpandedPytreeJointWithNoneOutput) {
   // Non-expanded: the `...; ` annotation line (trailing space), a line of 4 spaces (§1.3),
   // then the binding.
   std::string plain = printed(m, {});
-  EXPECT_NE(plain.find("    def forward(self, primals, tangents):\n        primals_1: \"f32[2, 3]\"; "
-                       "primals_2: \"f32[2]\"; primals_3: \"f32[4, 3]\"; tangents_1: \"f32[4, 2]\"; \n"
-                       "    \n        primals_1, primals_2, primals_3, tangents_1, = fx_pytree"),
-            std::string::npos)
+  EXPECT_NE(
+      plain.find("    def forward(self, primals, tangents):\n        primals_1: \"f32[2, 3]\"; "
+                 "primals_2: \"f32[2]\"; primals_3: \"f32[4, 3]\"; tangents_1: \"f32[4, 2]\"; \n"
+                 "    \n        primals_1, primals_2, primals_3, tangents_1, = fx_pytree"),
+      std::string::npos)
       << plain;
 }
 
@@ -295,27 +307,32 @@ TEST(Printer, SpecExample6PlainExpandedDefSymAndTupleReturn) {
   Node* p1 = sym("primals_1", "s47", "PlainAOTInput(idx=0)");
   sym("primals_2", "s16", "PlainAOTInput(idx=1)");
   Node* p3 = with_val(g.placeholder("primals_3"), t);
-  p3->meta.set_desc(Argument::string("SubclassGetAttrAOTInput(base=PlainAOTInput(idx=2), attr='a')"));
+  p3->meta.set_desc(
+      Argument::string("SubclassGetAttrAOTInput(base=PlainAOTInput(idx=2), attr='a')"));
   Node* p4 = with_val(g.placeholder("primals_4"), t);
-  p4->meta.set_desc(Argument::string("SubclassGetAttrAOTInput(base=PlainAOTInput(idx=2), attr='b')"));
+  p4->meta.set_desc(
+      Argument::string("SubclassGetAttrAOTInput(base=PlainAOTInput(idx=2), attr='b')"));
   Node* p5 = sym("primals_5", "s47", "SubclassSizeAOTInput(base=PlainAOTInput(idx=2), idx=0)");
   sym("primals_6", "s16", "SubclassSizeAOTInput(base=PlainAOTInput(idx=2), idx=1)");
   Node* p7 = sym("primals_7", "s16", "SubclassStrideAOTInput(base=PlainAOTInput(idx=2), idx=0)");
-  Node* mul = with_val(g.call_function("aten.mul.Tensor", {Argument::node(p3), Argument::node(p1)}), t);
+  Node* mul =
+      with_val(g.call_function("aten.mul.Tensor", {Argument::node(p3), Argument::node(p1)}), t);
   g.create_name("mul");
   g.create_name("mul");
-  Node* mul_3 = with_val(g.call_function("aten.mul.Tensor", {Argument::node(p4), Argument::node(p1)}), t);
+  Node* mul_3 =
+      with_val(g.call_function("aten.mul.Tensor", {Argument::node(p4), Argument::node(p1)}), t);
   auto n = [](Node* x) { return Argument::node(x); };
-  Node* out = g.output(Argument::tuple({n(mul), n(mul_3), n(p5), n(p7), n(p7), n(p1), n(p5), n(p7)}));
-  out->meta.set_desc(Argument::list({
-      Argument::string("SubclassGetAttrAOTOutput(base=PlainAOTOutput(idx=0), attr='a')"),
-      Argument::string("SubclassGetAttrAOTOutput(base=PlainAOTOutput(idx=0), attr='b')"),
-      Argument::string("SubclassSizeAOTOutput(base=PlainAOTOutput(idx=0), idx=0)"),
-      Argument::string("SubclassSizeAOTOutput(base=PlainAOTOutput(idx=0), idx=1)"),
-      Argument::string("SubclassStrideAOTOutput(base=PlainAOTOutput(idx=0), idx=0)"),
-      Argument::string("SavedForBackwardsAOTOutput(idx=0)"),
-      Argument::string("SavedForBackwardsAOTOutput(idx=1)"),
-      Argument::string("SavedForBackwardsAOTOutput(idx=2)")}));
+  Node* out =
+      g.output(Argument::tuple({n(mul), n(mul_3), n(p5), n(p7), n(p7), n(p1), n(p5), n(p7)}));
+  out->meta.set_desc(Argument::list(
+      {Argument::string("SubclassGetAttrAOTOutput(base=PlainAOTOutput(idx=0), attr='a')"),
+       Argument::string("SubclassGetAttrAOTOutput(base=PlainAOTOutput(idx=0), attr='b')"),
+       Argument::string("SubclassSizeAOTOutput(base=PlainAOTOutput(idx=0), idx=0)"),
+       Argument::string("SubclassSizeAOTOutput(base=PlainAOTOutput(idx=0), idx=1)"),
+       Argument::string("SubclassStrideAOTOutput(base=PlainAOTOutput(idx=0), idx=0)"),
+       Argument::string("SavedForBackwardsAOTOutput(idx=0)"),
+       Argument::string("SavedForBackwardsAOTOutput(idx=1)"),
+       Argument::string("SavedForBackwardsAOTOutput(idx=2)")}));
   PrintOptions o;
   o.expanded_def = true;
   EXPECT_EQ(normalize_gm(printed(m, o)), R"py(class GraphModule(torch.nn.Module):
@@ -395,11 +412,11 @@ TEST(Printer, SpecExample8InlineTagsCurrentFormat) {
   Node* p2 = with_val(g.placeholder("primals_2"), f);
   Node* p3 = with_val(g.placeholder("primals_3"), f);
   auto n = [](Node* x) { return Argument::node(x); };
-  Node* fa = g.call_function("npu.npu_fusion_attention_v3.default",
-                             {n(p1), n(p2), n(p3), Argument::integer(2), Argument::string("BNSD"),
-                              Argument::none(), Argument::none(), Argument::none(),
-                              Argument::floating(0.17677669529663687)},
-                             {}, "npu_fusion_attention_v3_default");
+  Node* fa = g.call_function(
+      "npu.npu_fusion_attention_v3.default",
+      {n(p1), n(p2), n(p3), Argument::integer(2), Argument::string("BNSD"), Argument::none(),
+       Argument::none(), Argument::none(), Argument::floating(0.17677669529663687)},
+      {}, "npu_fusion_attention_v3_default");
   fa->meta.set_tensor_tuple({f, f});
   fa->meta.recompute = CheckpointPolicy::PreferRecompute;
   fa->meta.set_ac_graph_id(4);
@@ -408,9 +425,9 @@ TEST(Printer, SpecExample8InlineTagsCurrentFormat) {
   Node* g4 = with_val(g.call_function("operator.getitem", {n(fa), Argument::integer(0)}), f);
   g4->meta.recompute = CheckpointPolicy::PreferRecompute;
   g4->meta.set_ac_graph_id(4);
-  g4->meta.stack_trace = InternedString(traceback(
-      "/home/z50063656/Pass/src/pytorch/test/inductor/test_fused_attention.py", 319,
-      "dot_prod_attention", ".matmul(value)"));
+  g4->meta.stack_trace = InternedString(
+      traceback("/home/z50063656/Pass/src/pytorch/test/inductor/test_fused_attention.py", 319,
+                "dot_prod_attention", ".matmul(value)"));
   g.create_name("getitem");
   g.create_name("getitem");
   Node* g7 = with_val(g.call_function("operator.getitem", {n(fa), Argument::integer(3)}),

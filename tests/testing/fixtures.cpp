@@ -60,8 +60,8 @@ GraphModule seed_joint_graph() {
   Node* sigmoid = call("aten.sigmoid.default", {node(mm)}, gn_trace, f44, true);
   Node* detach = call("aten.detach.default", {node(sigmoid)}, gn_trace, f44, true);
   Node* detach_1 = call("aten.detach.default", {node(detach)}, gn_trace, f44);
-  Node* sigmoid_backward = call("aten.sigmoid_backward.default", {node(t1), node(detach_1)},
-                                gn_trace, f44);
+  Node* sigmoid_backward =
+      call("aten.sigmoid_backward.default", {node(t1), node(detach_1)}, gn_trace, f44);
   Node* t = call("aten.t.default", {node(sin)}, gn_trace, f44t);
   Node* mm_1 = call("aten.mm.default", {node(t), node(sigmoid_backward)}, gn_trace, f44);
   Node* t_1 = call("aten.t.default", {node(p2)}, gn_trace, f44t);
@@ -69,9 +69,10 @@ GraphModule seed_joint_graph() {
   Node* cos = call("aten.cos.default", {node(p1)}, fn_trace, f44);
   Node* mul = call("aten.mul.Tensor", {node(mm_2), node(cos)}, fn_trace, f44);
   Node* out = g.output(Argument::list({node(sigmoid), node(mul), node(mm_1)}));
-  out->meta.set_desc(Argument::list({Argument::string("PlainAOTOutput(idx=0)"),
-                                     Argument::string("GradAOTOutput(grad_of=PlainAOTInput(idx=0))"),
-                                     Argument::string("GradAOTOutput(grad_of=PlainAOTInput(idx=1))")}));
+  out->meta.set_desc(
+      Argument::list({Argument::string("PlainAOTOutput(idx=0)"),
+                      Argument::string("GradAOTOutput(grad_of=PlainAOTInput(idx=0))"),
+                      Argument::string("GradAOTOutput(grad_of=PlainAOTInput(idx=1))")}));
   return m;
 }
 

@@ -9,8 +9,9 @@ namespace remat::cli {
 
 void add_print_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "print", "Print a graph as torch.fx's GraphModule.print_readable() does, byte for byte, "
-               "with recompute tags (# ac_graph_id: N - POLICY) above tagged nodes.");
+      "print",
+      "Print a graph as torch.fx's GraphModule.print_readable() does, byte for byte, "
+      "with recompute tags (# ac_graph_id: N - POLICY) above tagged nodes.");
   struct Args {
     std::string file;
     PrintOptions options;
@@ -44,7 +45,8 @@ void add_print_command(CLI::App& app, int& exit_code) {
     size_t start = 0;
     while (start < a->additional_meta.size()) {
       size_t comma = a->additional_meta.find(',', start);
-      std::string key = a->additional_meta.substr(start, comma == std::string::npos ? comma : comma - start);
+      std::string key =
+          a->additional_meta.substr(start, comma == std::string::npos ? comma : comma - start);
       if (!key.empty()) options.additional_meta.push_back(key);
       if (comma == std::string::npos) break;
       start = comma + 1;

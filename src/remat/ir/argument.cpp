@@ -134,9 +134,15 @@ Argument Argument::node(Node* n) {
   return Argument(ArgKind::Node, Payload{.node = n});
 }
 
-Argument Argument::integer(int64_t v) { return Argument(ArgKind::Int, Payload{.i = v}); }
-Argument Argument::floating(double v) { return Argument(ArgKind::Float, Payload{.f = v}); }
-Argument Argument::boolean(bool v) { return Argument(ArgKind::Bool, Payload{.b = v}); }
+Argument Argument::integer(int64_t v) {
+  return Argument(ArgKind::Int, Payload{.i = v});
+}
+Argument Argument::floating(double v) {
+  return Argument(ArgKind::Float, Payload{.f = v});
+}
+Argument Argument::boolean(bool v) {
+  return Argument(ArgKind::Bool, Payload{.b = v});
+}
 
 Argument Argument::string(std::string_view s) {
   return Argument(ArgKind::String, Payload{.text = intern(s)});

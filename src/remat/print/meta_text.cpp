@@ -29,11 +29,16 @@ std::string abbr(DType d) {
 /// Python repr() of a plain value (meta["custom"] and friends).
 std::string value_repr(const Argument& a) {
   switch (a.kind()) {
-    case ArgKind::None: return "None";
-    case ArgKind::Bool: return a.as_bool() ? "True" : "False";
-    case ArgKind::Int: return std::to_string(a.as_int());
-    case ArgKind::Float: return python_float_repr(a.as_float());
-    case ArgKind::String: return python_str_repr(a.as_text());
+    case ArgKind::None:
+      return "None";
+    case ArgKind::Bool:
+      return a.as_bool() ? "True" : "False";
+    case ArgKind::Int:
+      return std::to_string(a.as_int());
+    case ArgKind::Float:
+      return python_float_repr(a.as_float());
+    case ArgKind::String:
+      return python_str_repr(a.as_text());
     case ArgKind::List:
     case ArgKind::Tuple: {
       bool list = a.is(ArgKind::List);
@@ -54,8 +59,10 @@ std::string value_repr(const Argument& a) {
     case ArgKind::SymInt:
     case ArgKind::Op:
     case ArgKind::Enum:
-    case ArgKind::Device: return std::string(a.as_text());
-    default: return std::string(arg_kind_name(a.kind()));
+    case ArgKind::Device:
+      return std::string(a.as_text());
+    default:
+      return std::string(arg_kind_name(a.kind()));
   }
 }
 
@@ -171,9 +178,10 @@ std::string tensor_str(const TensorMeta& t, ValueKey key) {
     if (t.rank() == 1) strides += ",";
     auto flag = [](std::optional<bool> b) { return b.value_or(false) ? "True" : "False"; };
     std::string_view mf = memory_format_name(t.memory_format);
-    return "TensorMetadata(shape=torch.Size([" + sizes + "]), dtype=" +
-           std::string(dtype_name(t.dtype)) + ", requires_grad=" + flag(t.requires_grad) +
-           ", stride=(" + strides + "), memory_format=" + std::string(mf.empty() ? "None" : mf) +
+    return "TensorMetadata(shape=torch.Size([" + sizes +
+           "]), dtype=" + std::string(dtype_name(t.dtype)) +
+           ", requires_grad=" + flag(t.requires_grad) + ", stride=(" + strides +
+           "), memory_format=" + std::string(mf.empty() ? "None" : mf) +
            ", is_quantized=" + flag(t.is_quantized) + ", qparams={})";
   }
   if (t.rank() == 1) sizes += ",";
@@ -187,7 +195,8 @@ std::string tensor_str(const TensorMeta& t, ValueKey key) {
 std::optional<std::string> tag_text(const Meta& meta) {
   std::optional<int64_t> id = meta.ac_graph_id();
   if (meta.recompute && id)
-    return "ac_graph_id: " + std::to_string(*id) + " - " + std::string(policy_name(*meta.recompute));
+    return "ac_graph_id: " + std::to_string(*id) + " - " +
+           std::string(policy_name(*meta.recompute));
   if (meta.recompute) return "recompute: " + std::string(policy_name(*meta.recompute));
   if (id) return "ac_graph_id: " + std::to_string(*id);
   return std::nullopt;
@@ -197,23 +206,27 @@ std::string MetaText::annotation(const Meta& meta) const {
   switch (meta.value_kind()) {
     case ValueKind::Tensor: {
       const TensorMeta& t = *meta.tensor();
-      std::string shape = dims_text(t.sizes());
       if (meta.value_key() == ValueKey::TensorMeta)  // ShapeProp's TensorMetadata: no extras
-        return ": \"" + abbr(t.dtype) + shape + "\"";
+        return ": \"" + abbr(t.dtype) + dims_text(t.sizes()) + "\"";
+      auto [it, fresh] = tensor_annotations_.try_emplace(&t);
+      if (!fresh) return it->second;
+      std::string shape = dims_text(t.sizes());
       std::string stride, device;
       if (o_.include_stride)
         if (auto s = t.strides()) stride = dims_text(*s);
       if (o_.include_device) device = t.device.str();
       bool c = o_.colored;
-      return ": \"" + color(c, "\033[31m", abbr(t.dtype)) + color(c, "\033[34m", shape) +
-             color(c, "\033[2m\033[34m", stride) + color(c, "\033[2m\033[32m", device) + "\"";
+      it->second = ": \"" + color(c, "\033[31m", abbr(t.dtype)) + color(c, "\033[34m", shape) +
+                   color(c, "\033[2m\033[34m", stride) + color(c, "\033[2m\033[32m", device) + "\"";
+      return it->second;
     }
     case ValueKind::SymInt: {
       SymInt s = *meta.sym_value();
       if (!s.is_symbolic()) return "";  // a plain int value gets no annotation
       return ": \"Sym(" + std::string(s.expression()) + ")\"";
     }
-    default: return "";
+    default:
+      return "";
   }
 }
 
@@ -266,19 +279,22 @@ std::vector<std::string> MetaText::full_meta_lines(const Node& node) const {
   auto add = [&](const std::string& k) {
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
   };
-  for (const char* k : {"stack_trace", "recompute", "ac_graph_id", "partitioner_tag", "seq_nr",
-                        "desc", "custom"})
+  for (const char* k :
+       {"stack_trace", "recompute", "ac_graph_id", "partitioner_tag", "seq_nr", "desc", "custom"})
     add(k);
   for (const RawJsonField& f : m.extras()) add(f.key);
-  if (m.value_kind() != ValueKind::None) add(m.value_key() == ValueKey::Val ? "val" : "tensor_meta");
+  if (m.value_kind() != ValueKind::None)
+    add(m.value_key() == ValueKey::Val ? "val" : "tensor_meta");
 
   std::vector<std::string> lines;
   for (const std::string& key : keys) {
     std::optional<std::string> v;
     if ((key == "val" && m.value_key() == ValueKey::Val) ||
         (key == "tensor_meta" && m.value_key() == ValueKey::TensorMeta)) {
-      if (const TensorMeta* t = m.tensor()) v = tensor_str(*t, m.value_key());
-      else if (auto s = m.sym_value()) v = s->to_string();
+      if (const TensorMeta* t = m.tensor())
+        v = tensor_str(*t, m.value_key());
+      else if (auto s = m.sym_value())
+        v = s->to_string();
       else if (const auto* tuple = m.tensor_tuple()) {
         std::string items;
         for (const auto& element : *tuple)
@@ -354,7 +370,8 @@ std::string pformat_str(const std::string& s) {
   }
   if (chunks.size() == 1) return last_rep;
   std::string out = "(";
-  for (size_t i = 0; i < chunks.size(); ++i) out += (i ? "\n" + std::string(indent, ' ') : "") + chunks[i];
+  for (size_t i = 0; i < chunks.size(); ++i)
+    out += (i ? "\n" + std::string(indent, ' ') : "") + chunks[i];
   return out + ")";
 }
 

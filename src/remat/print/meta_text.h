@@ -32,6 +32,8 @@ class MetaText {
   const PrintOptions& o_;
   // Parsed `File: ...` text per interned stack trace: many nodes share one.
   mutable absl::flat_hash_map<const std::string*, std::optional<std::string>> frames_;
+  // Annotation text per interned tensor metadata: nodes share shapes.
+  mutable absl::flat_hash_map<const TensorMeta*, std::string> tensor_annotations_;
 };
 
 /// `# ac_graph_id: 2 - PREFER_RECOMPUTE` style text of the tags, without the leading `# `:

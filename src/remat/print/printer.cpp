@@ -33,22 +33,35 @@ struct MagicMethod {
 };
 
 constexpr std::array<MagicMethod, 24> kMagic{{
-    {"add", "{0} + {1}"},   {"sub", "{0} - {1}"},      {"mul", "{0} * {1}"},
-    {"floordiv", "{0} // {1}"}, {"truediv", "{0} / {1}"}, {"div", "{0} / {1}"},
-    {"mod", "{0} % {1}"},   {"pow", "{0} ** {1}"},     {"lshift", "{0} << {1}"},
-    {"rshift", "{0} >> {1}"}, {"and_", "{0} & {1}"},   {"or_", "{0} | {1}"},
-    {"xor", "{0} ^ {1}"},   {"matmul", "{0} @ {1}"},   {"eq", "{0} == {1}"},
-    {"ne", "{0} != {1}"},   {"lt", "{0} < {1}"},       {"gt", "{0} > {1}"},
-    {"le", "{0} <= {1}"},   {"ge", "{0} >= {1}"},      {"getitem", "{0}[{1}]"},
-    {"pos", "+{0}"},        {"neg", "-{0}"},           {"invert", "~{0}"},
+    {"add", "{0} + {1}"},     {"sub", "{0} - {1}"},
+    {"mul", "{0} * {1}"},     {"floordiv", "{0} // {1}"},
+    {"truediv", "{0} / {1}"}, {"div", "{0} / {1}"},
+    {"mod", "{0} % {1}"},     {"pow", "{0} ** {1}"},
+    {"lshift", "{0} << {1}"}, {"rshift", "{0} >> {1}"},
+    {"and_", "{0} & {1}"},    {"or_", "{0} | {1}"},
+    {"xor", "{0} ^ {1}"},     {"matmul", "{0} @ {1}"},
+    {"eq", "{0} == {1}"},     {"ne", "{0} != {1}"},
+    {"lt", "{0} < {1}"},      {"gt", "{0} > {1}"},
+    {"le", "{0} <= {1}"},     {"ge", "{0} >= {1}"},
+    {"getitem", "{0}[{1}]"},  {"pos", "+{0}"},
+    {"neg", "-{0}"},          {"invert", "~{0}"},
 }};
 
 constexpr std::array<MagicMethod, 14> kInplace{{
-    {"iadd", "{0} += {1}"},  {"iand", "{0} &= {1}"},   {"ifloordiv", "{0} //= {1}"},
-    {"ilshift", "{0} <<= {1}"}, {"imod", "{0} %= {1}"}, {"imul", "{0} *= {1}"},
-    {"imatmul", "{0} @= {1}"}, {"ior", "{0} |= {1}"},  {"ipow", "{0} **= {1}"},
-    {"irshift", "{0} >>= {1}"}, {"isub", "{0} -= {1}"}, {"itruediv", "{0} /= {1}"},
-    {"ixor", "{0} ^= {1}"},  {"setitem", "{0}[{1}] = {2}"},
+    {"iadd", "{0} += {1}"},
+    {"iand", "{0} &= {1}"},
+    {"ifloordiv", "{0} //= {1}"},
+    {"ilshift", "{0} <<= {1}"},
+    {"imod", "{0} %= {1}"},
+    {"imul", "{0} *= {1}"},
+    {"imatmul", "{0} @= {1}"},
+    {"ior", "{0} |= {1}"},
+    {"ipow", "{0} **= {1}"},
+    {"irshift", "{0} >>= {1}"},
+    {"isub", "{0} -= {1}"},
+    {"itruediv", "{0} /= {1}"},
+    {"ixor", "{0} ^= {1}"},
+    {"setitem", "{0}[{1}] = {2}"},
 }};
 
 const MagicMethod* find_method(std::span<const MagicMethod> table, std::string_view name) {
@@ -77,8 +90,10 @@ std::string format_target(std::string base, std::string_view target) {
   while (start <= target.size()) {
     size_t dot = target.find('.', start);
     std::string_view part = target.substr(start, dot == std::string_view::npos ? dot : dot - start);
-    if (is_python_identifier(part)) base += "." + std::string(part);
-    else base = "getattr(" + base + ", \"" + std::string(part) + "\")";
+    if (is_python_identifier(part))
+      base += "." + std::string(part);
+    else
+      base = "getattr(" + base + ", \"" + std::string(part) + "\")";
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
@@ -141,6 +156,8 @@ class CodeGen {
   std::string repr(const Argument& a, bool colored);
   std::string format_args(std::span<const Argument> args, std::span<const Kwarg> kwargs);
   std::string annotation(const Node& n);
+  /// The node's inputs, each once, args first (torch.fx's _input_nodes), in a reused buffer.
+  const std::vector<const Node*>& inputs_of(const Node& n);
   void compute_last_uses();
   std::string deletions(const Node& n);
   void emit(const Node& n);
@@ -154,9 +171,10 @@ class CodeGen {
   MetaText meta_text_;
   Namespace ns_;
   absl::flat_hash_map<const Node*, std::string> names_;
-  std::unordered_map<std::string, std::string> globals_;  // target -> printed global name
+  std::unordered_map<std::string, std::string> globals_;            // target -> printed global name
   absl::flat_hash_map<const std::string*, std::string> callables_;  // by interned target
   absl::flat_hash_map<const Node*, const Node*> last_user_;
+  std::vector<const Node*> inputs_;
   std::vector<std::string> free_vars_;
   Lines body_;
 };
@@ -171,19 +189,24 @@ std::string CodeGen::add_global(std::string_view target) {
   // Callables from torch print under their qualified name; others become sanitized globals.
   switch (classify_callable(target)) {
     case CallableKind::OpOverload:
-    case CallableKind::HigherOrderOp: return "torch.ops." + std::string(target);
+    case CallableKind::HigherOrderOp:
+      return "torch.ops." + std::string(target);
     case CallableKind::TorchCallable:
       if (target != "torch.device") return std::string(target);
       break;
-    default: break;
+    default:
+      break;
   }
   auto it = globals_.find(std::string(target));
   if (it != globals_.end()) return it->second;
   std::string hint;
   bool builtin = classify_callable(target) == CallableKind::Builtin;
-  if (builtin) hint = callable_short_name(target);
-  else if (target.starts_with("operator.")) hint = "_" + std::string(target);
-  else hint = target;
+  if (builtin)
+    hint = callable_short_name(target);
+  else if (target.starts_with("operator."))
+    hint = "_" + std::string(target);
+  else
+    hint = target;
   std::string name = ns_.create_name(hint, builtin);
   globals_.emplace(std::string(target), name);
   return name;
@@ -192,24 +215,36 @@ std::string CodeGen::add_global(std::string_view target) {
 std::string CodeGen::repr(const Argument& a, bool colored) {
   auto constant = [&](std::string s) { return colored ? wrap(kBlue, s) : s; };
   switch (a.kind()) {
-    case ArgKind::Node: return name_of(a.as_node());
-    case ArgKind::None: return constant("None");
-    case ArgKind::Int: return constant(std::to_string(a.as_int()));
-    case ArgKind::Float: return constant(python_float_repr(a.as_float()));
-    case ArgKind::Bool: return constant(a.as_bool() ? "True" : "False");
-    case ArgKind::String: return constant(python_str_repr(a.as_text()));
-    case ArgKind::DType: return constant(std::string(dtype_name(a.as_dtype())));
-    case ArgKind::Device: return constant(python_device_repr(a.as_text()));
-    case ArgKind::Layout: return constant(std::string(layout_name(a.as_layout())));
+    case ArgKind::Node:
+      return name_of(a.as_node());
+    case ArgKind::None:
+      return constant("None");
+    case ArgKind::Int:
+      return constant(std::to_string(a.as_int()));
+    case ArgKind::Float:
+      return constant(python_float_repr(a.as_float()));
+    case ArgKind::Bool:
+      return constant(a.as_bool() ? "True" : "False");
+    case ArgKind::String:
+      return constant(python_str_repr(a.as_text()));
+    case ArgKind::DType:
+      return constant(std::string(dtype_name(a.as_dtype())));
+    case ArgKind::Device:
+      return constant(python_device_repr(a.as_text()));
+    case ArgKind::Layout:
+      return constant(std::string(layout_name(a.as_layout())));
     case ArgKind::MemoryFormat:
       return constant(std::string(memory_format_name(a.as_memory_format())));
     case ArgKind::Complex: {
       auto [re, im] = a.as_complex();
       return constant(python_complex_repr(re, im));
     }
-    case ArgKind::SymInt: return constant(std::string(a.as_text()));
-    case ArgKind::Repr: return constant(std::string(a.repr_text()));
-    case ArgKind::Op: return add_global(a.as_text());
+    case ArgKind::SymInt:
+      return constant(std::string(a.as_text()));
+    case ArgKind::Repr:
+      return constant(std::string(a.repr_text()));
+    case ArgKind::Op:
+      return add_global(a.as_text());
     case ArgKind::Enum: {
       std::string_view q = a.as_text();
       if (q.starts_with("torch.")) return std::string(q);
@@ -272,10 +307,26 @@ std::string CodeGen::annotation(const Node& n) {
   return meta_text_.annotation(n.meta);
 }
 
+const std::vector<const Node*>& CodeGen::inputs_of(const Node& n) {
+  inputs_.clear();
+  auto add = [this](const Node* input) {
+    if (std::find(inputs_.begin(), inputs_.end(), input) == inputs_.end()) inputs_.push_back(input);
+  };
+  for (const Argument& a : n.args()) {
+    if (a.is_node())
+      add(a.as_node());  // the common case, without a std::function
+    else if (a.is_sequence() || a.is(ArgKind::Dict) || a.is(ArgKind::Slice))
+      for_each_node(a, add);
+  }
+  for (const Kwarg& k : n.kwargs()) for_each_node(k.value, add);
+  return inputs_;
+}
+
 void CodeGen::compute_last_uses() {
   // Walking backwards, the first user seen of each input is its last use (§5).
+  last_user_.reserve(m_.graph().size());
   for (const Node* n = m_.graph().last(); n != nullptr; n = n->prev()) {
-    for (const Node* input : n->input_nodes()) last_user_.try_emplace(input, n);
+    for (const Node* input : inputs_of(*n)) last_user_.try_emplace(input, n);
   }
 }
 
@@ -288,7 +339,7 @@ std::string CodeGen::deletions(const Node& n) {
     text += " = ";
   };
   if (n.op() != OpKind::Placeholder && n.op() != OpKind::Output) {
-    for (const Node* input : n.input_nodes()) {
+    for (const Node* input : inputs_of(n)) {
       auto it = last_user_.find(input);
       if (it != last_user_.end() && it->second == &n) add(input);
     }
@@ -330,17 +381,19 @@ void CodeGen::emit(const Node& n) {
                 &n);
       return;
     }
-    case OpKind::Output: emit_output(n); return;
-    case OpKind::CallFunction: break;
+    case OpKind::Output:
+      emit_output(n);
+      return;
+    case OpKind::CallFunction:
+      break;
   }
   if (classify_callable(target) == CallableKind::Operator) {
     std::string_view op = callable_short_name(target);
     std::vector<std::string> args;
     for (const Argument& a : n.args()) args.push_back(repr(a, false));  // plain repr()
     if (const MagicMethod* m = find_method(kMagic, op)) {
-      add_lines(name_of(&n) + annotation(n) + " = " + apply_pattern(m->pattern, args) +
-                    deletions(n),
-                &n);
+      add_lines(
+          name_of(&n) + annotation(n) + " = " + apply_pattern(m->pattern, args) + deletions(n), &n);
       return;
     }
     if (const MagicMethod* m = find_method(kInplace, op)) {
@@ -360,9 +413,15 @@ void CodeGen::emit(const Node& n) {
               &n);
     return;
   }
-  add_lines(name_of(&n) + annotation(n) + " = " + global + "(" + format_args(n.args(), n.kwargs()) +
-                ")" + deletions(n),
-            &n);
+  std::string line = name_of(&n);
+  line += annotation(n);
+  line += " = ";
+  line += global;
+  line += '(';
+  line += format_args(n.args(), n.kwargs());
+  line += ')';
+  line += deletions(n);
+  body_.add(line, &n);  // one line: reprs escape newlines
 }
 
 void CodeGen::emit_output(const Node& n) {
@@ -444,6 +503,8 @@ std::vector<std::string> CodeGen::prologue() {
 
 void CodeGen::run(std::string_view indent, PrintedCode& out) {
   compute_last_uses();
+  body_.text.reserve(m_.graph().size() * 160);
+  out.text.reserve(out.text.size() + m_.graph().size() * 180);
   std::optional<std::string> previous_summary;
   for (const Node* n : m_.graph().nodes()) {
     if (verbose_ && n->op() != OpKind::Placeholder && n->op() != OpKind::Output) {

@@ -39,9 +39,9 @@ bool printable(uint32_t cp) {
   if (cp == 0xAD) return false;  // SOFT HYPHEN (Cf)
   if (cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202F) ||
       (cp >= 0x205F && cp <= 0x206F) || cp == 0x3000 || cp == 0xFEFF)
-    return false;  // spaces, separators and format characters
-  if (cp >= 0xD800 && cp <= 0xDFFF) return false;                        // surrogates
-  if ((cp >= 0xE000 && cp <= 0xF8FF) || cp >= 0xF0000) return false;     // private use
+    return false;                                  // spaces, separators and format characters
+  if (cp >= 0xD800 && cp <= 0xDFFF) return false;  // surrogates
+  if ((cp >= 0xE000 && cp <= 0xF8FF) || cp >= 0xF0000) return false;            // private use
   if ((cp & 0xFFFE) == 0xFFFE || (cp >= 0xFDD0 && cp <= 0xFDEF)) return false;  // non-characters
   if (cp == 0x180E || (cp >= 0xFFF9 && cp <= 0xFFFB) || cp == 0x110BD || cp == 0xE0001 ||
       (cp >= 0xE0020 && cp <= 0xE007F))
@@ -51,9 +51,12 @@ bool printable(uint32_t cp) {
 
 std::string hex_escape(uint32_t cp) {
   char buf[16];
-  if (cp < 0x100) std::snprintf(buf, sizeof buf, "\\x%02x", cp);
-  else if (cp < 0x10000) std::snprintf(buf, sizeof buf, "\\u%04x", cp);
-  else std::snprintf(buf, sizeof buf, "\\U%08x", cp);
+  if (cp < 0x100)
+    std::snprintf(buf, sizeof buf, "\\x%02x", cp);
+  else if (cp < 0x10000)
+    std::snprintf(buf, sizeof buf, "\\u%04x", cp);
+  else
+    std::snprintf(buf, sizeof buf, "\\U%08x", cp);
   return buf;
 }
 
