@@ -182,6 +182,17 @@ const std::string& Graph::rename(Node* n, std::string_view candidate) {
   return n->name_;
 }
 
+bool Graph::rename_exact(Node* n, std::string_view name) {
+  if (name == n->name_) return true;
+  if (name_taken(name)) return false;
+  name_counter_.note(name);
+  by_name_.erase(n);
+  retired_names_.insert(n->name_);
+  n->name_ = std::string(name);
+  by_name_.insert(n);
+  return true;
+}
+
 std::unordered_map<const Node*, Node*> clone_graph(const Graph& src, Graph& dst) {
   REMAT_ASSERT(dst.empty()) << "clone_graph into a non-empty graph";
   std::unordered_map<const Node*, Node*> map;

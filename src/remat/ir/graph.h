@@ -104,6 +104,8 @@ class Graph {
   void move_after(Node* n, Node* position);
   /// Removes `n`. It must have no users (erasing a used node is a programming error).
   void erase(Node* n);
+  /// Renames `n` to exactly `name` (reading text that shows the name); false if it is taken.
+  bool rename_exact(Node* n, std::string_view name);
   /// Gives `n` a new unique name derived from `candidate`; returns it.
   const std::string& rename(Node* n, std::string_view candidate);
   /// A fresh unique name derived from `candidate`, by torch.fx's rules, reserved from now on

@@ -1,0 +1,169 @@
+#include "remat/print/python_tokens.h"
+
+#include <array>
+#include <cctype>
+
+namespace remat {
+namespace {
+
+bool name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// Longest first, so `**=` wins over `**` and `*`.
+constexpr std::array<std::string_view, 21> kMultiCharOps{
+    "**=", "//=", "<<=", ">>=", "**", "//", "<<", ">>", "<=", ">=", "==",
+    "!=",  "+=",  "-=",  "*=",  "/=", "%=", "@=", "&=", "|=", "^="};
+constexpr std::string_view kSingleCharOps = "()[]{},:.=+-*/%@<>&|^~;";
+
+}  // namespace
+
+std::optional<std::vector<Token>> tokenize_python(std::string_view line, size_t& error_column,
+                                                  std::string& error) {
+  std::vector<Token> out;
+  size_t i = 0;
+  auto fail = [&](size_t col, std::string message) {
+    error_column = col;
+    error = std::move(message);
+    return std::nullopt;
+  };
+  while (i < line.size()) {
+    char c = line[i];
+    if (c == ' ' || c == '\t') {
+      ++i;
+      continue;
+    }
+    size_t start = i;
+    if (name_start(c)) {
+      while (i < line.size() && name_char(line[i])) ++i;
+      out.push_back({TokenKind::Name, line.substr(start, i - start), start, {}});
+      continue;
+    }
+    if (digit(c)) {
+      bool is_float = false;
+      while (i < line.size() && digit(line[i])) ++i;
+      if (i < line.size() && line[i] == '.' && i + 1 < line.size() && digit(line[i + 1])) {
+        is_float = true;
+        ++i;
+        while (i < line.size() && digit(line[i])) ++i;
+      } else if (i < line.size() && line[i] == '.' &&
+                 (i + 1 == line.size() || !name_start(line[i + 1]))) {
+        is_float = true;  // `1.` is a float too
+        ++i;
+      }
+      if (i < line.size() && (line[i] == 'e' || line[i] == 'E')) {
+        size_t e = i + 1;
+        if (e < line.size() && (line[e] == '+' || line[e] == '-')) ++e;
+        if (e < line.size() && digit(line[e])) {
+          is_float = true;
+          i = e;
+          while (i < line.size() && digit(line[i])) ++i;
+        }
+      }
+      TokenKind kind = is_float ? TokenKind::Float : TokenKind::Int;
+      if (i < line.size() && (line[i] == 'j' || line[i] == 'J')) {
+        kind = TokenKind::Imaginary;
+        ++i;
+      }
+      if (i < line.size() && name_char(line[i])) return fail(i, "invalid number");
+      out.push_back({kind, line.substr(start, i - start), start, {}});
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      char quote = c;
+      std::string value;
+      ++i;
+      bool closed = false;
+      while (i < line.size()) {
+        char d = line[i];
+        if (d == quote) {
+          closed = true;
+          ++i;
+          break;
+        }
+        if (d != '\\') {
+          value += d;
+          ++i;
+          continue;
+        }
+        if (i + 1 >= line.size()) break;
+        char e = line[i + 1];
+        i += 2;
+        switch (e) {
+          case '\\': value += '\\'; break;
+          case '\'': value += '\''; break;
+          case '"': value += '"'; break;
+          case 'n': value += '\n'; break;
+          case 'r': value += '\r'; break;
+          case 't': value += '\t'; break;
+          case '0': value += '\0'; break;
+          case 'a': value += '\a'; break;
+          case 'b': value += '\b'; break;
+          case 'f': value += '\f'; break;
+          case 'v': value += '\v'; break;
+          case 'x':
+          case 'u':
+          case 'U': {
+            size_t n = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+            if (i + n > line.size()) return fail(i - 2, "truncated \\" + std::string(1, e) + " escape");
+            uint32_t cp = 0;
+            for (size_t k = 0; k < n; ++k) {
+              char h = line[i + k];
+              if (!std::isxdigit(static_cast<unsigned char>(h)))
+                return fail(i + k, "bad hex digit in \\" + std::string(1, e) + " escape");
+              cp = cp * 16 + static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(h))
+                                                       ? h - '0'
+                                                       : std::tolower(h) - 'a' + 10);
+            }
+            if (cp > 0x10FFFF) return fail(i - 2, "escape beyond U+10FFFF");
+            append_utf8(value, cp);
+            i += n;
+            break;
+          }
+          default: return fail(i - 2, std::string("unknown escape \\") + e);
+        }
+      }
+      if (!closed) return fail(start, "unterminated string");
+      out.push_back({TokenKind::String, line.substr(start, i - start), start, std::move(value)});
+      continue;
+    }
+    bool matched = false;
+    for (std::string_view op : kMultiCharOps) {
+      if (line.substr(i, op.size()) == op) {
+        out.push_back({TokenKind::Op, line.substr(i, op.size()), i, {}});
+        i += op.size();
+        matched = true;
+        break;
+      }
+    }
+    if (matched) continue;
+    if (kSingleCharOps.find(c) != std::string_view::npos) {
+      out.push_back({TokenKind::Op, line.substr(i, 1), i, {}});
+      ++i;
+      continue;
+    }
+    return fail(i, std::string("unexpected character '") + c + "'");
+  }
+  out.push_back({TokenKind::End, {}, line.size(), {}});
+  return out;
+}
+
+}  // namespace remat

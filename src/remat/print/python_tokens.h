@@ -1,0 +1,26 @@
+// Tokens of the Python expressions that readable FX code contains (one line at a time).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace remat {
+
+enum class TokenKind : uint8_t { Name, Int, Float, Imaginary, String, Op, End };
+
+struct Token {
+  TokenKind kind;
+  std::string_view text;  ///< the source text of the token
+  size_t column;          ///< 0-based offset in the line
+  std::string value;      ///< decoded contents of a String token
+};
+
+/// Tokenizes one line of Python. On a malformed token (an unterminated string, a bad escape, a
+/// character Python has no token for) returns nullopt and sets `error_column` and `error`.
+std::optional<std::vector<Token>> tokenize_python(std::string_view line, size_t& error_column,
+                                                  std::string& error);
+
+}  // namespace remat

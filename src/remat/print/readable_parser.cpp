@@ -1,0 +1,1167 @@
+// Readable FX code back into a GraphModule: line structure (classes, def, body) here, Python
+// expressions through python_tokens.
+#include "remat/print/readable_parser.h"
+
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+
+#include "remat/ir/naming.h"
+#include "remat/ir/target.h"
+#include "remat/print/python_repr.h"
+#include "remat/print/python_tokens.h"
+
+namespace remat {
+namespace {
+
+constexpr size_t kMaxNesting = 200;  // brackets inside one expression
+
+struct SourceLine {
+  std::string text;  // without ANSI color codes
+  int number;        // 1-based
+  size_t indent;
+  [[nodiscard]] std::string_view body() const { return std::string_view(text).substr(indent); }
+  [[nodiscard]] bool blank() const { return indent == text.size(); }
+};
+
+std::string strip_ansi(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\033' && i + 1 < s.size() && s[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || s[j] == ';')) ++j;
+      if (j < s.size() && s[j] == 'm') {
+        i = j;
+        continue;
+      }
+    }
+    out += s[i];
+  }
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+/// Splits `s` at `sep` outside of quoted strings.
+std::vector<std::string_view> split_outside_quotes(std::string_view s, std::string_view sep) {
+  std::vector<std::string_view> parts;
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      continue;
+    }
+    if (s.substr(i, sep.size()) == sep) {
+      parts.push_back(s.substr(start, i - start));
+      i += sep.size() - 1;
+      start = i + 1;
+    }
+  }
+  parts.push_back(s.substr(start));
+  return parts;
+}
+
+/// The position of the first `#` outside quotes, or npos.
+size_t comment_start(std::string_view s) {
+  char quote = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '#') {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+bool sym_like_name(std::string_view s) {
+  // Symbols of torch's ShapeEnv: s0, s47, u0, ... (and their expressions).
+  if (s.size() < 2 || !(s[0] == 's' || s[0] == 'u' || s[0] == 'z' || s[0] == 'q')) return false;
+  for (size_t i = 1; i < s.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+
+struct BinaryOp {
+  std::string_view token;
+  std::string_view name;
+};
+constexpr std::array<BinaryOp, 19> kBinary{{{"+", "add"},   {"-", "sub"},     {"*", "mul"},
+                                            {"//", "floordiv"}, {"/", "truediv"}, {"%", "mod"},
+                                            {"**", "pow"},  {"<<", "lshift"}, {">>", "rshift"},
+                                            {"&", "and_"},  {"|", "or_"},     {"^", "xor"},
+                                            {"@", "matmul"}, {"==", "eq"},    {"!=", "ne"},
+                                            {"<", "lt"},    {">", "gt"},      {"<=", "le"},
+                                            {">=", "ge"}}};
+constexpr std::array<BinaryOp, 13> kInplace{{{"+=", "iadd"},  {"&=", "iand"},   {"//=", "ifloordiv"},
+                                             {"<<=", "ilshift"}, {"%=", "imod"}, {"*=", "imul"},
+                                             {"@=", "imatmul"}, {"|=", "ior"},   {"**=", "ipow"},
+                                             {">>=", "irshift"}, {"-=", "isub"}, {"/=", "itruediv"},
+                                             {"^=", "ixor"}}};
+
+/// Metadata a stack-trace comment gives to the nodes of its group.
+struct GroupMeta {
+  InternedString stack_trace;
+  Argument custom;
+  std::optional<CheckpointPolicy> recompute;
+  std::optional<int64_t> ac_graph_id;
+  std::optional<int64_t> seq_nr;
+  std::optional<PartitionerTag> partitioner_tag;
+};
+
+class ReadableParser {
+ public:
+  ReadableParser(std::string_view text, std::string file) : file_(std::move(file)) {
+    int number = 0;
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t nl = text.find('\n', start);
+      std::string line = strip_ansi(text.substr(start, nl == std::string_view::npos ? nl : nl - start));
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      size_t indent = line.find_first_not_of(' ');
+      lines_.push_back({line, ++number, indent == std::string::npos ? line.size() : indent});
+      if (nl == std::string_view::npos) break;
+      start = nl + 1;
+    }
+  }
+
+  Expected<GraphModule> parse();
+
+ private:
+  // --- diagnostics ---
+  bool fail(const SourceLine& l, size_t column, std::string message) {
+    if (!error_) {
+      Diagnostic d;
+      d.file = file_;
+      d.line = l.number;
+      d.col = static_cast<int>(column) + 1;
+      d.source_line = l.text;
+      d.message = std::move(message);
+      error_ = std::move(d);
+    }
+    return false;
+  }
+  bool fail_at(const Token& t, std::string message) {
+    return fail(*line_, line_->indent + t.column, std::move(message));
+  }
+
+  // --- structure ---
+  bool parse_module(GraphModule& m);
+  bool parse_def(GraphModule& m, size_t indent);
+  bool parse_param(std::string_view text, size_t column);
+  bool parse_body(GraphModule& m, size_t indent);
+  bool parse_comment(std::string_view c);
+  bool parse_statement(GraphModule& m);
+  bool parse_return(GraphModule& m, size_t indent);
+  void skip_blank() {
+    while (pos_ < lines_.size() && lines_[pos_].blank()) ++pos_;
+  }
+
+  // --- expressions (over toks_ of the current line) ---
+  bool tokenize(std::string_view text, size_t offset);
+  const Token& peek(size_t k = 0) const { return toks_[std::min(tok_ + k, toks_.size() - 1)]; }
+  bool at_op(std::string_view op, size_t k = 0) const {
+    return peek(k).kind == TokenKind::Op && peek(k).text == op;
+  }
+  bool expect_op(std::string_view op) {
+    if (!at_op(op)) return fail_at(peek(), "expected '" + std::string(op) + "'");
+    ++tok_;
+    return true;
+  }
+  bool parse_value(Argument& out, size_t depth = 0);
+  bool parse_call_args(std::vector<Argument>& args, std::vector<Kwarg>& kwargs, size_t depth);
+  bool parse_sym_expression(Argument& out);
+  bool parse_dotted(std::string& out);
+  bool parse_attr_path(std::string& path, size_t depth);
+  bool parse_rhs(Node*& out, std::string_view name);
+  bool parse_annotation_text(std::string_view text, Meta& meta, size_t column);
+  Node* node_named(std::string_view name) const { return graph_->find(name); }
+  Node* make_node(OpKind op, std::string_view target, std::string_view name,
+                  std::vector<Argument> args, std::vector<Kwarg> kwargs, const Token& where);
+
+  std::string file_;
+  std::vector<SourceLine> lines_;
+  size_t pos_ = 0;
+  std::optional<Diagnostic> error_;
+
+  const SourceLine* line_ = nullptr;
+  std::vector<Token> toks_;
+  size_t tok_ = 0;
+
+  Graph* graph_ = nullptr;
+  GroupMeta group_;
+  std::optional<CheckpointPolicy> seed_recompute_;  // a seed-style tag line for the next node
+  std::optional<int64_t> seed_ac_graph_id_;
+  bool seed_tag_pending_ = false;
+  Meta pending_meta_;  // annotation of the statement being parsed
+  struct Param {
+    std::string name;
+    std::string annotation;
+    std::string desc;
+    std::string default_text;
+    size_t column;
+  };
+  std::vector<Param> params_;
+  std::unordered_map<std::string, Param> pytree_annotations_;
+};
+
+// ------------------------------------------------------------------------------------------
+// Expressions
+// ------------------------------------------------------------------------------------------
+
+bool ReadableParser::tokenize(std::string_view text, size_t offset) {
+  size_t col = 0;
+  std::string message;
+  std::optional<std::vector<Token>> toks = tokenize_python(text, col, message);
+  if (!toks) return fail(*line_, offset + col, message);
+  toks_ = std::move(*toks);
+  for (Token& t : toks_) t.column += offset - line_->indent;
+  tok_ = 0;
+  return true;
+}
+
+bool ReadableParser::parse_dotted(std::string& out) {
+  if (peek().kind != TokenKind::Name) return fail_at(peek(), "expected a name");
+  out = std::string(peek().text);
+  ++tok_;
+  while (at_op(".") && peek(1).kind == TokenKind::Name) {
+    out += "." + std::string(peek(1).text);
+    tok_ += 2;
+  }
+  return true;
+}
+
+bool ReadableParser::parse_sym_expression(Argument& out) {
+  // A symbolic integer printed as its expression: names, integers, arithmetic, parentheses.
+  size_t start = peek().column, end = start;
+  int depth = 0;
+  while (peek().kind != TokenKind::End) {
+    const Token& t = peek();
+    if (t.kind == TokenKind::Op) {
+      if (t.text == "(") ++depth;
+      else if (t.text == ")") {
+        if (depth == 0) break;
+        --depth;
+      } else if ((t.text == "," || t.text == "]" || t.text == "}" || t.text == ";") && depth == 0) {
+        break;
+      } else if (t.text != "+" && t.text != "-" && t.text != "*" && t.text != "/" &&
+                 t.text != "//" && t.text != "%" && t.text != "**") {
+        break;
+      }
+    } else if (t.kind != TokenKind::Name && t.kind != TokenKind::Int) {
+      break;
+    }
+    end = t.column + t.text.size();
+    ++tok_;
+  }
+  std::string_view body = line_->body();
+  out = Argument::sym(body.substr(start, end - start));
+  return true;
+}
+
+bool ReadableParser::parse_value(Argument& out, size_t depth) {
+  if (depth > kMaxNesting) return fail_at(peek(), "expression nested too deeply");
+  const Token& t = peek();
+  switch (t.kind) {
+    case TokenKind::Int: {
+      ++tok_;
+      errno = 0;
+      long long v = std::strtoll(std::string(t.text).c_str(), nullptr, 10);
+      if (errno == ERANGE) return fail_at(t, "integer out of range");
+      out = Argument::integer(v);
+      return true;
+    }
+    case TokenKind::Float:
+      ++tok_;
+      out = Argument::floating(std::strtod(std::string(t.text).c_str(), nullptr));
+      return true;
+    case TokenKind::Imaginary: {
+      ++tok_;
+      std::string digits(t.text.substr(0, t.text.size() - 1));
+      out = Argument::complex(0.0, std::strtod(digits.c_str(), nullptr));
+      return true;
+    }
+    case TokenKind::String:
+      ++tok_;
+      out = Argument::string(t.value);
+      return true;
+    case TokenKind::End: return fail_at(t, "expected a value");
+    case TokenKind::Op: break;
+    case TokenKind::Name: {
+      std::string_view n = t.text;
+      if (n == "None" || n == "True" || n == "False" || n == "inf" || n == "nan") {
+        ++tok_;
+        out = n == "None"    ? Argument::none()
+              : n == "True"  ? Argument::boolean(true)
+              : n == "False" ? Argument::boolean(false)
+              : n == "inf"   ? Argument::floating(std::numeric_limits<double>::infinity())
+                             : Argument::floating(std::numeric_limits<double>::quiet_NaN());
+        return true;
+      }
+      if (Node* node = node_named(n); node != nullptr && !at_op(".", 1)) {
+        ++tok_;
+        out = Argument::node(node);
+        return true;
+      }
+      if ((n == "slice" || n == "device") && at_op("(", 1)) {
+        tok_ += 2;
+        std::vector<Argument> args;
+        std::vector<Kwarg> kwargs;
+        if (!parse_call_args(args, kwargs, depth + 1)) return false;
+        if (n == "slice") {
+          if (args.size() != 3 || !kwargs.empty()) return fail_at(t, "slice() takes 3 arguments");
+          out = Argument::slice(std::move(args[0]), std::move(args[1]), std::move(args[2]));
+          return true;
+        }
+        std::string type, index;
+        for (const Kwarg& k : kwargs) {
+          if (k.key.view() == "type" && k.value.is(ArgKind::String)) type = k.value.as_text();
+          else if (k.key.view() == "index" && k.value.is(ArgKind::Int)) index = std::to_string(k.value.as_int());
+          else return fail_at(t, "device() takes type= and index=");
+        }
+        if (type.empty()) return fail_at(t, "device() without type=");
+        out = Argument::device(index.empty() ? type : type + ":" + index);
+        return true;
+      }
+      if (n == "torch") {
+        std::string dotted;
+        if (!parse_dotted(dotted)) return false;
+        std::string_view d = dotted;
+        if (std::optional<DType> dt = parse_dtype(d)) out = Argument::dtype(*dt);
+        else if (std::optional<Layout> l = parse_layout(d)) out = Argument::layout(*l);
+        else if (std::optional<MemoryFormat> m = parse_memory_format(d)) out = Argument::memory_format(*m);
+        else if (d.starts_with("torch.ops.")) out = Argument::op(d.substr(10));
+        else if (d == "torch.Tensor" && at_op("(")) {
+          ++tok_;
+          std::vector<Argument> args;
+          std::vector<Kwarg> kwargs;
+          if (!parse_call_args(args, kwargs, depth + 1)) return false;
+          std::vector<SymInt> shape;
+          std::optional<DType> dtype;
+          for (const Kwarg& k : kwargs) {
+            if (k.key.view() == "size" && k.value.is(ArgKind::List)) {
+              for (const Argument& e : k.value.elements()) {
+                if (e.is(ArgKind::Int)) shape.emplace_back(e.as_int());
+                else if (e.is(ArgKind::SymInt)) shape.push_back(SymInt::symbolic(e.as_text()));
+              }
+            } else if (k.key.view() == "dtype" && k.value.is(ArgKind::SymInt)) {
+              dtype = parse_dtype("torch." + std::string(k.value.as_text()));
+            }
+          }
+          if (!dtype) return fail_at(t, "torch.Tensor(...) without a known dtype");
+          out = Argument::tensor_constant(*dtype, std::move(shape));
+        } else {
+          out = Argument::enum_member(d);  // a torch enum member, e.g. CheckpointPolicy.MUST_SAVE
+        }
+        return true;
+      }
+      if (sym_like_name(n) || (node_named(n) == nullptr && at_op("*", 1))) return parse_sym_expression(out);
+      if (at_op(".", 1) && peek(2).kind == TokenKind::Name && node_named(n) == nullptr) {
+        // A non-torch enum member: `Color.RED` (its class is a printed global).
+        std::string dotted;
+        if (!parse_dotted(dotted)) return false;
+        out = Argument::enum_member(dotted);
+        return true;
+      }
+      if (node_named(n) == nullptr) return fail_at(t, "undefined name '" + std::string(n) + "'");
+      return fail_at(t, "unexpected attribute access on node '" + std::string(n) + "'");
+    }
+  }
+  // Operators: brackets, unary minus.
+  if (t.text == "-" || t.text == "+") {
+    ++tok_;
+    Argument inner;
+    if (!parse_value(inner, depth + 1)) return false;
+    double sign = t.text == "-" ? -1 : 1;
+    if (inner.is(ArgKind::Int)) out = Argument::integer(static_cast<int64_t>(sign) * inner.as_int());
+    else if (inner.is(ArgKind::Float)) out = Argument::floating(sign * inner.as_float());
+    else if (inner.is(ArgKind::Complex)) out = Argument::complex(sign * inner.as_complex().first, sign * inner.as_complex().second);
+    else return fail_at(t, "unary " + std::string(t.text) + " of a non-number");
+    return true;
+  }
+  if (t.text == "[" || t.text == "(") {
+    bool list = t.text == "[";
+    std::string_view close = list ? "]" : ")";
+    ++tok_;
+    // (re+imj) and (re-imj): complex numbers.
+    if (!list && (peek().kind == TokenKind::Int || peek().kind == TokenKind::Float ||
+                  (at_op("-") && peek(1).kind != TokenKind::Op)) ) {
+      size_t save = tok_;
+      Argument re;
+      if (parse_value(re, depth + 1) && (at_op("+") || at_op("-")) &&
+          peek(1).kind == TokenKind::Imaginary && at_op(")", 2)) {
+        double sign = at_op("-") ? -1 : 1;
+        std::string digits(peek(1).text.substr(0, peek(1).text.size() - 1));
+        double im = sign * std::strtod(digits.c_str(), nullptr);
+        double r = re.is(ArgKind::Int) ? static_cast<double>(re.as_int()) : re.is(ArgKind::Float) ? re.as_float() : 0;
+        tok_ += 3;
+        out = Argument::complex(r, im);
+        return true;
+      }
+      if (error_) return false;
+      tok_ = save;
+    }
+    std::vector<Argument> items;
+    bool trailing_comma = false;
+    while (!at_op(close)) {
+      Argument item;
+      if (!parse_value(item, depth + 1)) return false;
+      items.push_back(std::move(item));
+      trailing_comma = false;
+      if (at_op(",")) {
+        ++tok_;
+        trailing_comma = true;
+        continue;
+      }
+      if (!at_op(close)) return fail_at(peek(), "expected ',' or '" + std::string(close) + "'");
+    }
+    ++tok_;
+    if (!list && items.size() == 1 && !trailing_comma) {
+      out = std::move(items[0]);  // parenthesized value
+      return true;
+    }
+    out = list ? Argument::list(std::move(items)) : Argument::tuple(std::move(items));
+    return true;
+  }
+  if (t.text == "{") {
+    ++tok_;
+    std::vector<DictEntry> entries;
+    while (!at_op("}")) {
+      if (peek().kind != TokenKind::String) return fail_at(peek(), "dict keys must be strings");
+      std::string key = peek().value;
+      ++tok_;
+      if (!expect_op(":")) return false;
+      Argument v;
+      if (!parse_value(v, depth + 1)) return false;
+      entries.push_back({std::move(key), std::move(v)});
+      if (at_op(",")) ++tok_;
+      else if (!at_op("}")) return fail_at(peek(), "expected ',' or '}'");
+    }
+    ++tok_;
+    out = Argument::dict(std::move(entries));
+    return true;
+  }
+  return fail_at(t, "unexpected '" + std::string(t.text) + "'");
+}
+
+bool ReadableParser::parse_call_args(std::vector<Argument>& args, std::vector<Kwarg>& kwargs,
+                                     size_t depth) {
+  // After '(' up to and including ')'. Keyword arguments print as `k = v`.
+  while (!at_op(")")) {
+    if (peek().kind == TokenKind::Name && at_op("=", 1)) {
+      InternedString key(peek().text);
+      tok_ += 2;
+      Argument v;
+      if (!parse_value(v, depth + 1)) return false;
+      kwargs.push_back({key, std::move(v)});
+    } else {
+      if (!kwargs.empty()) return fail_at(peek(), "positional argument after keyword argument");
+      Argument v;
+      if (!parse_value(v, depth + 1)) return false;
+      args.push_back(std::move(v));
+    }
+    if (at_op(",")) ++tok_;
+    else if (!at_op(")")) return fail_at(peek(), "expected ',' or ')' after argument");
+  }
+  ++tok_;
+  return true;
+}
+
+bool ReadableParser::parse_attr_path(std::string& path, size_t depth) {
+  // self.a.b | getattr(<path>, "0").c  ->  "a.b", "a.0.c"
+  if (depth > kMaxNesting) return fail_at(peek(), "expression nested too deeply");
+  if (peek().kind == TokenKind::Name && peek().text == "self") {
+    ++tok_;
+    path.clear();
+  } else if (peek().kind == TokenKind::Name && peek().text == "getattr" && at_op("(", 1)) {
+    tok_ += 2;
+    if (!parse_attr_path(path, depth + 1)) return false;
+    if (!expect_op(",")) return false;
+    if (peek().kind != TokenKind::String) return fail_at(peek(), "expected an attribute name");
+    path += (path.empty() ? "" : ".") + peek().value;
+    ++tok_;
+    if (!expect_op(")")) return false;
+  } else {
+    return fail_at(peek(), "expected self");
+  }
+  while (at_op(".") && peek(1).kind == TokenKind::Name) {
+    path += (path.empty() ? "" : ".") + std::string(peek(1).text);
+    tok_ += 2;
+  }
+  return true;
+}
+
+Node* ReadableParser::make_node(OpKind op, std::string_view target, std::string_view name,
+                                std::vector<Argument> args, std::vector<Kwarg> kwargs,
+                                const Token& where) {
+  Node* n = graph_->create_node_exact(op, InternedString(target), name, std::move(args),
+                                      std::move(kwargs));
+  if (n == nullptr) fail_at(where, "'" + std::string(name) + "' is defined twice");
+  return n;
+}
+
+bool ReadableParser::parse_rhs(Node*& out, std::string_view name) {
+  const Token& first = peek();
+  std::vector<Argument> args;
+  std::vector<Kwarg> kwargs;
+  auto finish = [&]() {
+    if (peek().kind != TokenKind::End) return fail_at(peek(), "unexpected '" + std::string(peek().text) + "' after the expression");
+    return true;
+  };
+  // self.x / getattr(self.x, "0"): get_attr, or call_module when called.
+  if (first.kind == TokenKind::Name &&
+      (first.text == "self" || (first.text == "getattr" && at_op("(", 1) && peek(2).text == "self"))) {
+    std::string path;
+    if (!parse_attr_path(path, 0)) return false;
+    if (at_op("(")) {
+      ++tok_;
+      if (!parse_call_args(args, kwargs, 0)) return false;
+      out = make_node(OpKind::CallModule, path, name, std::move(args), std::move(kwargs), first);
+    } else {
+      out = make_node(OpKind::GetAttr, path, name, {}, {}, first);
+    }
+    return out != nullptr && finish();
+  }
+  // torch.ops.ns.op.overload(...) and torch callables.
+  if (first.kind == TokenKind::Name && first.text == "torch") {
+    std::string dotted;
+    if (!parse_dotted(dotted)) return false;
+    if (!at_op("(")) return fail_at(peek(), "expected '(' after " + dotted);
+    ++tok_;
+    if (!parse_call_args(args, kwargs, 0)) return false;
+    std::string_view target = dotted;
+    if (target.starts_with("torch.ops.")) target.remove_prefix(10);
+    out = make_node(OpKind::CallFunction, target, name, std::move(args), std::move(kwargs), first);
+    return out != nullptr && finish();
+  }
+  // Unary operators.
+  if (first.kind == TokenKind::Op && (first.text == "-" || first.text == "+" || first.text == "~") &&
+      peek(1).kind == TokenKind::Name && node_named(peek(1).text) != nullptr) {
+    std::string_view op = first.text == "-" ? "neg" : first.text == "+" ? "pos" : "invert";
+    ++tok_;
+    Argument v;
+    if (!parse_value(v)) return false;
+    out = make_node(OpKind::CallFunction, "operator." + std::string(op), name, {std::move(v)}, {}, first);
+    return out != nullptr && finish();
+  }
+  // A global function: builtins, _operator_x, sanitized Python callables.
+  if (first.kind == TokenKind::Name && at_op("(", 1) && node_named(first.text) == nullptr &&
+      first.text != "slice" && first.text != "device") {
+    std::string_view fn = first.text;
+    tok_ += 2;
+    if (!parse_call_args(args, kwargs, 0)) return false;
+    std::string target;
+    if (fn.starts_with("_operator_")) target = "operator." + std::string(fn.substr(10));
+    else if (is_reserved_python_name(fn)) target = "builtins." + std::string(fn);
+    else target = fn;
+    out = make_node(OpKind::CallFunction, target, name, std::move(args), std::move(kwargs), first);
+    return out != nullptr && finish();
+  }
+  // node.method(...), node.attr, node[index], binary operators.
+  Node* receiver = first.kind == TokenKind::Name ? node_named(first.text) : nullptr;
+  if (receiver != nullptr && at_op(".", 1) && peek(2).kind == TokenKind::Name) {
+    std::string member(peek(2).text);
+    tok_ += 3;
+    if (at_op("(")) {
+      ++tok_;
+      args.push_back(Argument::node(receiver));
+      if (!parse_call_args(args, kwargs, 0)) return false;
+      out = make_node(OpKind::CallMethod, member, name, std::move(args), std::move(kwargs), first);
+    } else {
+      out = make_node(OpKind::CallFunction, "builtins.getattr", name,
+                      {Argument::node(receiver), Argument::string(member)}, {}, first);
+    }
+    return out != nullptr && finish();
+  }
+  Argument lhs;
+  if (!parse_value(lhs)) return false;
+  if (at_op("[")) {
+    ++tok_;
+    Argument index;
+    if (!parse_value(index) || !expect_op("]")) return false;
+    out = make_node(OpKind::CallFunction, "operator.getitem", name, {std::move(lhs), std::move(index)}, {}, first);
+    return out != nullptr && finish();
+  }
+  if (peek().kind == TokenKind::Op) {
+    for (const BinaryOp& b : kBinary) {
+      if (peek().text != b.token) continue;
+      ++tok_;
+      Argument rhs;
+      if (!parse_value(rhs)) return false;
+      out = make_node(OpKind::CallFunction, "operator." + std::string(b.name), name,
+                      {std::move(lhs), std::move(rhs)}, {}, first);
+      return out != nullptr && finish();
+    }
+  }
+  return fail_at(first, "unknown statement form (expected a call, an attribute, an operator or an index)");
+}
+
+// ------------------------------------------------------------------------------------------
+// Annotations and comments
+// ------------------------------------------------------------------------------------------
+
+bool parse_dims(std::string_view s, std::vector<SymInt>& out) {
+  // "4, 4" or "s0, 2*s1" (the text between brackets)
+  out.clear();
+  if (trim(s).empty()) return true;
+  for (std::string_view part : split_outside_quotes(s, ",")) {
+    std::string_view p = trim(part);
+    if (p.empty()) return false;
+    bool digits = true;
+    for (size_t i = 0; i < p.size(); ++i)
+      digits = digits && (std::isdigit(static_cast<unsigned char>(p[i])) || (i == 0 && p[i] == '-'));
+    if (digits && p != "-") {
+      errno = 0;
+      long long v = std::strtoll(std::string(p).c_str(), nullptr, 10);
+      if (errno == ERANGE || !SymInt::fits(v)) return false;
+      out.emplace_back(v);
+    } else {
+      out.push_back(SymInt::symbolic(p));
+    }
+  }
+  return true;
+}
+
+bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, size_t column) {
+  std::string_view a = trim(text);
+  if (a.size() >= 2 && (a.front() == '"' || a.front() == '\'') && a.back() == a.front())
+    a = a.substr(1, a.size() - 2);
+  if (a.starts_with("Sym(") && a.ends_with(")")) {
+    meta.set_sym_value(SymInt::symbolic(a.substr(4, a.size() - 5)));
+    meta.set_value_key(ValueKey::Val);
+    return true;
+  }
+  size_t bracket = a.find('[');
+  if (bracket == std::string_view::npos) return true;  // a type we do not model: no metadata
+  std::optional<DType> dtype = parse_dtype_abbr(a.substr(0, bracket));
+  if (!dtype) {
+    // Subclass wrappers `TwoTensor(f32[3, 4])`, DTensor(...): not modelled, no metadata.
+    if (a.find('(') != std::string_view::npos) return true;
+    return fail(*line_, column, "unknown dtype abbreviation '" + std::string(a.substr(0, bracket)) + "'");
+  }
+  size_t close = a.find(']', bracket);
+  std::vector<SymInt> sizes, strides;
+  if (close == std::string_view::npos || !parse_dims(a.substr(bracket + 1, close - bracket - 1), sizes))
+    return fail(*line_, column, "malformed shape in annotation");
+  std::string_view rest = a.substr(close + 1);
+  bool has_strides = false;
+  if (rest.starts_with("[")) {
+    size_t sc = rest.find(']');
+    if (sc == std::string_view::npos || !parse_dims(rest.substr(1, sc - 1), strides) ||
+        strides.size() != sizes.size())
+      return fail(*line_, column, "malformed strides in annotation");
+    has_strides = true;
+    rest = rest.substr(sc + 1);
+  }
+  TensorMeta t(*dtype, sizes, has_strides ? std::optional<std::span<const SymInt>>(strides) : std::nullopt,
+               rest.empty() ? InternedString() : InternedString(rest));
+  meta.set_tensor(t);
+  meta.set_value_key(ValueKey::Val);
+  return true;
+}
+
+std::optional<std::pair<std::optional<CheckpointPolicy>, std::optional<int64_t>>> parse_tag(
+    std::string_view s) {
+  // "ac_graph_id: 2 - PREFER_RECOMPUTE" | "recompute: MUST_SAVE" | "ac_graph_id: 2"
+  if (s.starts_with("recompute: ")) {
+    std::optional<CheckpointPolicy> p = parse_policy(s.substr(11));
+    if (!p) return std::nullopt;
+    return std::make_pair(p, std::optional<int64_t>());
+  }
+  if (!s.starts_with("ac_graph_id: ")) return std::nullopt;
+  s.remove_prefix(13);
+  size_t dash = s.find(" - ");
+  std::string_view id = dash == std::string_view::npos ? s : s.substr(0, dash);
+  if (id.empty() || id.size() > 18) return std::nullopt;
+  for (char c : id)
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '-') return std::nullopt;
+  int64_t v = std::strtoll(std::string(id).c_str(), nullptr, 10);
+  if (dash == std::string_view::npos) return std::make_pair(std::optional<CheckpointPolicy>(), std::optional<int64_t>(v));
+  std::optional<CheckpointPolicy> p = parse_policy(s.substr(dash + 3));
+  if (!p) return std::nullopt;
+  return std::make_pair(p, std::optional<int64_t>(v));
+}
+
+/// Parses the part after the comment's main `#`: ` Annotation: {...}`, a tag, then the stack
+/// trace summary. Returns false when `s` is not in that shape.
+bool parse_summary_rest(std::string_view s, GroupMeta& g,
+                        const std::function<bool(std::string_view, Argument&)>& parse_dict) {
+  if (s.starts_with(" Annotation: {")) {
+    // The dict ends at the matching brace.
+    int depth = 0;
+    char quote = 0;
+    size_t end = std::string_view::npos;
+    for (size_t i = 13; i < s.size(); ++i) {
+      char c = s[i];
+      if (quote) {
+        if (c == '\\') ++i;
+        else if (c == quote) quote = 0;
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '{') {
+        ++depth;
+      } else if (c == '}' && --depth == 0) {
+        end = i;
+        break;
+      }
+    }
+    if (end == std::string_view::npos) return false;
+    Argument custom;
+    if (!parse_dict(s.substr(13, end - 12), custom)) return false;
+    g.custom = std::move(custom);
+    s = s.substr(end + 1);
+  }
+  for (std::string_view prefix : {" # ", " "}) {
+    if (!s.starts_with(prefix)) continue;
+    std::string_view rest = s.substr(prefix.size());
+    if (!(rest.starts_with("ac_graph_id: ") || rest.starts_with("recompute: "))) continue;
+    // The tag runs up to the stack-trace part.
+    size_t st = rest.find(" File: ");
+    if (st == std::string_view::npos) st = rest.find(" No stacktrace found");
+    if (st == std::string_view::npos) st = rest.find(" Backward of forward node:");
+    if (st == std::string_view::npos) return false;
+    auto tag = parse_tag(rest.substr(0, st));
+    if (!tag) return false;
+    g.recompute = tag->first;
+    g.ac_graph_id = tag->second;
+    s = rest.substr(st);
+    break;
+  }
+  if (s == " No stacktrace found for following nodes") return true;
+  if (s.starts_with(" Backward of forward node:")) return true;
+  if (!s.starts_with(" File: ")) return false;
+  std::string_view f = s.substr(7);
+  size_t code = f.find(", code: ");
+  if (code == std::string_view::npos) return false;
+  std::string_view where = f.substr(0, code), text = f.substr(code + 8);
+  size_t in = where.rfind(" in ");
+  std::string_view fn = in == std::string_view::npos ? std::string_view("<unknown>") : where.substr(in + 4);
+  std::string_view file_line = in == std::string_view::npos ? where : where.substr(0, in);
+  size_t colon = file_line.rfind(':');
+  if (colon == std::string_view::npos) return false;
+  g.stack_trace = InternedString("  File \"" + std::string(file_line.substr(0, colon)) + "\", line " +
+                                 std::string(file_line.substr(colon + 1)) + ", in " + std::string(fn) +
+                                 "\n    " + std::string(text) + "\n");
+  return true;
+}
+
+bool ReadableParser::parse_comment(std::string_view c) {
+  // A seed-style tag line belongs to the next statement only.
+  if (c.starts_with("# ")) {
+    if (auto tag = parse_tag(c.substr(2))) {
+      seed_recompute_ = tag->first;
+      seed_ac_graph_id_ = tag->second;
+      seed_tag_pending_ = true;
+      return true;
+    }
+  }
+  auto parse_dict = [this](std::string_view text, Argument& out) {
+    std::vector<Token> saved = std::move(toks_);
+    size_t saved_tok = tok_;
+    size_t col = 0;
+    std::string message;
+    std::optional<std::vector<Token>> toks = tokenize_python(text, col, message);
+    bool ok = false;
+    if (toks) {
+      toks_ = std::move(*toks);
+      tok_ = 0;
+      std::optional<Diagnostic> saved_error = error_;
+      ok = parse_value(out) && out.is(ArgKind::Dict) && peek().kind == TokenKind::End;
+      error_ = saved_error;  // an unparsable annotation is kept out of meta, not an error
+    }
+    toks_ = std::move(saved);
+    tok_ = saved_tok;
+    return ok;
+  };
+  // `<M>#<ANN><TAG> <ST>`: try without an additional_meta prefix, then at each " #".
+  GroupMeta g;
+  if (c.starts_with("#") && parse_summary_rest(c.substr(1), g, parse_dict)) {
+    group_ = std::move(g);
+    return true;
+  }
+  for (size_t p = c.find(" #"); p != std::string_view::npos; p = c.find(" #", p + 1)) {
+    GroupMeta with_prefix;
+    if (!c.starts_with("# ") || !parse_summary_rest(c.substr(p + 2), with_prefix, parse_dict))
+      continue;
+    for (std::string_view item : split_outside_quotes(c.substr(2, p - 2), ", ")) {
+      size_t colon = item.find(": ");
+      if (colon == std::string_view::npos) continue;
+      std::string_view key = item.substr(0, colon), value = item.substr(colon + 2);
+      int64_t v = std::strtoll(std::string(value).c_str(), nullptr, 10);
+      if (key == "seq_nr") with_prefix.seq_nr = v;
+      else if (key == "ac_graph_id") with_prefix.ac_graph_id = v;
+      else if (key == "partitioner_tag") with_prefix.partitioner_tag = parse_partitioner_tag(value);
+      else if (key == "recompute") with_prefix.recompute = parse_policy(value);
+    }
+    group_ = std::move(with_prefix);
+    return true;
+  }
+  // Older eras: `# File "f.py", line 3, in fn, code`, or free text (PyTorch 1.13 AOT graphs
+  // carry context lines there). They start a group without metadata remat can use.
+  group_ = GroupMeta();
+  return true;
+}
+
+// ------------------------------------------------------------------------------------------
+// Structure
+// ------------------------------------------------------------------------------------------
+
+bool ReadableParser::parse_param(std::string_view text, size_t column) {
+  Param p;
+  p.column = column;
+  size_t hash = comment_start(text);
+  if (hash != std::string_view::npos) {
+    p.desc = std::string(trim(text.substr(hash + 1)));
+    text = text.substr(0, hash);
+  }
+  text = trim(text);
+  if (!text.empty() && text.back() == ',') text = trim(text.substr(0, text.size() - 1));
+  size_t eq = std::string_view::npos;
+  {
+    auto parts = split_outside_quotes(text, " = ");
+    if (parts.size() > 1) {
+      eq = parts[0].size();
+      p.default_text = std::string(text.substr(eq + 3));
+      text = parts[0];
+    }
+  }
+  size_t colon = text.find(':');
+  p.name = std::string(trim(text.substr(0, colon)));
+  if (colon != std::string_view::npos) p.annotation = std::string(trim(text.substr(colon + 1)));
+  if (!is_python_identifier(p.name) && !(p.name.starts_with("*") && is_python_identifier(std::string_view(p.name).substr(p.name[1] == '*' ? 2 : 1))))
+    return fail(*line_, column, "expected a parameter name");
+  if (p.name != "self") params_.push_back(std::move(p));
+  return true;
+}
+
+bool ReadableParser::parse_def(GraphModule& m, size_t indent) {
+  skip_blank();
+  if (pos_ >= lines_.size()) return fail(lines_.back(), 0, "expected 'def forward(' after the class line");
+  line_ = &lines_[pos_];
+  std::string_view b = line_->body();
+  if (line_->indent != indent || !b.starts_with("def ") || b.find('(') == std::string_view::npos)
+    return fail(*line_, line_->indent, "expected 'def forward(...):'");
+  (void)m;
+  params_.clear();
+  size_t open = b.find('(');
+  if (b == "def forward(" || b.substr(open) == "(") {
+    // Expanded: one parameter per line, then `):`.
+    ++pos_;
+    while (pos_ < lines_.size()) {
+      line_ = &lines_[pos_];
+      if (line_->blank()) {
+        ++pos_;
+        continue;
+      }
+      if (line_->body().starts_with("):") || line_->body().starts_with(") ->")) {
+        ++pos_;
+        return true;
+      }
+      if (!parse_param(line_->body(), line_->indent)) return false;
+      ++pos_;
+    }
+    return fail(lines_.back(), 0, "unterminated 'def forward('");
+  }
+  size_t close = b.rfind("):");
+  if (close == std::string_view::npos) close = b.rfind(") ->");
+  if (close == std::string_view::npos || close < open) return fail(*line_, line_->indent + b.size(), "expected '):' at the end of the def line");
+  std::string_view inner = b.substr(open + 1, close - open - 1);
+  size_t offset = line_->indent + open + 1;
+  for (std::string_view part : split_outside_quotes(inner, ", ")) {
+    if (!trim(part).empty() && !parse_param(part, offset)) return false;
+    offset += part.size() + 2;
+  }
+  ++pos_;
+  return true;
+}
+
+bool ReadableParser::parse_return(GraphModule& m, size_t indent) {
+  std::string_view b = line_->body();
+  bool pytree = b.starts_with("return pytree.tree_unflatten(");
+  if (pytree) m.codegen.kind = CodegenKind::Pytree;
+  std::string_view value_text = pytree ? b.substr(29) : b.substr(7);
+  std::vector<Argument> descs;
+  Argument value;
+  if (value_text == "(" || value_text == "[") {
+    // Expanded return: one `item,  # desc` per line, then the closer.
+    bool list = value_text == "[";
+    std::vector<Argument> items;
+    ++pos_;
+    for (; pos_ < lines_.size(); ++pos_) {
+      line_ = &lines_[pos_];
+      std::string_view l = line_->body();
+      if (line_->blank()) continue;
+      if (l.starts_with(list ? "]" : ")")) break;
+      size_t hash = comment_start(l);
+      std::string_view item = trim(hash == std::string_view::npos ? l : l.substr(0, hash));
+      if (item.ends_with(",")) item = item.substr(0, item.size() - 1);
+      if (!tokenize(item, line_->indent)) return false;
+      Argument a;
+      if (!parse_value(a)) return false;
+      items.push_back(std::move(a));
+      std::string_view d = hash == std::string_view::npos ? "" : trim(l.substr(hash + 1));
+      descs.push_back(d == "None" ? Argument::none() : Argument::string(d));
+    }
+    if (pos_ >= lines_.size()) return fail(lines_.back(), 0, "unterminated return");
+    value = list ? Argument::list(std::move(items)) : Argument::tuple(std::move(items));
+  } else {
+    if (pytree) {
+      size_t spec = value_text.rfind(", self._out_spec)");
+      if (spec == std::string_view::npos) return fail(*line_, line_->indent, "expected ', self._out_spec)'");
+      value_text = value_text.substr(0, spec);
+    }
+    size_t offset = line_->indent + (pytree ? 29 : 7);
+    if (!tokenize(value_text, offset)) return false;
+    if (!parse_value(value)) return false;
+    if (peek().kind != TokenKind::End) return fail_at(peek(), "unexpected text after the returned value");
+  }
+  (void)indent;
+  Node* out = graph_->output(std::move(value));
+  if (out->name() != "output") return fail(*line_, line_->indent, "a second return");
+  if (!descs.empty()) out->meta.set_desc(Argument::list(std::move(descs)));
+  ++pos_;
+  return true;
+}
+
+bool ReadableParser::parse_statement(GraphModule& m) {
+  std::string_view b = line_->body();
+  if (b.starts_with("return ") || b == "return") {
+    return parse_return(m, line_->indent);
+  }
+  // Pytree flattening: `a, b, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)`.
+  if (size_t spec = b.find(" = fx_pytree.tree_flatten_spec(["); spec != std::string_view::npos) {
+    m.codegen.kind = CodegenKind::Pytree;
+    m.codegen.in_args.clear();
+    for (const Param& p : params_) m.codegen.in_args.push_back(p.name);
+    for (std::string_view name : split_outside_quotes(b.substr(0, spec), ",")) {
+      name = trim(name);
+      if (name.empty()) continue;
+      Node* ph = graph_->placeholder(name);
+      if (ph->name() != name) return fail(*line_, line_->indent, "placeholder '" + std::string(name) + "' defined twice");
+      if (auto it = pytree_annotations_.find(std::string(name)); it != pytree_annotations_.end()) {
+        if (!parse_annotation_text(it->second.annotation, ph->meta, it->second.column)) return false;
+        if (!it->second.desc.empty()) ph->meta.set_desc(Argument::string(it->second.desc));
+      }
+    }
+    ++pos_;
+    return true;
+  }
+  // Pytree annotation lines: `a: "f32[2]"; b: "f32[3]"; ` or `a: "f32[2]"  # desc`.
+  if (m.graph().empty() && !params_.empty() && b.find(": ") != std::string_view::npos &&
+      b.find(" = ") == std::string_view::npos) {
+    for (std::string_view part : split_outside_quotes(b, "; ")) {
+      if (trim(part).empty()) continue;
+      size_t before = params_.size();
+      if (!parse_param(part, line_->indent)) return false;
+      if (params_.size() > before) {
+        pytree_annotations_[params_.back().name] = params_.back();
+        params_.pop_back();
+      }
+    }
+    ++pos_;
+    return true;
+  }
+
+  // Statements: `x: "ann" = rhs;  a = b = None`, in-place `a += b;  x = a;  ...`.
+  std::vector<std::string_view> parts = split_outside_quotes(b, ";  ");
+  std::string_view stmt = parts[0];
+  size_t stmt_offset = line_->indent;
+  std::string in_place_op;
+  std::vector<Argument> in_place_args;
+  if (parts.size() >= 2) {
+    // In-place (`a += b`) or setitem (`a[i] = v`) forms come first, the alias next.
+    if (!tokenize(stmt, stmt_offset)) return false;
+    for (const BinaryOp& op : kInplace) {
+      for (size_t k = 0; k + 1 < toks_.size(); ++k)
+        if (toks_[k].kind == TokenKind::Op && toks_[k].text == op.token) in_place_op = op.name;
+      if (!in_place_op.empty()) break;
+    }
+    if (!in_place_op.empty()) {
+      Argument lhs, rhs;
+      if (!parse_value(lhs)) return false;
+      ++tok_;  // the operator
+      if (!parse_value(rhs)) return false;
+      in_place_args = {std::move(lhs), std::move(rhs)};
+      stmt_offset += parts[0].size() + 3;
+      stmt = parts[1];
+    }
+  }
+  if (!tokenize(stmt, stmt_offset)) return false;
+  if (peek().kind != TokenKind::Name) return fail_at(peek(), "expected a statement");
+  const Token name_tok = peek();
+  std::string name(name_tok.text);
+  ++tok_;
+  pending_meta_ = Meta();
+  if (at_op(":")) {
+    // The annotation runs up to the top-level ` = `.
+    size_t ann_start = peek().column + 1;
+    size_t eq = std::string_view::npos;
+    for (size_t k = tok_; k < toks_.size(); ++k)
+      if (toks_[k].kind == TokenKind::Op && toks_[k].text == "=") {
+        eq = toks_[k].column;
+        tok_ = k;
+        break;
+      }
+    if (eq == std::string_view::npos) return fail_at(peek(), "expected ' = ' after the annotation");
+    std::string_view body = line_->body();
+    if (!parse_annotation_text(body.substr(ann_start, eq - ann_start), pending_meta_, line_->indent + ann_start))
+      return false;
+  }
+  if (!expect_op("=")) return false;
+  Node* node = nullptr;
+  if (!in_place_op.empty()) {
+    node = make_node(OpKind::CallFunction, "operator." + in_place_op, name, std::move(in_place_args), {}, name_tok);
+    if (node == nullptr) return false;
+  } else if (peek().kind == TokenKind::Name && peek(1).kind == TokenKind::End &&
+             node_named(name) == nullptr && node_named(peek().text) != nullptr &&
+             node_named(peek().text)->op() == OpKind::Placeholder) {
+    // `l_x_ = L_x_`: the local name of a placeholder whose target is not its name.
+    graph_->rename_exact(node_named(peek().text), name);
+    ++pos_;
+    return true;  } else if (!parse_rhs(node, name)) {
+    return false;
+  }
+  // Meta of the node: annotation, the current group, a pending seed tag line.
+  Meta& meta = node->meta;
+  meta = pending_meta_;
+  meta.stack_trace = group_.stack_trace;
+  if (!group_.custom.is_none()) meta.set_custom(group_.custom);
+  meta.recompute = group_.recompute;
+  meta.set_ac_graph_id(group_.ac_graph_id);
+  if (group_.seq_nr) meta.set_seq_nr(group_.seq_nr);
+  if (group_.partitioner_tag) meta.partitioner_tag = group_.partitioner_tag;
+  if (seed_tag_pending_) {
+    meta.recompute = seed_recompute_;
+    meta.set_ac_graph_id(seed_ac_graph_id_);
+    seed_tag_pending_ = false;
+  }
+  ++pos_;
+  return true;
+}
+
+bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
+  // Placeholders of a plain def come from its parameters; a pytree def binds them later.
+  bool plain = true;
+  for (size_t p = pos_; p < lines_.size() && (lines_[p].blank() || lines_[p].indent >= indent); ++p)
+    if (lines_[p].body().find("= fx_pytree.tree_flatten_spec(") != std::string_view::npos) plain = false;
+  if (plain) {
+    for (const Param& p : params_) {
+      Node* ph = graph_->create_node_exact(OpKind::Placeholder, InternedString(p.name), p.name);
+      if (ph == nullptr) return fail(*line_, p.column, "parameter '" + p.name + "' given twice");
+      line_ = &lines_[std::min(pos_, lines_.size() - 1)];
+      if (!p.annotation.empty() && !parse_annotation_text(p.annotation, ph->meta, p.column)) return false;
+      if (!p.desc.empty()) ph->meta.set_desc(Argument::string(p.desc));
+      if (!p.default_text.empty()) {
+        if (!tokenize(p.default_text, p.column)) return false;
+        Argument d;
+        if (!parse_value(d)) return false;
+        ph->set_args({std::move(d)});
+      }
+    }
+  }
+  group_ = GroupMeta();
+  seed_tag_pending_ = false;
+  while (pos_ < lines_.size()) {
+    line_ = &lines_[pos_];
+    if (line_->blank()) {
+      ++pos_;
+      continue;
+    }
+    if (line_->indent < indent) break;
+    std::string_view b = line_->body();
+    if (b == "\"\"\"") {  // FX_GRAPH_SHOW_META block: the keys it shows are not read back
+      ++pos_;
+      while (pos_ < lines_.size() && lines_[pos_].body() != "\"\"\"") ++pos_;
+      if (pos_ >= lines_.size()) return fail(*line_, line_->indent, "unterminated \"\"\" block");
+      ++pos_;
+      continue;
+    }
+    if (b.starts_with("#")) {
+      if (!parse_comment(b)) return false;
+      ++pos_;
+      continue;
+    }
+    if (!parse_statement(m)) return false;
+  }
+  return true;
+}
+
+bool ReadableParser::parse_module(GraphModule& m) {
+  line_ = &lines_[pos_];
+  std::string_view b = line_->body();
+  constexpr std::string_view kSuffix = "(torch.nn.Module):";
+  if (!b.starts_with("class ") || !b.ends_with(kSuffix))
+    return fail(*line_, line_->indent, "expected 'class NAME(torch.nn.Module):'");
+  size_t indent = line_->indent;
+  m.class_name = std::string(b.substr(6, b.size() - 6 - kSuffix.size()));
+  ++pos_;
+  graph_ = &m.graph();
+  if (!parse_def(m, indent + 4)) return false;
+  if (!parse_body(m, indent + 8)) return false;
+  if (m.graph().output_node() == nullptr) return fail(lines_[std::min(pos_, lines_.size() - 1)], 0, "class '" + m.class_name + "' has no return statement");
+  // Nested classes: the submodules, in order.
+  while (true) {
+    skip_blank();
+    if (pos_ >= lines_.size() || lines_[pos_].indent != indent + 4) break;
+    auto child = std::make_unique<GraphModule>();
+    if (!parse_module(*child)) return false;
+    std::string name = child->class_name;
+    child->class_name.clear();  // printed from the attribute name, as torch.fx does
+    m.submodules.push_back({std::move(name), std::move(child)});
+  }
+  graph_ = &m.graph();
+  return true;
+}
+
+Expected<GraphModule> ReadableParser::parse() {
+  // Log wrappers (`TRACED GRAPH`, `===== name =====`) may come first: start at the class line.
+  while (pos_ < lines_.size() && !lines_[pos_].body().starts_with("class ")) ++pos_;
+  if (pos_ >= lines_.size()) {
+    Diagnostic d;
+    d.file = file_;
+    d.line = 1;
+    d.col = 1;
+    d.message = "no 'class NAME(torch.nn.Module):' line: not print_readable() output";
+    return d;
+  }
+  size_t top_indent = lines_[pos_].indent;
+  GraphModule m;
+  if (!parse_module(m)) return *error_;
+  skip_blank();
+  if (pos_ < lines_.size() && lines_[pos_].indent <= top_indent)
+    return (fail(lines_[pos_], lines_[pos_].indent, "unexpected text after the module"), *error_);
+  return m;
+}
+
+}  // namespace
+
+Expected<GraphModule> parse_readable(std::string_view text, const std::string& file) {
+  return ReadableParser(text, file).parse();
+}
+
+bool looks_like_readable(std::string_view text) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text[first] != '{';
+}
+
+}  // namespace remat
