@@ -185,11 +185,12 @@ class Generator {
              Argument::tensor_constant(DType::Int64, {SymInt(2), SymInt(3)})},
             {InternedString("n"), Argument::sym("s0 + 1")},
             {InternedString("fn"), Argument::op("aten.add.Tensor")},
-            {InternedString("obj"), Argument::repr("<object at 0x0>", "object")},
             {InternedString("mode"), Argument::string("it's \"quoted\"\n\\")},
             {InternedString("eps"), Argument::floating(std::numeric_limits<double>::quiet_NaN())},
             {InternedString("pair"), Argument::tuple({Argument::node(x), Argument::none()})},
         };
+        if (o_.opaque_values)
+          kwargs.push_back({InternedString("obj"), Argument::repr("<object at 0x0>", "object")});
         emit("mylib.custom_op.default", {Argument::node(x)}, std::move(kwargs));
         break;
       }

@@ -14,6 +14,7 @@ struct GeneratorOptions {
   bool every_value_kind = true;    ///< sprinkle nodes whose args use every Argument kind
   bool checkpoint_regions = true;  ///< runs of nodes tagged with ac_graph_id / recompute
   bool stack_traces = true;
+  bool opaque_values = true;  ///< include a Repr value (text cannot carry one back)
 };
 
 /// A well-formed graph (verify() passes) in the style of an AOT joint graph: chains, diamonds,

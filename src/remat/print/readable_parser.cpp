@@ -77,6 +77,32 @@ std::vector<std::string_view> split_outside_quotes(std::string_view s, std::stri
   return parts;
 }
 
+/// Splits `s` at `sep` outside of quoted strings and brackets.
+std::vector<std::string_view> split_top_level(std::string_view s, std::string_view sep) {
+  std::vector<std::string_view> parts;
+  char quote = 0;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    else if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (depth == 0 && s.substr(i, sep.size()) == sep) {
+      parts.push_back(s.substr(start, i - start));
+      i += sep.size() - 1;
+      start = i + 1;
+    }
+  }
+  parts.push_back(s.substr(start));
+  return parts;
+}
+
 /// The position of the first `#` outside quotes, or npos.
 size_t comment_start(std::string_view s) {
   char quote = 0;
@@ -364,8 +390,8 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
                 if (e.is(ArgKind::Int)) shape.emplace_back(e.as_int());
                 else if (e.is(ArgKind::SymInt)) shape.push_back(SymInt::symbolic(e.as_text()));
               }
-            } else if (k.key.view() == "dtype" && k.value.is(ArgKind::SymInt)) {
-              dtype = parse_dtype("torch." + std::string(k.value.as_text()));
+            } else if (k.key.view() == "dtype" && k.value.is(ArgKind::DType)) {
+              dtype = k.value.as_dtype();
             }
           }
           if (!dtype) return fail_at(t, "torch.Tensor(...) without a known dtype");
@@ -373,6 +399,12 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
         } else {
           out = Argument::enum_member(d);  // a torch enum member, e.g. CheckpointPolicy.MUST_SAVE
         }
+        return true;
+      }
+      if (std::optional<DType> bare = parse_dtype("torch." + std::string(n));
+          bare && node_named(n) == nullptr) {
+        ++tok_;  // `dtype=float32` inside torch.Tensor(size=[...], dtype=float32)
+        out = Argument::dtype(*bare);
         return true;
       }
       if (sym_like_name(n) || (node_named(n) == nullptr && at_op("*", 1))) return parse_sym_expression(out);
@@ -887,7 +919,7 @@ bool ReadableParser::parse_def(GraphModule& m, size_t indent) {
   if (close == std::string_view::npos || close < open) return fail(*line_, line_->indent + b.size(), "expected '):' at the end of the def line");
   std::string_view inner = b.substr(open + 1, close - open - 1);
   size_t offset = line_->indent + open + 1;
-  for (std::string_view part : split_outside_quotes(inner, ", ")) {
+  for (std::string_view part : split_top_level(inner, ", ")) {
     if (!trim(part).empty() && !parse_param(part, offset)) return false;
     offset += part.size() + 2;
   }
@@ -969,7 +1001,7 @@ bool ReadableParser::parse_statement(GraphModule& m) {
   // Pytree annotation lines: `a: "f32[2]"; b: "f32[3]"; ` or `a: "f32[2]"  # desc`.
   if (m.graph().empty() && !params_.empty() && b.find(": ") != std::string_view::npos &&
       b.find(" = ") == std::string_view::npos) {
-    for (std::string_view part : split_outside_quotes(b, "; ")) {
+    for (std::string_view part : split_top_level(b, "; ")) {
       if (trim(part).empty()) continue;
       size_t before = params_.size();
       if (!parse_param(part, line_->indent)) return false;
@@ -1024,7 +1056,9 @@ bool ReadableParser::parse_statement(GraphModule& m) {
       }
     if (eq == std::string_view::npos) return fail_at(peek(), "expected ' = ' after the annotation");
     std::string_view body = line_->body();
-    if (!parse_annotation_text(body.substr(ann_start, eq - ann_start), pending_meta_, line_->indent + ann_start))
+    while (ann_start < eq && body[ann_start] == ' ') ++ann_start;
+    if (!parse_annotation_text(body.substr(ann_start, eq - ann_start), pending_meta_,
+                               line_->indent + ann_start))
       return false;
   }
   if (!expect_op("=")) return false;
@@ -1113,12 +1147,14 @@ bool ReadableParser::parse_module(GraphModule& m) {
   if (!b.starts_with("class ") || !b.ends_with(kSuffix))
     return fail(*line_, line_->indent, "expected 'class NAME(torch.nn.Module):'");
   size_t indent = line_->indent;
+  size_t class_line = pos_;
   m.class_name = std::string(b.substr(6, b.size() - 6 - kSuffix.size()));
   ++pos_;
   graph_ = &m.graph();
   if (!parse_def(m, indent + 4)) return false;
   if (!parse_body(m, indent + 8)) return false;
-  if (m.graph().output_node() == nullptr) return fail(lines_[std::min(pos_, lines_.size() - 1)], 0, "class '" + m.class_name + "' has no return statement");
+  if (m.graph().output_node() == nullptr)
+    return fail(lines_[class_line], indent, "class '" + m.class_name + "' has no return statement");
   // Nested classes: the submodules, in order.
   while (true) {
     skip_blank();

@@ -1,0 +1,247 @@
+// Reading print_readable text back: round trips, PyTorch 1.13's texts, diagnostics.
+#include "remat/print/readable_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "remat/io/graph_json.h"
+#include "remat/ir/verify.h"
+#include "remat/print/printer.h"
+#include "remat/support/file_io.h"
+#include "testing/fixtures.h"
+#include "testing/golden.h"
+#include "testing/graph_generator.h"
+
+namespace remat {
+namespace {
+
+std::string slurp(const std::string& path) {
+  Expected<std::string> t = read_file(path);
+  EXPECT_TRUE(t.ok()) << path;
+  return t ? *t : std::string();
+}
+
+GraphModule must_parse(const std::string& text, const std::string& name) {
+  Expected<GraphModule> m = parse_readable(text, name);
+  if (!m) ADD_FAILURE() << format_all(m.errors());
+  return m ? std::move(m).value() : GraphModule();
+}
+
+/// Argument equality by node names (the graphs differ).
+bool same(const Argument& a, const Argument& b) {
+  if (a.kind() != b.kind()) return false;
+  if (a.is_node()) return a.as_node()->name() == b.as_node()->name();
+  if (a.is_sequence() || a.is(ArgKind::Slice)) {
+    auto x = a.elements(), y = b.elements();
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!same(x[i], y[i])) return false;
+    return true;
+  }
+  if (a.is(ArgKind::Dict)) {
+    auto x = a.dict_entries(), y = b.dict_entries();
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i].key != y[i].key || !same(x[i].value, y[i].value)) return false;
+    return true;
+  }
+  return a == b;
+}
+
+/// What the text carries of a node: everything but requires_grad and tuple metadata.
+std::string carried_difference(const Node& a, const Node& b) {
+  std::string w = "node '" + a.name() + "': ";
+  if (a.name() != b.name() || a.op() != b.op() || !(a.target() == b.target()))
+    return w + "name/op/target differ (" + b.name() + ", " + b.target().str() + ")";
+  if (a.args().size() != b.args().size()) return w + "arg count";
+  for (size_t i = 0; i < a.args().size(); ++i)
+    if (!same(a.args()[i], b.args()[i])) return w + "arg " + std::to_string(i);
+  if (a.kwargs().size() != b.kwargs().size()) return w + "kwarg count";
+  for (size_t i = 0; i < a.kwargs().size(); ++i)
+    if (!(a.kwargs()[i].key == b.kwargs()[i].key) || !same(a.kwargs()[i].value, b.kwargs()[i].value))
+      return w + "kwarg " + a.kwargs()[i].key.str();
+  if (const TensorMeta* t = a.meta.tensor()) {
+    const TensorMeta* u = b.meta.tensor();
+    if (u == nullptr) return w + "tensor metadata lost";
+    if (t->dtype != u->dtype || !std::ranges::equal(t->sizes(), u->sizes()) ||
+        t->strides().has_value() != u->strides().has_value() ||
+        (t->strides() && !std::ranges::equal(*t->strides(), *u->strides())) || !(t->device == u->device))
+      return w + "tensor metadata differs";
+  }
+  if (a.meta.sym_value() != b.meta.sym_value() && a.meta.sym_value() && a.meta.sym_value()->is_symbolic())
+    return w + "sym value differs";
+  if (!(a.meta.stack_trace == b.meta.stack_trace)) return w + "stack trace differs";
+  if (a.meta.recompute != b.meta.recompute || a.meta.ac_graph_id() != b.meta.ac_graph_id())
+    return w + "tags differ";
+  if (a.meta.seq_nr() != b.meta.seq_nr() || a.meta.partitioner_tag != b.meta.partitioner_tag)
+    return w + "seq_nr/partitioner_tag differ";
+  if (!same(a.meta.custom(), b.meta.custom())) return w + "custom differs";
+  if (!same(a.meta.desc(), b.meta.desc())) return w + "desc differs";
+  return {};
+}
+
+std::string carried_difference(const GraphModule& a, const GraphModule& b) {
+  if (a.graph().size() != b.graph().size())
+    return "node count " + std::to_string(a.graph().size()) + " vs " + std::to_string(b.graph().size());
+  const Node* y = b.graph().first();
+  for (const Node* x = a.graph().first(); x != nullptr; x = x->next(), y = y->next()) {
+    std::string d = carried_difference(*x, *y);
+    if (!d.empty()) return d;
+  }
+  return {};
+}
+
+TEST(ReadableParser, SeedExampleRoundTripsInEveryTagStyle) {
+  GraphModule seed = testing::seed_joint_graph();
+  for (TagStyle style : {TagStyle::Seed, TagStyle::Inline2025, TagStyle::Inline2026}) {
+    PrintOptions o = PrintOptions::tlparse();
+    o.tag_style = style;
+    std::string text = print_readable(seed, o).text;
+    GraphModule back = must_parse(text, "seed.txt");
+    EXPECT_EQ(print_readable(back, o).text, text);
+    EXPECT_EQ(carried_difference(seed, back), "");
+    EXPECT_EQ(back.class_name, "inner_f");
+    EXPECT_EQ(back.codegen.kind, CodegenKind::Pytree);
+    EXPECT_TRUE(verify(back).empty());
+  }
+}
+
+TEST(ReadableParser, PrinterGoldensReadBackToTheSameText) {
+  struct Golden {
+    const char* file;
+    PrintOptions options;
+  };
+  PrintOptions inline25 = PrintOptions::tlparse(), inline26 = PrintOptions::tlparse();
+  inline25.tag_style = TagStyle::Inline2025;
+  inline26.tag_style = TagStyle::Inline2026;
+  PrintOptions tags;
+  tags.additional_meta = {"seq_nr", "partitioner_tag"};
+  PrintOptions tags25 = tags, tags26 = tags;
+  tags25.tag_style = TagStyle::Inline2025;
+  tags26.tag_style = TagStyle::Inline2026;
+  std::vector<Golden> goldens{{"seed_joint_tlparse.txt", PrintOptions::tlparse()},
+                              {"seed_joint_tlparse_inline-2025.txt", inline25},
+                              {"seed_joint_tlparse_inline-2026.txt", inline26},
+                              {"seed_joint_default.txt", {}},
+                              {"seed_joint_colored.txt", PrintOptions::torch_logs()},
+                              {"example3_hop.txt", {}},
+                              {"tag_rules_seed.txt", tags},
+                              {"tag_rules_inline-2025.txt", tags25},
+                              {"tag_rules_inline-2026.txt", tags26}};
+  for (const auto& e : std::filesystem::directory_iterator(testing::tests_dir() + "/golden/print/samples"))
+    goldens.push_back({nullptr, {}}), goldens.back().file = nullptr, (void)e;
+  size_t sample = 0;
+  std::vector<std::string> sample_files;
+  for (const auto& e : std::filesystem::directory_iterator(testing::tests_dir() + "/golden/print/samples"))
+    sample_files.push_back("samples/" + e.path().filename().string());
+  for (Golden& g : goldens) {
+    std::string file = g.file ? g.file : sample_files[sample++];
+    SCOPED_TRACE(file);
+    std::string text = slurp(testing::tests_dir() + "/golden/print/" + file);
+    GraphModule m = must_parse(text, file);
+    EXPECT_EQ(print_readable(m, g.options).text + "\n", text);
+  }
+  EXPECT_EQ(sample, 16U);
+}
+
+TEST(ReadableParser, GeneratedGraphsRoundTrip) {
+  // Property (fixed seeds): print(parse(print(g))) == print(g), and parse(print(g)) carries g.
+  PrintOptions o = PrintOptions::tlparse();
+  o.additional_meta = {"seq_nr", "partitioner_tag"};
+  for (uint64_t seed = 1; seed <= 1000; ++seed) {
+    GraphModule g = testing::generate_graph(
+        {.seed = seed, .num_nodes = 5 + seed % 60, .opaque_values = false});
+    for (Node* n : g.graph().nodes())  // the text carries FakeTensor-style `val` metadata
+      if (n->meta.tensor()) n->meta.set_value_key(ValueKey::Val);
+    o.tag_style = static_cast<TagStyle>(seed % 3);
+    std::string text = print_readable(g, o).text;
+    Expected<GraphModule> back = parse_readable(text, "generated.txt");
+    ASSERT_TRUE(back.ok()) << "seed " << seed << ": " << format_all(back.errors()) << "\n" << text;
+    ASSERT_EQ(print_readable(*back, o).text, text) << "seed " << seed;
+    ASSERT_EQ(carried_difference(g, *back), "") << "seed " << seed;
+  }
+}
+
+TEST(ReadableParser, Torch113TextsMatchTheirJsonTwins) {
+  size_t count = 0;
+  for (const auto& e : std::filesystem::directory_iterator(testing::data_path("torch-1.13"))) {
+    if (e.path().extension() != ".txt") continue;
+    std::string stem = e.path().stem().string();
+    SCOPED_TRACE(stem);
+    GraphModule text = must_parse(slurp(e.path().string()), stem + ".txt");
+    Expected<GraphModule> json = load_graph_json(testing::data_path("torch-1.13/" + stem + ".json"));
+    ASSERT_TRUE(json.ok());
+    std::vector<const Node*> a, b;
+    for (const Node* n : text.graph().nodes())
+      if (n->op() == OpKind::CallFunction) a.push_back(n);
+    for (const Node* n : json->graph().nodes())
+      if (n->op() == OpKind::CallFunction) b.push_back(n);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      SCOPED_TRACE(a[i]->name());
+      EXPECT_EQ(a[i]->name(), b[i]->name());
+      EXPECT_EQ(a[i]->target().str(), b[i]->target().str());
+      ASSERT_EQ(a[i]->args().size(), b[i]->args().size()) << a[i]->name();
+      for (size_t k = 0; k < a[i]->args().size(); ++k)
+        EXPECT_TRUE(same(a[i]->args()[k], b[i]->args()[k])) << a[i]->name() << " arg " << k;
+    }
+    if (stem.ends_with("_joint")) {  // the CSE'd joint graphs print with a plain def
+      EXPECT_EQ(text.codegen.kind, CodegenKind::Pytree);
+    }
+    ++count;
+  }
+  EXPECT_EQ(count, 16U);
+}
+
+TEST(ReadableParser, OlderFormsUnquotedAnnotationsAndColors) {
+  std::string text =
+      "class <lambda>(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: f32[3, 1, 1, 1], arg6_1: i64[]):\n"
+      "        # No stacktrace found for following nodes\n"
+      "        add: i64[] = torch.ops.aten.add.Tensor(arg6_1, 1);  arg6_1 = None\n"
+      "        return (add, arg0_1)\n";
+  GraphModule m = must_parse(text, "2023.txt");
+  const Node* add = m.graph().find("add");
+  ASSERT_NE(add, nullptr);
+  ASSERT_NE(add->meta.tensor(), nullptr);
+  EXPECT_EQ(add->meta.tensor()->dtype, DType::Int64);
+  EXPECT_EQ(add->meta.tensor()->rank(), 0U);
+  // A colored dump (TORCH_LOGS) reads like the plain one.
+  std::string colored = print_readable(testing::seed_joint_graph(), PrintOptions::torch_logs()).text;
+  GraphModule c = must_parse(colored, "colored.txt");
+  EXPECT_EQ(carried_difference(testing::seed_joint_graph(), c).find("tensor"), std::string::npos);
+  // The 2024 extra leading space before comments, and a log wrapper before the class.
+  std::string wrapped = "TRACED GRAPH\n ===== Joint graph 0 =====\n" +
+                        print_readable(testing::seed_joint_graph(), PrintOptions::tlparse()).text;
+  size_t at = wrapped.find("        # File:");
+  wrapped.insert(at, " ");
+  GraphModule w = must_parse(wrapped, "wrapped.txt");
+  EXPECT_EQ(w.graph().find("mm")->meta.ac_graph_id(), 2);
+  EXPECT_FALSE(w.graph().find("sin")->meta.stack_trace.is_null());
+}
+
+TEST(ReadableParser, DiagnosticsNameTheLineAndColumn) {
+  auto error = [](const std::string& text) {
+    Expected<GraphModule> m = parse_readable(text, "bad.txt");
+    return m.ok() ? std::string("<parsed>") : m.errors()[0].format();
+  };
+  EXPECT_EQ(error("def forward(self):\n    return None\n"),
+            "bad.txt:1:1: error: no 'class NAME(torch.nn.Module):' line: not print_readable() output");
+  EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = torch.ops.aten.sin.default(z)\n        return y\n"),
+            "bad.txt:3:40: error: undefined name 'z'\n          y = torch.ops.aten.sin.default(z)\n                                         ^");
+  EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = torch.ops.aten.sin.default(x\n        return y\n"),
+            "bad.txt:3:41: error: expected ',' or ')' after argument\n          y = torch.ops.aten.sin.default(x\n                                          ^");
+  EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = 'open\n"),
+            "bad.txt:3:13: error: unterminated string\n          y = 'open\n              ^");
+  EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = x + x\n"),
+            "bad.txt:1:1: error: class 'A' has no return statement\n  class A(torch.nn.Module):\n  ^");
+  std::string deep = "class A(torch.nn.Module):\n    def forward(self, x):\n        y = torch.f(" +
+                     std::string(500, '[') + "\n";
+  EXPECT_NE(error(deep).find("nested too deeply"), std::string::npos);
+  EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y: \"q9[2]\" = torch.sin(x)\n        return y\n"),
+            "bad.txt:3:12: error: unknown dtype abbreviation 'q9'\n          y: \"q9[2]\" = torch.sin(x)\n             ^");
+}
+
+}  // namespace
+}  // namespace remat
