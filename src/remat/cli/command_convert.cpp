@@ -1,26 +1,64 @@
-// remat convert IN OUT: re-write an fxgraph-json file (graph, flow or partition summary).
+// remat convert IN OUT: between fxgraph-json and readable text, or JSON to JSON.
 #include "remat/cli/commands.h"
+#include "remat/cli/graph_files.h"
 #include "remat/io/fxgraph_file.h"
+#include "remat/print/printer.h"
+#include "remat/io/graph_json.h"
+#include "remat/print/readable_parser.h"
 #include "remat/support/file_io.h"
 
 namespace remat::cli {
+namespace {
+
+bool wants_text(const std::string& path, const std::string& format) {
+  if (format == "text") return true;
+  if (format == "json") return false;
+  return path.ends_with(".txt") || path.ends_with(".py");
+}
+
+}  // namespace
 
 void add_convert_command(CLI::App& app, int& exit_code) {
-  auto* cmd =
-      app.add_subcommand("convert",
-                         "Read a graph, flow-network or partition file and write it again ('-' for "
-                         "stdin/stdout). The output is written whole or not at all.");
-  auto in = std::make_shared<std::string>();
-  auto out = std::make_shared<std::string>();
-  cmd->add_option("input", *in, "input file (fxgraph-json), or - for stdin")->required();
-  cmd->add_option("output", *out, "output file, or - for stdout")->required();
-  cmd->callback([in, out, &exit_code] {
-    Expected<FxgraphDocument> doc = load_fxgraph(*in);
-    if (!doc) {
-      exit_code = report(doc.errors());
+  auto* cmd = app.add_subcommand(
+      "convert",
+      "Convert a graph between fxgraph-json and readable text (the output's extension, .txt/.py "
+      "or .json, or --to picks the format; '-' for stdin/stdout). Flow-network and partition "
+      "files are re-written as JSON. The output is written whole or not at all.");
+  struct Args {
+    std::string in, out, to = "auto";
+    PrintFlags flags;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("input", a->in, "input file (fxgraph-json or readable text), or -")->required();
+  cmd->add_option("output", a->out, "output file, or - for stdout")->required();
+  cmd->add_option("--to", a->to, "output format: auto (by extension), json or text")
+      ->check(CLI::IsMember({"auto", "json", "text"}));
+  a->flags.add_to(*cmd);
+  cmd->callback([a, &exit_code] {
+    Expected<std::string> text = read_file(a->in);
+    if (!text) {
+      exit_code = report(text.errors());
       return;
     }
-    Status written = write_file_atomic(*out, write_fxgraph(*doc));
+    std::string name = display_name(a->in);
+    std::string output;
+    if (looks_like_readable(*text) || wants_text(a->out, a->to)) {
+      Expected<GraphModule> m = read_graph(*text, name);
+      if (!m) {
+        exit_code = report(m.errors());
+        return;
+      }
+      output = wants_text(a->out, a->to) ? print_readable(*m, a->flags.options()).text + "\n"
+                                         : write_graph_json(*m);
+    } else {
+      Expected<FxgraphDocument> doc = read_fxgraph(*text, name);
+      if (!doc) {
+        exit_code = report(doc.errors());
+        return;
+      }
+      output = write_fxgraph(*doc);
+    }
+    Status written = write_file_atomic(a->out, output);
     exit_code = written ? kExitOk : report(written.errors());
   });
 }

@@ -7,6 +7,7 @@
 #include "remat/cli/commands.h"
 #include "remat/io/fxgraph_file.h"
 #include "remat/ir/graph_stats.h"
+#include "remat/print/readable_parser.h"
 #include "remat/support/file_io.h"
 
 namespace remat::cli {
@@ -22,10 +23,10 @@ std::string describe_value(const Node& n) {
   return "";
 }
 
-void print_graph(const GraphModule& m, const std::string& file) {
+void print_graph(const GraphModule& m, const std::string& file, std::string_view format) {
   GraphStats s = compute_stats(m);
-  std::string name = m.graph_name.empty() ? "" : fmt::format(" '{}'", m.graph_name);
-  fmt::print("{}: graph{} ({})\n", file, name, kGraphSchema);
+  std::string name = m.graph_name.empty() ? m.class_name : m.graph_name;
+  fmt::print("{}: graph{} ({})\n", file, name.empty() ? "" : " '" + name + "'", format);
   fmt::print("nodes: {}\n", s.num_nodes);
   for (size_t k = 0; k < s.by_op_kind.size(); ++k)
     if (s.by_op_kind[k] > 0)
@@ -97,16 +98,32 @@ void add_info_command(CLI::App& app, int& exit_code) {
                          "Summarize a graph file: node counts by op kind and target, placeholders, "
                          "outputs, tensor bytes (also flow-network and partition files).");
   auto file = std::make_shared<std::string>();
-  cmd->add_option("file", *file, "fxgraph-json file, or - for stdin")->required();
+  cmd->add_option("file", *file, "graph file (fxgraph-json or readable text), or - for stdin")
+      ->required();
   cmd->callback([file, &exit_code] {
-    Expected<FxgraphDocument> doc = load_fxgraph(*file);
+    Expected<std::string> text = read_file(*file);
+    if (!text) {
+      exit_code = report(text.errors());
+      return;
+    }
+    std::string name = display_name(*file);
+    if (looks_like_readable(*text)) {
+      Expected<GraphModule> m = parse_readable(*text, name);
+      if (!m) {
+        exit_code = report(m.errors());
+        return;
+      }
+      print_graph(*m, name, "readable text");
+      exit_code = kExitOk;
+      return;
+    }
+    Expected<FxgraphDocument> doc = read_fxgraph(*text, name);
     if (!doc) {
       exit_code = report(doc.errors());
       return;
     }
-    std::string name = display_name(*file);
     if (const auto* g = std::get_if<GraphModule>(&*doc))
-      print_graph(*g, name);
+      print_graph(*g, name, kGraphSchema);
     else if (const auto* f = std::get_if<FlowNetwork>(&*doc))
       print_flow(*f, name);
     else

@@ -1,0 +1,33 @@
+// Graph files for the CLI verbs: fxgraph-json or readable text, told apart by content; and
+// the print options shared by the verbs that write readable text.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+
+#include "remat/ir/graph_module.h"
+#include "remat/print/print_options.h"
+#include "remat/support/expected.h"
+
+namespace remat::cli {
+
+/// A graph from print_readable text or fxgraph-json, told apart by content.
+Expected<GraphModule> read_graph(std::string_view text, const std::string& name);
+/// Reads a graph from `path` ("-" for stdin).
+Expected<GraphModule> load_graph(const std::string& path);
+
+/// Print flags named after print_readable's arguments (--include-stride, --tag-style, ...).
+class PrintFlags {
+ public:
+  void add_to(CLI::App& cmd);
+  [[nodiscard]] PrintOptions options() const;
+
+ private:
+  PrintOptions options_;
+  std::string additional_meta_;
+  std::string tag_style_ = "seed";
+};
+
+}  // namespace remat::cli
