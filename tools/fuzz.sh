@@ -9,17 +9,27 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYP
   -DREMAT_BUILD_FUZZ=ON -DREMAT_SANITIZE=ON -DREMAT_BUILD_TESTS=OFF -DREMAT_BUILD_BENCH=OFF >/dev/null
 cmake --build build-fuzz
 
-corpus=build-fuzz/corpus/fxgraph_json
-mkdir -p "$corpus"
-cp -n tests/data/torch-1.13/*.json tests/golden/io/*.json "$corpus"/ 2>/dev/null || true
-log=build-fuzz/fuzz_fxgraph_json.log
-rc=0
-build-fuzz/fuzz/fuzz_fxgraph_json -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 \
-  -print_final_stats=1 -artifact_prefix=build-fuzz/ "$corpus" >"$log" 2>&1 || rc=$?
-if [[ $rc -ne 0 ]]; then
-  tail -60 "$log"
-  echo "fuzz: fuzz_fxgraph_json FAILED (crash input under build-fuzz/)"
-  exit 1
-fi
-runs=$(grep -E "^stat::number_of_executed_units" "$log" | awk '{print $2}')
-echo "fuzz: fuzz_fxgraph_json ran ${SECONDS_PER_TARGET}s, ${runs:-?} inputs, no failure"
+# run_target NAME SEED_FILES...: fuzz for SECONDS_PER_TARGET seconds from a seeded corpus.
+run_target() {
+  local name=$1
+  shift
+  local corpus=build-fuzz/corpus/$name log=build-fuzz/$name.log rc=0
+  mkdir -p "$corpus"
+  cp -n "$@" "$corpus"/ 2>/dev/null || true
+  build-fuzz/fuzz/"$name" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 \
+    -print_final_stats=1 -artifact_prefix=build-fuzz/"$name"- "$corpus" >"$log" 2>&1 || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    tail -60 "$log"
+    echo "fuzz: $name FAILED (crash input under build-fuzz/)"
+    return 1
+  fi
+  local runs
+  runs=$(grep -E "^stat::number_of_executed_units" "$log" | awk '{print $2}')
+  echo "fuzz: $name ran ${SECONDS_PER_TARGET}s, ${runs:-?} inputs, no failure"
+}
+
+status=0
+run_target fuzz_fxgraph_json tests/data/torch-1.13/*.json tests/golden/io/*.json || status=1
+run_target fuzz_readable tests/data/torch-1.13/*.txt tests/golden/print/*.txt \
+  tests/golden/print/samples/*.txt || status=1
+exit $status

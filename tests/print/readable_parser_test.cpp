@@ -221,6 +221,23 @@ TEST(ReadableParser, OlderFormsUnquotedAnnotationsAndColors) {
   EXPECT_FALSE(w.graph().find("sin")->meta.stack_trace.is_null());
 }
 
+TEST(ReadableParser, FuzzFindingInvalidUtf8InAStringIsRejected) {
+  // Found by fuzz_readable: an invalid UTF-8 byte inside a quoted string changed meaning between
+  // a parse and the next (the printer escapes it as \x92, which reads back as U+0092).
+  std::string text =
+      "class GraphModule(torch.nn.Module):\n    def forward(self, x):\n"
+      "        y = torch.f(x, 'a\x92" "b')\n        return y\n";
+  Expected<GraphModule> m = parse_readable(text, "bad.txt");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.errors()[0].message, "invalid UTF-8 in string");
+  std::string comment = "class GraphModule(torch.nn.Module):\n    def forward(self, x):\n"
+                        "        # Annotation: {'k': 'a\x92" "b'} No stacktrace found for following nodes\n"
+                        "        y = torch.f(x)\n        return y\n";
+  GraphModule c = must_parse(comment, "comment.txt");
+  std::string printed = print_readable(c).text;
+  EXPECT_EQ(print_readable(must_parse(printed, "again.txt")).text, printed);
+}
+
 TEST(ReadableParser, DiagnosticsNameTheLineAndColumn) {
   auto error = [](const std::string& text) {
     Expected<GraphModule> m = parse_readable(text, "bad.txt");

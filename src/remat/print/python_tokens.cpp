@@ -28,6 +28,23 @@ void append_utf8(std::string& out, uint32_t cp) {
   }
 }
 
+/// Length of the valid UTF-8 sequence at `s[i]`, or 0 (Python source text is valid UTF-8).
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  size_t len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (len == 0 || i + len > s.size()) return 0;
+  uint32_t cp = c & (0x7F >> len);
+  for (size_t k = 1; k < len; ++k) {
+    if ((b(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(i + k) & 0x3F);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
 // Longest first, so `**=` wins over `**` and `*`.
 constexpr std::array<std::string_view, 21> kMultiCharOps{
     "**=", "//=", "<<=", ">>=", "**", "//", "<<", ">>", "<=", ">=", "==",
@@ -100,8 +117,10 @@ std::optional<std::vector<Token>> tokenize_python(std::string_view line, size_t&
           break;
         }
         if (d != '\\') {
-          value += d;
-          ++i;
+          size_t len = utf8_sequence_length(line, i);
+          if (len == 0) return fail(i, "invalid UTF-8 in string");
+          value.append(line.substr(i, len));
+          i += len;
           continue;
         }
         if (i + 1 >= line.size()) break;
