@@ -6,9 +6,9 @@
 namespace remat {
 namespace {
 
-bool name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool digit(char c) { return c >= '0' && c <= '9'; }
+bool name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool name_char(char c) { return name_start(c) || digit(c); }
 
 void append_utf8(std::string& out, uint32_t cp) {
   if (cp < 0x80) {
@@ -53,14 +53,14 @@ constexpr std::string_view kSingleCharOps = "()[]{},:.=+-*/%@<>&|^~;";
 
 }  // namespace
 
-std::optional<std::vector<Token>> tokenize_python(std::string_view line, size_t& error_column,
-                                                  std::string& error) {
-  std::vector<Token> out;
+bool tokenize_python(std::string_view line, std::vector<Token>& out, size_t& error_column,
+                     std::string& error) {
+  out.clear();
   size_t i = 0;
   auto fail = [&](size_t col, std::string message) {
     error_column = col;
     error = std::move(message);
-    return std::nullopt;
+    return false;
   };
   while (i < line.size()) {
     char c = line[i];
@@ -166,7 +166,7 @@ std::optional<std::vector<Token>> tokenize_python(std::string_view line, size_t&
     }
     bool matched = false;
     for (std::string_view op : kMultiCharOps) {
-      if (line.substr(i, op.size()) == op) {
+      if (op[0] == c && line.substr(i, op.size()) == op) {
         out.push_back({TokenKind::Op, line.substr(i, op.size()), i, {}});
         i += op.size();
         matched = true;
@@ -182,7 +182,7 @@ std::optional<std::vector<Token>> tokenize_python(std::string_view line, size_t&
     return fail(i, std::string("unexpected character '") + c + "'");
   }
   out.push_back({TokenKind::End, {}, line.size(), {}});
-  return out;
+  return true;
 }
 
 }  // namespace remat

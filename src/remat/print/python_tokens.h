@@ -18,9 +18,10 @@ struct Token {
   std::string value;      ///< decoded contents of a String token
 };
 
-/// Tokenizes one line of Python. On a malformed token (an unterminated string, a bad escape, a
-/// character Python has no token for) returns nullopt and sets `error_column` and `error`.
-std::optional<std::vector<Token>> tokenize_python(std::string_view line, size_t& error_column,
-                                                  std::string& error);
+/// Tokenizes one line of Python into `out` (cleared first; its capacity is reused). On a
+/// malformed token (an unterminated string, a bad escape, invalid UTF-8 in a string, a character
+/// Python has no token for) returns false and sets `error_column` and `error`.
+bool tokenize_python(std::string_view line, std::vector<Token>& out, size_t& error_column,
+                     std::string& error);
 
 }  // namespace remat

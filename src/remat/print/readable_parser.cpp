@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cerrno>
+#include <deque>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -21,10 +22,10 @@ namespace {
 constexpr size_t kMaxNesting = 200;  // brackets inside one expression
 
 struct SourceLine {
-  std::string text;  // without ANSI color codes
+  std::string_view text;  // without ANSI color codes (the input, or a stripped copy)
   int number;        // 1-based
   size_t indent;
-  [[nodiscard]] std::string_view body() const { return std::string_view(text).substr(indent); }
+  [[nodiscard]] std::string_view body() const { return text.substr(indent); }
   [[nodiscard]] bool blank() const { return indent == text.size(); }
 };
 
@@ -67,7 +68,7 @@ std::vector<std::string_view> split_outside_quotes(std::string_view s, std::stri
       quote = c;
       continue;
     }
-    if (s.substr(i, sep.size()) == sep) {
+    if (c == sep[0] && s.substr(i, sep.size()) == sep) {
       parts.push_back(s.substr(start, i - start));
       i += sep.size() - 1;
       start = i + 1;
@@ -93,7 +94,7 @@ std::vector<std::string_view> split_top_level(std::string_view s, std::string_vi
     if (c == '\'' || c == '"') quote = c;
     else if (c == '(' || c == '[' || c == '{') ++depth;
     else if (c == ')' || c == ']' || c == '}') --depth;
-    else if (depth == 0 && s.substr(i, sep.size()) == sep) {
+    else if (depth == 0 && c == sep[0] && s.substr(i, sep.size()) == sep) {
       parts.push_back(s.substr(start, i - start));
       i += sep.size() - 1;
       start = i + 1;
@@ -162,8 +163,9 @@ class ReadableParser {
     size_t start = 0;
     while (start <= text.size()) {
       size_t nl = text.find('\n', start);
-      std::string line = strip_ansi(text.substr(start, nl == std::string_view::npos ? nl : nl - start));
-      if (!line.empty() && line.back() == '\r') line.pop_back();
+      std::string_view line = text.substr(start, nl == std::string_view::npos ? nl : nl - start);
+      if (line.find('\033') != std::string_view::npos) line = stripped_.emplace_back(strip_ansi(line));
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       size_t indent = line.find_first_not_of(' ');
       lines_.push_back({line, ++number, indent == std::string::npos ? line.size() : indent});
       if (nl == std::string_view::npos) break;
@@ -181,7 +183,7 @@ class ReadableParser {
       d.file = file_;
       d.line = l.number;
       d.col = static_cast<int>(column) + 1;
-      d.source_line = l.text;
+      d.source_line = std::string(l.text);
       d.message = std::move(message);
       error_ = std::move(d);
     }
@@ -226,6 +228,7 @@ class ReadableParser {
                   std::vector<Argument> args, std::vector<Kwarg> kwargs, const Token& where);
 
   std::string file_;
+  std::deque<std::string> stripped_;  // lines that had color codes, without them
   std::vector<SourceLine> lines_;
   size_t pos_ = 0;
   std::optional<Diagnostic> error_;
@@ -258,9 +261,7 @@ class ReadableParser {
 bool ReadableParser::tokenize(std::string_view text, size_t offset) {
   size_t col = 0;
   std::string message;
-  std::optional<std::vector<Token>> toks = tokenize_python(text, col, message);
-  if (!toks) return fail(*line_, offset + col, message);
-  toks_ = std::move(*toks);
+  if (!tokenize_python(text, toks_, col, message)) return fail(*line_, offset + col, message);
   for (Token& t : toks_) t.column += offset - line_->indent;
   tok_ = 0;
   return true;
@@ -812,10 +813,10 @@ bool ReadableParser::parse_comment(std::string_view c) {
     size_t saved_tok = tok_;
     size_t col = 0;
     std::string message;
-    std::optional<std::vector<Token>> toks = tokenize_python(text, col, message);
+    std::vector<Token> toks;
     bool ok = false;
-    if (toks) {
-      toks_ = std::move(*toks);
+    if (tokenize_python(text, toks, col, message)) {
+      toks_ = std::move(toks);
       tok_ = 0;
       std::optional<Diagnostic> saved_error = error_;
       ok = parse_value(out) && out.is(ArgKind::Dict) && peek().kind == TokenKind::End;
