@@ -238,6 +238,13 @@ TEST(ReadableParser, FuzzFindingInvalidUtf8InAStringIsRejected) {
   EXPECT_EQ(print_readable(must_parse(printed, "again.txt")).text, printed);
 }
 
+TEST(ReadableParser, FuzzFindingBareReturn) {
+  // Found by fuzz_readable: a bare `return` read past the end of the line.
+  GraphModule m = must_parse("class A(torch.nn.Module):\n    def forward(self, x):\n        return\n", "r.txt");
+  ASSERT_NE(m.graph().output_node(), nullptr);
+  EXPECT_TRUE(m.graph().output_node()->args()[0].is_none());
+}
+
 TEST(ReadableParser, DiagnosticsNameTheLineAndColumn) {
   auto error = [](const std::string& text) {
     Expected<GraphModule> m = parse_readable(text, "bad.txt");

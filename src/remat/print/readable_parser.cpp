@@ -932,7 +932,8 @@ bool ReadableParser::parse_return(GraphModule& m, size_t indent) {
   std::string_view b = line_->body();
   bool pytree = b.starts_with("return pytree.tree_unflatten(");
   if (pytree) m.codegen.kind = CodegenKind::Pytree;
-  std::string_view value_text = pytree ? b.substr(29) : b.substr(7);
+  // A bare `return` returns None.
+  std::string_view value_text = pytree ? b.substr(29) : b.size() > 7 ? b.substr(7) : "None";
   std::vector<Argument> descs;
   Argument value;
   if (value_text == "(" || value_text == "[") {
