@@ -245,6 +245,20 @@ TEST(ReadableParser, FuzzFindingBareReturn) {
   EXPECT_TRUE(m.graph().output_node()->args()[0].is_none());
 }
 
+TEST(ReadableParser, FuzzFindingAnnotationDictsThatAreNotLiterals) {
+  // Found by fuzz_readable: a symbolic expression inside an annotation dict took its text from
+  // the wrong line, and a dict that does not read back dropped the whole comment.
+  for (std::string dict : {"{'k': e*}", "{'k': <object at 0x1>}"}) {
+    std::string text = "class A(torch.nn.Module):\n    def forward(self, x):\n        # Annotation: " + dict +
+                       " File: /m.py:3 in f, code: y = g(x)\n        y = torch.g(x)\n        return y\n";
+    GraphModule m = must_parse(text, "a.txt");
+    std::string printed = print_readable(m).text;
+    EXPECT_NE(printed.find("# Annotation: " + dict + " File: /m.py:3 in f, code: y = g(x)"), std::string::npos)
+        << printed;
+    EXPECT_EQ(print_readable(must_parse(printed, "again.txt")).text, printed);
+  }
+}
+
 TEST(ReadableParser, DiagnosticsNameTheLineAndColumn) {
   auto error = [](const std::string& text) {
     Expected<GraphModule> m = parse_readable(text, "bad.txt");

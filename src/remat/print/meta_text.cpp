@@ -91,6 +91,7 @@ std::string utf8_prefix(std::string_view s, size_t code_points) {
 
 /// ` Annotation: {...}` with current torch.fx's 40-character truncation of long values.
 std::string annotation_text(const Argument& custom, bool truncate) {
+  if (custom.is(ArgKind::Repr)) return " Annotation: " + std::string(custom.repr_text());
   if (!custom.is(ArgKind::Dict) || custom.dict_entries().empty()) return "";
   std::string out = " Annotation: {";
   bool first = true;

@@ -280,7 +280,9 @@ bool ReadableParser::parse_dotted(std::string& out) {
 
 bool ReadableParser::parse_sym_expression(Argument& out) {
   // A symbolic integer printed as its expression: names, integers, arithmetic, parentheses.
-  size_t start = peek().column, end = start;
+  // Its text is the source between the first and the last token taken.
+  const char* begin = peek().text.data();
+  const char* end = begin;
   int depth = 0;
   while (peek().kind != TokenKind::End) {
     const Token& t = peek();
@@ -298,11 +300,11 @@ bool ReadableParser::parse_sym_expression(Argument& out) {
     } else if (t.kind != TokenKind::Name && t.kind != TokenKind::Int) {
       break;
     }
-    end = t.column + t.text.size();
+    end = t.text.data() + t.text.size();
     ++tok_;
   }
-  std::string_view body = line_->body();
-  out = Argument::sym(body.substr(start, end - start));
+  if (end == begin) return fail_at(peek(), "expected a value");
+  out = Argument::sym(std::string_view(begin, static_cast<size_t>(end - begin)));
   return true;
 }
 
@@ -760,8 +762,9 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
     }
     if (end == std::string_view::npos) return false;
     Argument custom;
-    if (!parse_dict(s.substr(13, end - 12), custom)) return false;
-    g.custom = std::move(custom);
+    std::string_view dict = s.substr(13, end - 12);
+    // A dict whose values do not read back as Python literals is kept as its text.
+    g.custom = parse_dict(dict, custom) ? std::move(custom) : Argument::repr(dict, "dict");
     s = s.substr(end + 1);
   }
   for (std::string_view prefix : {" # ", " "}) {
