@@ -533,6 +533,9 @@ bool ReadableParser::parse_attr_path(std::string& path, size_t depth) {
     if (!parse_attr_path(path, depth + 1)) return false;
     if (!expect_op(",")) return false;
     if (peek().kind != TokenKind::String) return fail_at(peek(), "expected an attribute name");
+    for (char c : peek().value)  // torch.fx prints these parts inside double quotes
+      if (c == '"' || c == '.' || c == '\\' || static_cast<unsigned char>(c) < 0x20)
+        return fail_at(peek(), "unsupported character in attribute name");
     path += (path.empty() ? "" : ".") + peek().value;
     ++tok_;
     if (!expect_op(")")) return false;
@@ -671,6 +674,10 @@ bool parse_dims(std::string_view s, std::vector<SymInt>& out) {
       if (errno == ERANGE || !SymInt::fits(v)) return false;
       out.emplace_back(v);
     } else {
+      // A symbolic size: names, integers and arithmetic only (`s0`, `2*s1 + 1`).
+      for (char c : p)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_ +-*/%()").find(c) == std::string_view::npos)
+          return false;
       out.push_back(SymInt::symbolic(p));
     }
   }
@@ -708,6 +715,9 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
     has_strides = true;
     rest = rest.substr(sc + 1);
   }
+  for (char c : rest)  // a device: `cpu`, `cuda:0`, `meta`
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != ':' && c != '_' && c != '.')
+      return fail(*line_, column, "malformed device in annotation");
   TensorMeta t(*dtype, sizes, has_strides ? std::optional<std::span<const SymInt>>(strides) : std::nullopt,
                rest.empty() ? InternedString() : InternedString(rest));
   meta.set_tensor(t);
