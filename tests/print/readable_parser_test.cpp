@@ -238,6 +238,27 @@ TEST(ReadableParser, FuzzFindingInvalidUtf8InAStringIsRejected) {
   EXPECT_EQ(print_readable(must_parse(printed, "again.txt")).text, printed);
 }
 
+TEST(ReadableParser, CodeWithoutClassWrapAnd2022Comments) {
+  // gm.code reads back like print_readable output.
+  GraphModule seed = testing::seed_joint_graph();
+  std::string code = print_code(seed).text;
+  GraphModule m = must_parse(code, "code.py");
+  EXPECT_EQ(print_code(m).text, code);
+  EXPECT_EQ(m.graph().size(), seed.graph().size());
+  // fx.wrap preamble statements and the 2022 stack-trace comment.
+  GraphModule w = must_parse(
+      "class M(torch.nn.Module):\n    wrap(\"f\")\n    \n    def forward(self, x):\n"
+      "        # File \"/t.py\", line 3, in fn, y = f(x)\n        y = torch.sin(x)\n        return y\n",
+      "wrap.txt");
+  EXPECT_EQ(w.graph().find("y")->meta.stack_trace.str(), "  File \"/t.py\", line 3, in fn\n    y = f(x)\n");
+  // Malformed annotations are errors, not text printed back verbatim.
+  Expected<GraphModule> bad = parse_readable(
+      "class M(torch.nn.Module):\n    def forward(self, x):\n        y: \"f32[4, 'c']\" = torch.sin(x)\n"
+      "        return y\n", "bad.txt");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.errors()[0].message, "malformed shape in annotation");
+}
+
 TEST(ReadableParser, FuzzFindingBareReturn) {
   // Found by fuzz_readable: a bare `return` read past the end of the line.
   GraphModule m = must_parse("class A(torch.nn.Module):\n    def forward(self, x):\n        return\n", "r.txt");
@@ -264,8 +285,9 @@ TEST(ReadableParser, DiagnosticsNameTheLineAndColumn) {
     Expected<GraphModule> m = parse_readable(text, "bad.txt");
     return m.ok() ? std::string("<parsed>") : m.errors()[0].format();
   };
-  EXPECT_EQ(error("def forward(self):\n    return None\n"),
-            "bad.txt:1:1: error: no 'class NAME(torch.nn.Module):' line: not print_readable() output");
+  EXPECT_EQ(error("hello\n"),
+            "bad.txt:1:1: error: no 'class NAME(torch.nn.Module):' or 'def forward(' line: not "
+            "print_readable() or gm.code output");
   EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = torch.ops.aten.sin.default(z)\n        return y\n"),
             "bad.txt:3:40: error: undefined name 'z'\n          y = torch.ops.aten.sin.default(z)\n                                         ^");
   EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = torch.ops.aten.sin.default(x\n        return y\n"),

@@ -862,9 +862,23 @@ bool ReadableParser::parse_comment(std::string_view c) {
     group_ = std::move(with_prefix);
     return true;
   }
-  // Older eras: `# File "f.py", line 3, in fn, code`, or free text (PyTorch 1.13 AOT graphs
-  // carry context lines there). They start a group without metadata remat can use.
+  // 2022: `# File "f.py", line 3, in fn, code`.
   group_ = GroupMeta();
+  if (c.starts_with("# File \"")) {
+    std::string_view f = c.substr(8);
+    size_t q = f.find("\", line ");
+    size_t in = q == std::string_view::npos ? q : f.find(", in ", q + 8);
+    if (in != std::string_view::npos) {
+      size_t comma = f.find(", ", in + 5);
+      std::string_view fn = f.substr(in + 5, comma == std::string_view::npos ? comma : comma - in - 5);
+      std::string_view code = comma == std::string_view::npos ? std::string_view() : f.substr(comma + 2);
+      group_.stack_trace = InternedString("  File \"" + std::string(f.substr(0, q)) + "\", line " +
+                                          std::string(f.substr(q + 8, in - q - 8)) + ", in " +
+                                          std::string(fn) + "\n    " + std::string(code) + "\n");
+    }
+  }
+  // Anything else (PyTorch 1.13 AOT graphs carry free-text context lines) starts a group without
+  // metadata remat can use.
   return true;
 }
 
@@ -1166,6 +1180,10 @@ bool ReadableParser::parse_module(GraphModule& m) {
   m.class_name = std::string(b.substr(6, b.size() - 6 - kSuffix.size()));
   ++pos_;
   graph_ = &m.graph();
+  // `wrap("fn")` statements of fx.wrap'ped functions come before the def.
+  while (pos_ < lines_.size() &&
+         (lines_[pos_].blank() || lines_[pos_].body().starts_with("wrap(")))
+    ++pos_;
   if (!parse_def(m, indent + 4)) return false;
   if (!parse_body(m, indent + 8)) return false;
   if (m.graph().output_node() == nullptr)
@@ -1188,11 +1206,30 @@ Expected<GraphModule> ReadableParser::parse() {
   // Log wrappers (`TRACED GRAPH`, `===== name =====`) may come first: start at the class line.
   while (pos_ < lines_.size() && !lines_[pos_].body().starts_with("class ")) ++pos_;
   if (pos_ >= lines_.size()) {
+    // gm.code: a `def forward(` at the margin, without a class around it.
+    for (pos_ = 0; pos_ < lines_.size(); ++pos_) {
+      const SourceLine& l = lines_[pos_];
+      if (l.blank() || l.body().starts_with("wrap(")) continue;
+      if (l.indent == 0 && l.body().starts_with("def forward(")) {
+        GraphModule m;
+        graph_ = &m.graph();
+        size_t def_line = pos_;
+        if (!parse_def(m, 0) || !parse_body(m, 4)) return *error_;
+        if (m.graph().output_node() == nullptr)
+          return (fail(lines_[def_line], 0, "forward() has no return statement"), *error_);
+        skip_blank();
+        if (pos_ < lines_.size())
+          return (fail(lines_[pos_], lines_[pos_].indent, "unexpected text after forward()"), *error_);
+        return m;
+      }
+      break;
+    }
     Diagnostic d;
     d.file = file_;
     d.line = 1;
     d.col = 1;
-    d.message = "no 'class NAME(torch.nn.Module):' line: not print_readable() output";
+    d.message = "no 'class NAME(torch.nn.Module):' or 'def forward(' line: not print_readable() "
+                "or gm.code output";
     return d;
   }
   size_t top_indent = lines_[pos_].indent;

@@ -9,8 +9,8 @@
 
 namespace remat {
 
-/// Parses the text of `GraphModule.print_readable()` into a module with its nested submodule
-/// classes. Metadata comes back from what the text carries:
+/// Parses the text of `GraphModule.print_readable()` (or of `gm.code`, a bare `def forward`)
+/// into a module with its nested submodule classes. Metadata comes back from what the text carries:
 ///  - tensor metadata from annotations (`"f32[4, 4][4, 1]cuda:0"`, unquoted 2023 `f32[3]`,
 ///    `Sym(s0)`), as `val` metadata with the strides and device the text shows;
 ///  - stack traces from `# File: path:line in fn, code: ...` comments (a one-frame traceback),
