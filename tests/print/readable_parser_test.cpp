@@ -259,6 +259,15 @@ TEST(ReadableParser, CodeWithoutClassWrapAnd2022Comments) {
   EXPECT_EQ(bad.errors()[0].message, "malformed shape in annotation");
 }
 
+TEST(ReadableParser, FuzzFindingStarredParameter) {
+  // Found by fuzz_readable: a `*args` parameter's node kept the star in its name.
+  GraphModule m = must_parse("class A(torch.nn.Module):\n    def forward(self, *args):\n        return args\n", "s.txt");
+  ASSERT_NE(m.graph().find("args"), nullptr);
+  EXPECT_EQ(m.graph().find("args")->target().str(), "*args");
+  std::string printed = print_readable(m).text;
+  EXPECT_EQ(print_readable(must_parse(printed, "again.txt")).text, printed);
+}
+
 TEST(ReadableParser, FuzzFindingBareReturn) {
   // Found by fuzz_readable: a bare `return` read past the end of the line.
   GraphModule m = must_parse("class A(torch.nn.Module):\n    def forward(self, x):\n        return\n", "r.txt");

@@ -2,6 +2,7 @@
 // expressions through python_tokens.
 #include "remat/print/readable_parser.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <deque>
@@ -1129,7 +1130,10 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
     if (lines_[p].body().find("= fx_pytree.tree_flatten_spec(") != std::string_view::npos) plain = false;
   if (plain) {
     for (const Param& p : params_) {
-      Node* ph = graph_->create_node_exact(OpKind::Placeholder, InternedString(p.name), p.name);
+      // torch.fx names a `*args` placeholder `args`; its target keeps the star.
+      std::string node_name = p.name;
+      node_name.erase(std::remove(node_name.begin(), node_name.end(), '*'), node_name.end());
+      Node* ph = graph_->create_node_exact(OpKind::Placeholder, InternedString(p.name), node_name);
       if (ph == nullptr) return fail(*line_, p.column, "parameter '" + p.name + "' given twice");
       line_ = &lines_[std::min(pos_, lines_.size() - 1)];
       if (!p.annotation.empty() && !parse_annotation_text(p.annotation, ph->meta, p.column)) return false;
