@@ -1,8 +1,9 @@
 #include "remat/ir/verify.h"
 
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace remat {
 namespace {
@@ -22,13 +23,15 @@ std::string quoted(const std::string& s) {
 
 Diagnostics verify(const Graph& graph) {
   Diagnostics problems;
-  std::unordered_map<const Node*, size_t> index;  // nodes seen so far, with their position
-  std::unordered_set<std::string_view> names;
+  absl::flat_hash_map<const Node*, size_t> index;  // nodes seen so far, with their position
+  absl::flat_hash_set<std::string_view> names;
+  index.reserve(graph.size());
+  names.reserve(graph.size());
   size_t outputs = 0;
   size_t count = 0;
   const Node* prev = nullptr;
   for (const Node* n : graph.nodes()) {
-    std::string where = "node " + quoted(n->name());
+    const std::string where = "node " + quoted(n->name());
     if (n->graph() != &graph) report(problems, where, "belongs to another graph");
     if (n->prev() != prev) report(problems, where, "broken list link");
     if (prev && !prev->is_before(n)) report(problems, where, "order index not increasing");
@@ -52,14 +55,21 @@ Diagnostics verify(const Graph& graph) {
         report(problems, where, "missing from the users of its input " + quoted(input->name()));
     }
     // Every user really uses this node, and users are unique.
-    std::unordered_set<const Node*> seen_users;
-    for (const Node* user : n->users()) {
-      if (!seen_users.insert(user).second) {
+    auto users = n->users();
+    for (size_t u = 0; u < users.size(); ++u) {
+      const Node* user = users[u];
+      if (std::find(users.begin(), users.begin() + static_cast<std::ptrdiff_t>(u), user) !=
+          users.begin() + static_cast<std::ptrdiff_t>(u)) {
         report(problems, where, "lists user " + quoted(user->name()) + " twice");
         continue;
       }
-      auto inputs = user->input_nodes();
-      if (std::find(inputs.begin(), inputs.end(), n) == inputs.end())
+      bool uses = false;
+      for (const Argument& a : user->args()) uses = uses || (a.is_node() && a.as_node() == n);
+      if (!uses) {
+        auto inputs = user->input_nodes();  // nested references: the slow path
+        uses = std::find(inputs.begin(), inputs.end(), n) != inputs.end();
+      }
+      if (!uses)
         report(problems, where, "lists user " + quoted(user->name()) + " which does not use it");
     }
     if (const TensorMeta* t = n->meta.tensor()) {
