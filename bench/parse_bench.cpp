@@ -13,8 +13,8 @@ const std::string& text(size_t nodes) {
   static std::map<size_t, std::string> cache;
   auto it = cache.find(nodes);
   if (it == cache.end()) {
-    remat::GraphModule m = remat::testing::generate_graph(
-        {.seed = 11, .num_nodes = nodes, .every_value_kind = false});
+    remat::GraphModule m =
+        remat::testing::generate_graph({.seed = 11, .num_nodes = nodes, .every_value_kind = false});
     it = cache.emplace(nodes, remat::print_readable(m, remat::PrintOptions::tlparse()).text).first;
   }
   return it->second;
@@ -36,7 +36,11 @@ void BM_ParseReadable(benchmark::State& state) {
   state.counters["nodes"] = static_cast<double>(nodes);
 }
 
-BENCHMARK(BM_ParseReadable)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseReadable)
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   if (!remat::verify(*m).empty()) {
-    std::fprintf(stderr, "parsed graph does not verify:\n%s", remat::format_all(remat::verify(*m)).c_str());
+    std::fprintf(stderr, "parsed graph does not verify:\n%s",
+                 remat::format_all(remat::verify(*m)).c_str());
     std::abort();
   }
   std::string printed = remat::print_readable(*m).text;

@@ -131,19 +131,24 @@ TEST(Cli, ConvertTextToJsonAndBackGivesTheSameText) {
   std::string seed_txt = remat::testing::tests_dir() + "/golden/print/seed_joint_tlparse.txt";
   std::string json = (dir / "seed.json").string(), txt = (dir / "seed.txt").string();
   ASSERT_EQ(run("convert " + seed_txt + " " + json).exit_code, 0);
-  CliRun back = run("convert " + json + " " + txt + " --include-stride --include-device --expanded-def");
+  CliRun back =
+      run("convert " + json + " " + txt + " --include-stride --include-device --expanded-def");
   ASSERT_EQ(back.exit_code, 0) << back.err;
   EXPECT_EQ(slurp_file(txt), slurp_file(seed_txt));
   CliRun info = run("info " + seed_txt);
   ASSERT_EQ(info.exit_code, 0) << info.err;
-  EXPECT_NE(info.out.find("graph 'inner_f' (readable text)\nnodes: 16\n"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("graph 'inner_f' (readable text)\nnodes: 16\n"), std::string::npos)
+      << info.out;
   CliRun printed = run("print - --include-stride --include-device --expanded-def", seed_txt);
   EXPECT_EQ(printed.out, slurp_file(seed_txt));
   std::string bad = (dir / "bad.txt").string();
-  std::ofstream(bad) << "class A(torch.nn.Module):\n    def forward(self, x):\n        y = torch.sin(q)\n";
+  std::ofstream(bad)
+      << "class A(torch.nn.Module):\n    def forward(self, x):\n        y = torch.sin(q)\n";
   CliRun err = run("convert " + bad + " " + json + ".2");
   EXPECT_EQ(err.exit_code, 2);
-  EXPECT_EQ(err.err, bad + ":3:23: error: undefined name 'q'\n          y = torch.sin(q)\n                        ^\n");
+  EXPECT_EQ(err.err, bad +
+                         ":3:23: error: undefined name 'q'\n          y = torch.sin(q)\n           "
+                         "             ^\n");
   EXPECT_FALSE(fs::exists(json + ".2"));
   fs::remove_all(dir);
 }

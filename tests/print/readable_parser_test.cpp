@@ -59,17 +59,20 @@ std::string carried_difference(const Node& a, const Node& b) {
     if (!same(a.args()[i], b.args()[i])) return w + "arg " + std::to_string(i);
   if (a.kwargs().size() != b.kwargs().size()) return w + "kwarg count";
   for (size_t i = 0; i < a.kwargs().size(); ++i)
-    if (!(a.kwargs()[i].key == b.kwargs()[i].key) || !same(a.kwargs()[i].value, b.kwargs()[i].value))
+    if (!(a.kwargs()[i].key == b.kwargs()[i].key) ||
+        !same(a.kwargs()[i].value, b.kwargs()[i].value))
       return w + "kwarg " + a.kwargs()[i].key.str();
   if (const TensorMeta* t = a.meta.tensor()) {
     const TensorMeta* u = b.meta.tensor();
     if (u == nullptr) return w + "tensor metadata lost";
     if (t->dtype != u->dtype || !std::ranges::equal(t->sizes(), u->sizes()) ||
         t->strides().has_value() != u->strides().has_value() ||
-        (t->strides() && !std::ranges::equal(*t->strides(), *u->strides())) || !(t->device == u->device))
+        (t->strides() && !std::ranges::equal(*t->strides(), *u->strides())) ||
+        !(t->device == u->device))
       return w + "tensor metadata differs";
   }
-  if (a.meta.sym_value() != b.meta.sym_value() && a.meta.sym_value() && a.meta.sym_value()->is_symbolic())
+  if (a.meta.sym_value() != b.meta.sym_value() && a.meta.sym_value() &&
+      a.meta.sym_value()->is_symbolic())
     return w + "sym value differs";
   if (!(a.meta.stack_trace == b.meta.stack_trace)) return w + "stack trace differs";
   if (a.meta.recompute != b.meta.recompute || a.meta.ac_graph_id() != b.meta.ac_graph_id())
@@ -83,7 +86,8 @@ std::string carried_difference(const Node& a, const Node& b) {
 
 std::string carried_difference(const GraphModule& a, const GraphModule& b) {
   if (a.graph().size() != b.graph().size())
-    return "node count " + std::to_string(a.graph().size()) + " vs " + std::to_string(b.graph().size());
+    return "node count " + std::to_string(a.graph().size()) + " vs " +
+           std::to_string(b.graph().size());
   const Node* y = b.graph().first();
   for (const Node* x = a.graph().first(); x != nullptr; x = x->next(), y = y->next()) {
     std::string d = carried_difference(*x, *y);
@@ -129,11 +133,13 @@ TEST(ReadableParser, PrinterGoldensReadBackToTheSameText) {
                               {"tag_rules_seed.txt", tags},
                               {"tag_rules_inline-2025.txt", tags25},
                               {"tag_rules_inline-2026.txt", tags26}};
-  for (const auto& e : std::filesystem::directory_iterator(testing::tests_dir() + "/golden/print/samples"))
+  for (const auto& e :
+       std::filesystem::directory_iterator(testing::tests_dir() + "/golden/print/samples"))
     goldens.push_back({nullptr, {}}), goldens.back().file = nullptr, (void)e;
   size_t sample = 0;
   std::vector<std::string> sample_files;
-  for (const auto& e : std::filesystem::directory_iterator(testing::tests_dir() + "/golden/print/samples"))
+  for (const auto& e :
+       std::filesystem::directory_iterator(testing::tests_dir() + "/golden/print/samples"))
     sample_files.push_back("samples/" + e.path().filename().string());
   for (Golden& g : goldens) {
     std::string file = g.file ? g.file : sample_files[sample++];
@@ -150,8 +156,8 @@ TEST(ReadableParser, GeneratedGraphsRoundTrip) {
   PrintOptions o = PrintOptions::tlparse();
   o.additional_meta = {"seq_nr", "partitioner_tag"};
   for (uint64_t seed = 1; seed <= 1000; ++seed) {
-    GraphModule g = testing::generate_graph(
-        {.seed = seed, .num_nodes = 5 + seed % 60, .opaque_values = false});
+    GraphModule g =
+        testing::generate_graph({.seed = seed, .num_nodes = 5 + seed % 60, .opaque_values = false});
     for (Node* n : g.graph().nodes())  // the text carries FakeTensor-style `val` metadata
       if (n->meta.tensor()) n->meta.set_value_key(ValueKey::Val);
     o.tag_style = static_cast<TagStyle>(seed % 3);
@@ -170,7 +176,8 @@ TEST(ReadableParser, Torch113TextsMatchTheirJsonTwins) {
     std::string stem = e.path().stem().string();
     SCOPED_TRACE(stem);
     GraphModule text = must_parse(slurp(e.path().string()), stem + ".txt");
-    Expected<GraphModule> json = load_graph_json(testing::data_path("torch-1.13/" + stem + ".json"));
+    Expected<GraphModule> json =
+        load_graph_json(testing::data_path("torch-1.13/" + stem + ".json"));
     ASSERT_TRUE(json.ok());
     std::vector<const Node*> a, b;
     for (const Node* n : text.graph().nodes())
@@ -208,7 +215,8 @@ TEST(ReadableParser, OlderFormsUnquotedAnnotationsAndColors) {
   EXPECT_EQ(add->meta.tensor()->dtype, DType::Int64);
   EXPECT_EQ(add->meta.tensor()->rank(), 0U);
   // A colored dump (TORCH_LOGS) reads like the plain one.
-  std::string colored = print_readable(testing::seed_joint_graph(), PrintOptions::torch_logs()).text;
+  std::string colored =
+      print_readable(testing::seed_joint_graph(), PrintOptions::torch_logs()).text;
   GraphModule c = must_parse(colored, "colored.txt");
   EXPECT_EQ(carried_difference(testing::seed_joint_graph(), c).find("tensor"), std::string::npos);
   // The 2024 extra leading space before comments, and a log wrapper before the class.
@@ -226,13 +234,16 @@ TEST(ReadableParser, FuzzFindingInvalidUtf8InAStringIsRejected) {
   // a parse and the next (the printer escapes it as \x92, which reads back as U+0092).
   std::string text =
       "class GraphModule(torch.nn.Module):\n    def forward(self, x):\n"
-      "        y = torch.f(x, 'a\x92" "b')\n        return y\n";
+      "        y = torch.f(x, 'a\x92"
+      "b')\n        return y\n";
   Expected<GraphModule> m = parse_readable(text, "bad.txt");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.errors()[0].message, "invalid UTF-8 in string");
-  std::string comment = "class GraphModule(torch.nn.Module):\n    def forward(self, x):\n"
-                        "        # Annotation: {'k': 'a\x92" "b'} No stacktrace found for following nodes\n"
-                        "        y = torch.f(x)\n        return y\n";
+  std::string comment =
+      "class GraphModule(torch.nn.Module):\n    def forward(self, x):\n"
+      "        # Annotation: {'k': 'a\x92"
+      "b'} No stacktrace found for following nodes\n"
+      "        y = torch.f(x)\n        return y\n";
   GraphModule c = must_parse(comment, "comment.txt");
   std::string printed = print_readable(c).text;
   EXPECT_EQ(print_readable(must_parse(printed, "again.txt")).text, printed);
@@ -248,20 +259,25 @@ TEST(ReadableParser, CodeWithoutClassWrapAnd2022Comments) {
   // fx.wrap preamble statements and the 2022 stack-trace comment.
   GraphModule w = must_parse(
       "class M(torch.nn.Module):\n    wrap(\"f\")\n    \n    def forward(self, x):\n"
-      "        # File \"/t.py\", line 3, in fn, y = f(x)\n        y = torch.sin(x)\n        return y\n",
+      "        # File \"/t.py\", line 3, in fn, y = f(x)\n        y = torch.sin(x)\n        return "
+      "y\n",
       "wrap.txt");
-  EXPECT_EQ(w.graph().find("y")->meta.stack_trace.str(), "  File \"/t.py\", line 3, in fn\n    y = f(x)\n");
+  EXPECT_EQ(w.graph().find("y")->meta.stack_trace.str(),
+            "  File \"/t.py\", line 3, in fn\n    y = f(x)\n");
   // Malformed annotations are errors, not text printed back verbatim.
   Expected<GraphModule> bad = parse_readable(
-      "class M(torch.nn.Module):\n    def forward(self, x):\n        y: \"f32[4, 'c']\" = torch.sin(x)\n"
-      "        return y\n", "bad.txt");
+      "class M(torch.nn.Module):\n    def forward(self, x):\n        y: \"f32[4, 'c']\" = "
+      "torch.sin(x)\n"
+      "        return y\n",
+      "bad.txt");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.errors()[0].message, "malformed shape in annotation");
 }
 
 TEST(ReadableParser, FuzzFindingStarredParameter) {
   // Found by fuzz_readable: a `*args` parameter's node kept the star in its name.
-  GraphModule m = must_parse("class A(torch.nn.Module):\n    def forward(self, *args):\n        return args\n", "s.txt");
+  GraphModule m = must_parse(
+      "class A(torch.nn.Module):\n    def forward(self, *args):\n        return args\n", "s.txt");
   ASSERT_NE(m.graph().find("args"), nullptr);
   EXPECT_EQ(m.graph().find("args")->target().str(), "*args");
   std::string printed = print_readable(m).text;
@@ -270,7 +286,8 @@ TEST(ReadableParser, FuzzFindingStarredParameter) {
 
 TEST(ReadableParser, FuzzFindingBareReturn) {
   // Found by fuzz_readable: a bare `return` read past the end of the line.
-  GraphModule m = must_parse("class A(torch.nn.Module):\n    def forward(self, x):\n        return\n", "r.txt");
+  GraphModule m =
+      must_parse("class A(torch.nn.Module):\n    def forward(self, x):\n        return\n", "r.txt");
   ASSERT_NE(m.graph().output_node(), nullptr);
   EXPECT_TRUE(m.graph().output_node()->args()[0].is_none());
 }
@@ -279,11 +296,13 @@ TEST(ReadableParser, FuzzFindingAnnotationDictsThatAreNotLiterals) {
   // Found by fuzz_readable: a symbolic expression inside an annotation dict took its text from
   // the wrong line, and a dict that does not read back dropped the whole comment.
   for (std::string dict : {"{'k': e*}", "{'k': <object at 0x1>}"}) {
-    std::string text = "class A(torch.nn.Module):\n    def forward(self, x):\n        # Annotation: " + dict +
-                       " File: /m.py:3 in f, code: y = g(x)\n        y = torch.g(x)\n        return y\n";
+    std::string text =
+        "class A(torch.nn.Module):\n    def forward(self, x):\n        # Annotation: " + dict +
+        " File: /m.py:3 in f, code: y = g(x)\n        y = torch.g(x)\n        return y\n";
     GraphModule m = must_parse(text, "a.txt");
     std::string printed = print_readable(m).text;
-    EXPECT_NE(printed.find("# Annotation: " + dict + " File: /m.py:3 in f, code: y = g(x)"), std::string::npos)
+    EXPECT_NE(printed.find("# Annotation: " + dict + " File: /m.py:3 in f, code: y = g(x)"),
+              std::string::npos)
         << printed;
     EXPECT_EQ(print_readable(must_parse(printed, "again.txt")).text, printed);
   }
@@ -297,19 +316,26 @@ TEST(ReadableParser, DiagnosticsNameTheLineAndColumn) {
   EXPECT_EQ(error("hello\n"),
             "bad.txt:1:1: error: no 'class NAME(torch.nn.Module):' or 'def forward(' line: not "
             "print_readable() or gm.code output");
-  EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = torch.ops.aten.sin.default(z)\n        return y\n"),
-            "bad.txt:3:40: error: undefined name 'z'\n          y = torch.ops.aten.sin.default(z)\n                                         ^");
-  EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = torch.ops.aten.sin.default(x\n        return y\n"),
-            "bad.txt:3:41: error: expected ',' or ')' after argument\n          y = torch.ops.aten.sin.default(x\n                                          ^");
+  EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = "
+                  "torch.ops.aten.sin.default(z)\n        return y\n"),
+            "bad.txt:3:40: error: undefined name 'z'\n          y = "
+            "torch.ops.aten.sin.default(z)\n                                         ^");
+  EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = "
+                  "torch.ops.aten.sin.default(x\n        return y\n"),
+            "bad.txt:3:41: error: expected ',' or ')' after argument\n          y = "
+            "torch.ops.aten.sin.default(x\n                                          ^");
   EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = 'open\n"),
             "bad.txt:3:13: error: unterminated string\n          y = 'open\n              ^");
-  EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = x + x\n"),
-            "bad.txt:1:1: error: class 'A' has no return statement\n  class A(torch.nn.Module):\n  ^");
+  EXPECT_EQ(
+      error("class A(torch.nn.Module):\n    def forward(self, x):\n        y = x + x\n"),
+      "bad.txt:1:1: error: class 'A' has no return statement\n  class A(torch.nn.Module):\n  ^");
   std::string deep = "class A(torch.nn.Module):\n    def forward(self, x):\n        y = torch.f(" +
                      std::string(500, '[') + "\n";
   EXPECT_NE(error(deep).find("nested too deeply"), std::string::npos);
-  EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y: \"q9[2]\" = torch.sin(x)\n        return y\n"),
-            "bad.txt:3:12: error: unknown dtype abbreviation 'q9'\n          y: \"q9[2]\" = torch.sin(x)\n             ^");
+  EXPECT_EQ(error("class A(torch.nn.Module):\n    def forward(self, x):\n        y: \"q9[2]\" = "
+                  "torch.sin(x)\n        return y\n"),
+            "bad.txt:3:12: error: unknown dtype abbreviation 'q9'\n          y: \"q9[2]\" = "
+            "torch.sin(x)\n             ^");
 }
 
 }  // namespace

@@ -25,9 +25,9 @@ TEST(Statements, EveryOpKindOperatorAndValueKind) {
   Node* neg = g.call_function("operator.neg", {n(add)});
   Node* item = g.call_function(
       "operator.getitem",
-      {n(neg), Argument::tuple({Argument::slice(Argument::none(), Argument::integer(2),
-                                                Argument::none()),
-                                Argument::integer(0)})});
+      {n(neg),
+       Argument::tuple({Argument::slice(Argument::none(), Argument::integer(2), Argument::none()),
+                        Argument::integer(0)})});
   Node* iadd = g.call_function("operator.iadd", {n(item), Argument::integer(1)});
   Node* attr = g.call_function("builtins.getattr", {n(iadd), Argument::string("shape")});
   Node* attr2 = g.call_function("builtins.getattr", {n(iadd), Argument::string("not id")});
@@ -48,8 +48,7 @@ TEST(Statements, EveryOpKindOperatorAndValueKind) {
        Argument::op("aten.rand.default"), Argument::dict({{"a", n(x)}}), Argument::tuple({n(x)}),
        Argument::sym("s0 + 1")});
   Node* not_ = g.call_function("operator.not_", {n(torch_named)});
-  g.output(Argument::tuple(
-      {n(attr), n(attr2), n(sq), n(misc), n(not_), Argument::none()}));
+  g.output(Argument::tuple({n(attr), n(attr2), n(sq), n(misc), n(not_), Argument::none()}));
 
   PrintedCode code = print_code(m);
   EXPECT_EQ(code.text, R"py(

@@ -2,8 +2,8 @@
 #include "remat/cli/commands.h"
 #include "remat/cli/graph_files.h"
 #include "remat/io/fxgraph_file.h"
-#include "remat/print/printer.h"
 #include "remat/io/graph_json.h"
+#include "remat/print/printer.h"
 #include "remat/print/readable_parser.h"
 #include "remat/support/file_io.h"
 

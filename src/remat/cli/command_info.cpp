@@ -93,10 +93,11 @@ void print_partition(const PartitionSummary& p, const std::string& file) {
 }  // namespace
 
 void add_info_command(CLI::App& app, int& exit_code) {
-  auto* cmd =
-      app.add_subcommand("info",
-                         "Summarize a graph file: node counts by op kind and target, placeholders, "
-                         "outputs, tensor bytes (also flow-network and partition files).");
+  auto* cmd = app.add_subcommand(
+      "info",
+      "Summarize a graph file (fxgraph-json or readable text): node counts by op "
+      "kind and target, placeholders, outputs, tensor bytes; also flow-network "
+      "and partition files.");
   auto file = std::make_shared<std::string>();
   cmd->add_option("file", *file, "graph file (fxgraph-json or readable text), or - for stdin")
       ->required();

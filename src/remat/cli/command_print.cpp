@@ -9,8 +9,9 @@ namespace remat::cli {
 
 void add_print_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "print", "Print a graph as torch.fx's GraphModule.print_readable() does, byte for byte, "
-               "with recompute tags (# ac_graph_id: N - POLICY) above tagged nodes.");
+      "print",
+      "Print a graph as torch.fx's GraphModule.print_readable() does, byte for byte, "
+      "with recompute tags (# ac_graph_id: N - POLICY) above tagged nodes.");
   struct Args {
     std::string file;
     PrintFlags flags;

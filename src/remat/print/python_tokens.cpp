@@ -6,9 +6,15 @@
 namespace remat {
 namespace {
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
-bool name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool name_char(char c) { return name_start(c) || digit(c); }
+bool digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool name_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool name_char(char c) {
+  return name_start(c) || digit(c);
+}
 
 void append_utf8(std::string& out, uint32_t cp) {
   if (cp < 0x80) {
@@ -127,22 +133,45 @@ bool tokenize_python(std::string_view line, std::vector<Token>& out, size_t& err
         char e = line[i + 1];
         i += 2;
         switch (e) {
-          case '\\': value += '\\'; break;
-          case '\'': value += '\''; break;
-          case '"': value += '"'; break;
-          case 'n': value += '\n'; break;
-          case 'r': value += '\r'; break;
-          case 't': value += '\t'; break;
-          case '0': value += '\0'; break;
-          case 'a': value += '\a'; break;
-          case 'b': value += '\b'; break;
-          case 'f': value += '\f'; break;
-          case 'v': value += '\v'; break;
+          case '\\':
+            value += '\\';
+            break;
+          case '\'':
+            value += '\'';
+            break;
+          case '"':
+            value += '"';
+            break;
+          case 'n':
+            value += '\n';
+            break;
+          case 'r':
+            value += '\r';
+            break;
+          case 't':
+            value += '\t';
+            break;
+          case '0':
+            value += '\0';
+            break;
+          case 'a':
+            value += '\a';
+            break;
+          case 'b':
+            value += '\b';
+            break;
+          case 'f':
+            value += '\f';
+            break;
+          case 'v':
+            value += '\v';
+            break;
           case 'x':
           case 'u':
           case 'U': {
             size_t n = e == 'x' ? 2 : e == 'u' ? 4 : 8;
-            if (i + n > line.size()) return fail(i - 2, "truncated \\" + std::string(1, e) + " escape");
+            if (i + n > line.size())
+              return fail(i - 2, "truncated \\" + std::string(1, e) + " escape");
             uint32_t cp = 0;
             for (size_t k = 0; k < n; ++k) {
               char h = line[i + k];
@@ -157,7 +186,8 @@ bool tokenize_python(std::string_view line, std::vector<Token>& out, size_t& err
             i += n;
             break;
           }
-          default: return fail(i - 2, std::string("unknown escape \\") + e);
+          default:
+            return fail(i - 2, std::string("unknown escape \\") + e);
         }
       }
       if (!closed) return fail(start, "unterminated string");

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <deque>
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -24,7 +24,7 @@ constexpr size_t kMaxNesting = 200;  // brackets inside one expression
 
 struct SourceLine {
   std::string_view text;  // without ANSI color codes (the input, or a stripped copy)
-  int number;        // 1-based
+  int number;             // 1-based
   size_t indent;
   [[nodiscard]] std::string_view body() const { return text.substr(indent); }
   [[nodiscard]] bool blank() const { return indent == text.size(); }
@@ -53,32 +53,6 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
-/// Splits `s` at `sep` outside of quoted strings.
-std::vector<std::string_view> split_outside_quotes(std::string_view s, std::string_view sep) {
-  std::vector<std::string_view> parts;
-  char quote = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      quote = c;
-      continue;
-    }
-    if (c == sep[0] && s.substr(i, sep.size()) == sep) {
-      parts.push_back(s.substr(start, i - start));
-      i += sep.size() - 1;
-      start = i + 1;
-    }
-  }
-  parts.push_back(s.substr(start));
-  return parts;
-}
-
 /// Splits `s` at `sep` outside of quoted strings and brackets.
 std::vector<std::string_view> split_top_level(std::string_view s, std::string_view sep) {
   std::vector<std::string_view> parts;
@@ -88,13 +62,18 @@ std::vector<std::string_view> split_top_level(std::string_view s, std::string_vi
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
       continue;
     }
-    if (c == '\'' || c == '"') quote = c;
-    else if (c == '(' || c == '[' || c == '{') ++depth;
-    else if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == '\'' || c == '"')
+      quote = c;
+    else if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if (c == ')' || c == ']' || c == '}')
+      --depth;
     else if (depth == 0 && c == sep[0] && s.substr(i, sep.size()) == sep) {
       parts.push_back(s.substr(start, i - start));
       i += sep.size() - 1;
@@ -111,8 +90,10 @@ size_t comment_start(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
     } else if (c == '\'' || c == '"') {
       quote = c;
     } else if (c == '#') {
@@ -134,17 +115,37 @@ struct BinaryOp {
   std::string_view token;
   std::string_view name;
 };
-constexpr std::array<BinaryOp, 19> kBinary{{{"+", "add"},   {"-", "sub"},     {"*", "mul"},
-                                            {"//", "floordiv"}, {"/", "truediv"}, {"%", "mod"},
-                                            {"**", "pow"},  {"<<", "lshift"}, {">>", "rshift"},
-                                            {"&", "and_"},  {"|", "or_"},     {"^", "xor"},
-                                            {"@", "matmul"}, {"==", "eq"},    {"!=", "ne"},
-                                            {"<", "lt"},    {">", "gt"},      {"<=", "le"},
+constexpr std::array<BinaryOp, 19> kBinary{{{"+", "add"},
+                                            {"-", "sub"},
+                                            {"*", "mul"},
+                                            {"//", "floordiv"},
+                                            {"/", "truediv"},
+                                            {"%", "mod"},
+                                            {"**", "pow"},
+                                            {"<<", "lshift"},
+                                            {">>", "rshift"},
+                                            {"&", "and_"},
+                                            {"|", "or_"},
+                                            {"^", "xor"},
+                                            {"@", "matmul"},
+                                            {"==", "eq"},
+                                            {"!=", "ne"},
+                                            {"<", "lt"},
+                                            {">", "gt"},
+                                            {"<=", "le"},
                                             {">=", "ge"}}};
-constexpr std::array<BinaryOp, 13> kInplace{{{"+=", "iadd"},  {"&=", "iand"},   {"//=", "ifloordiv"},
-                                             {"<<=", "ilshift"}, {"%=", "imod"}, {"*=", "imul"},
-                                             {"@=", "imatmul"}, {"|=", "ior"},   {"**=", "ipow"},
-                                             {">>=", "irshift"}, {"-=", "isub"}, {"/=", "itruediv"},
+constexpr std::array<BinaryOp, 13> kInplace{{{"+=", "iadd"},
+                                             {"&=", "iand"},
+                                             {"//=", "ifloordiv"},
+                                             {"<<=", "ilshift"},
+                                             {"%=", "imod"},
+                                             {"*=", "imul"},
+                                             {"@=", "imatmul"},
+                                             {"|=", "ior"},
+                                             {"**=", "ipow"},
+                                             {">>=", "irshift"},
+                                             {"-=", "isub"},
+                                             {"/=", "itruediv"},
                                              {"^=", "ixor"}}};
 
 /// Metadata a stack-trace comment gives to the nodes of its group.
@@ -165,7 +166,8 @@ class ReadableParser {
     while (start <= text.size()) {
       size_t nl = text.find('\n', start);
       std::string_view line = text.substr(start, nl == std::string_view::npos ? nl : nl - start);
-      if (line.find('\033') != std::string_view::npos) line = stripped_.emplace_back(strip_ansi(line));
+      if (line.find('\033') != std::string_view::npos)
+        line = stripped_.emplace_back(strip_ansi(line));
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       size_t indent = line.find_first_not_of(' ');
       lines_.push_back({line, ++number, indent == std::string::npos ? line.size() : indent});
@@ -196,12 +198,12 @@ class ReadableParser {
 
   // --- structure ---
   bool parse_module(GraphModule& m);
-  bool parse_def(GraphModule& m, size_t indent);
+  bool parse_def(size_t indent);
   bool parse_param(std::string_view text, size_t column);
   bool parse_body(GraphModule& m, size_t indent);
   bool parse_comment(std::string_view c);
   bool parse_statement(GraphModule& m);
-  bool parse_return(GraphModule& m, size_t indent);
+  bool parse_return(GraphModule& m);
   void skip_blank() {
     while (pos_ < lines_.size() && lines_[pos_].blank()) ++pos_;
   }
@@ -288,7 +290,8 @@ bool ReadableParser::parse_sym_expression(Argument& out) {
   while (peek().kind != TokenKind::End) {
     const Token& t = peek();
     if (t.kind == TokenKind::Op) {
-      if (t.text == "(") ++depth;
+      if (t.text == "(")
+        ++depth;
       else if (t.text == ")") {
         if (depth == 0) break;
         --depth;
@@ -335,8 +338,10 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
       ++tok_;
       out = Argument::string(t.value);
       return true;
-    case TokenKind::End: return fail_at(t, "expected a value");
-    case TokenKind::Op: break;
+    case TokenKind::End:
+      return fail_at(t, "expected a value");
+    case TokenKind::Op:
+      break;
     case TokenKind::Name: {
       std::string_view n = t.text;
       if (n == "None" || n == "True" || n == "False" || n == "inf" || n == "nan") {
@@ -365,9 +370,12 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
         }
         std::string type, index;
         for (const Kwarg& k : kwargs) {
-          if (k.key.view() == "type" && k.value.is(ArgKind::String)) type = k.value.as_text();
-          else if (k.key.view() == "index" && k.value.is(ArgKind::Int)) index = std::to_string(k.value.as_int());
-          else return fail_at(t, "device() takes type= and index=");
+          if (k.key.view() == "type" && k.value.is(ArgKind::String))
+            type = k.value.as_text();
+          else if (k.key.view() == "index" && k.value.is(ArgKind::Int))
+            index = std::to_string(k.value.as_int());
+          else
+            return fail_at(t, "device() takes type= and index=");
         }
         if (type.empty()) return fail_at(t, "device() without type=");
         out = Argument::device(index.empty() ? type : type + ":" + index);
@@ -377,10 +385,14 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
         std::string dotted;
         if (!parse_dotted(dotted)) return false;
         std::string_view d = dotted;
-        if (std::optional<DType> dt = parse_dtype(d)) out = Argument::dtype(*dt);
-        else if (std::optional<Layout> l = parse_layout(d)) out = Argument::layout(*l);
-        else if (std::optional<MemoryFormat> m = parse_memory_format(d)) out = Argument::memory_format(*m);
-        else if (d.starts_with("torch.ops.")) out = Argument::op(d.substr(10));
+        if (std::optional<DType> dt = parse_dtype(d))
+          out = Argument::dtype(*dt);
+        else if (std::optional<Layout> l = parse_layout(d))
+          out = Argument::layout(*l);
+        else if (std::optional<MemoryFormat> m = parse_memory_format(d))
+          out = Argument::memory_format(*m);
+        else if (d.starts_with("torch.ops."))
+          out = Argument::op(d.substr(10));
         else if (d == "torch.Tensor" && at_op("(")) {
           ++tok_;
           std::vector<Argument> args;
@@ -391,8 +403,10 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
           for (const Kwarg& k : kwargs) {
             if (k.key.view() == "size" && k.value.is(ArgKind::List)) {
               for (const Argument& e : k.value.elements()) {
-                if (e.is(ArgKind::Int)) shape.emplace_back(e.as_int());
-                else if (e.is(ArgKind::SymInt)) shape.push_back(SymInt::symbolic(e.as_text()));
+                if (e.is(ArgKind::Int))
+                  shape.emplace_back(e.as_int());
+                else if (e.is(ArgKind::SymInt))
+                  shape.push_back(SymInt::symbolic(e.as_text()));
               }
             } else if (k.key.view() == "dtype" && k.value.is(ArgKind::DType)) {
               dtype = k.value.as_dtype();
@@ -411,7 +425,8 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
         out = Argument::dtype(*bare);
         return true;
       }
-      if (sym_like_name(n) || (node_named(n) == nullptr && at_op("*", 1))) return parse_sym_expression(out);
+      if (sym_like_name(n) || (node_named(n) == nullptr && at_op("*", 1)))
+        return parse_sym_expression(out);
       if (at_op(".", 1) && peek(2).kind == TokenKind::Name && node_named(n) == nullptr) {
         // A non-torch enum member: `Color.RED` (its class is a printed global).
         std::string dotted;
@@ -429,10 +444,14 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
     Argument inner;
     if (!parse_value(inner, depth + 1)) return false;
     double sign = t.text == "-" ? -1 : 1;
-    if (inner.is(ArgKind::Int)) out = Argument::integer(static_cast<int64_t>(sign) * inner.as_int());
-    else if (inner.is(ArgKind::Float)) out = Argument::floating(sign * inner.as_float());
-    else if (inner.is(ArgKind::Complex)) out = Argument::complex(sign * inner.as_complex().first, sign * inner.as_complex().second);
-    else return fail_at(t, "unary " + std::string(t.text) + " of a non-number");
+    if (inner.is(ArgKind::Int))
+      out = Argument::integer(static_cast<int64_t>(sign) * inner.as_int());
+    else if (inner.is(ArgKind::Float))
+      out = Argument::floating(sign * inner.as_float());
+    else if (inner.is(ArgKind::Complex))
+      out = Argument::complex(sign * inner.as_complex().first, sign * inner.as_complex().second);
+    else
+      return fail_at(t, "unary " + std::string(t.text) + " of a non-number");
     return true;
   }
   if (t.text == "[" || t.text == "(") {
@@ -441,7 +460,7 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
     ++tok_;
     // (re+imj) and (re-imj): complex numbers.
     if (!list && (peek().kind == TokenKind::Int || peek().kind == TokenKind::Float ||
-                  (at_op("-") && peek(1).kind != TokenKind::Op)) ) {
+                  (at_op("-") && peek(1).kind != TokenKind::Op))) {
       size_t save = tok_;
       Argument re;
       if (parse_value(re, depth + 1) && (at_op("+") || at_op("-")) &&
@@ -449,7 +468,9 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
         double sign = at_op("-") ? -1 : 1;
         std::string digits(peek(1).text.substr(0, peek(1).text.size() - 1));
         double im = sign * std::strtod(digits.c_str(), nullptr);
-        double r = re.is(ArgKind::Int) ? static_cast<double>(re.as_int()) : re.is(ArgKind::Float) ? re.as_float() : 0;
+        double r = re.is(ArgKind::Int)     ? static_cast<double>(re.as_int())
+                   : re.is(ArgKind::Float) ? re.as_float()
+                                           : 0;
         tok_ += 3;
         out = Argument::complex(r, im);
         return true;
@@ -490,8 +511,10 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
       Argument v;
       if (!parse_value(v, depth + 1)) return false;
       entries.push_back({std::move(key), std::move(v)});
-      if (at_op(",")) ++tok_;
-      else if (!at_op("}")) return fail_at(peek(), "expected ',' or '}'");
+      if (at_op(","))
+        ++tok_;
+      else if (!at_op("}"))
+        return fail_at(peek(), "expected ',' or '}'");
     }
     ++tok_;
     out = Argument::dict(std::move(entries));
@@ -516,8 +539,10 @@ bool ReadableParser::parse_call_args(std::vector<Argument>& args, std::vector<Kw
       if (!parse_value(v, depth + 1)) return false;
       args.push_back(std::move(v));
     }
-    if (at_op(",")) ++tok_;
-    else if (!at_op(")")) return fail_at(peek(), "expected ',' or ')' after argument");
+    if (at_op(","))
+      ++tok_;
+    else if (!at_op(")"))
+      return fail_at(peek(), "expected ',' or ')' after argument");
   }
   ++tok_;
   return true;
@@ -564,12 +589,14 @@ bool ReadableParser::parse_rhs(Node*& out, std::string_view name) {
   std::vector<Argument> args;
   std::vector<Kwarg> kwargs;
   auto finish = [&]() {
-    if (peek().kind != TokenKind::End) return fail_at(peek(), "unexpected '" + std::string(peek().text) + "' after the expression");
+    if (peek().kind != TokenKind::End)
+      return fail_at(peek(), "unexpected '" + std::string(peek().text) + "' after the expression");
     return true;
   };
   // self.x / getattr(self.x, "0"): get_attr, or call_module when called.
   if (first.kind == TokenKind::Name &&
-      (first.text == "self" || (first.text == "getattr" && at_op("(", 1) && peek(2).text == "self"))) {
+      (first.text == "self" ||
+       (first.text == "getattr" && at_op("(", 1) && peek(2).text == "self"))) {
     std::string path;
     if (!parse_attr_path(path, 0)) return false;
     if (at_op("(")) {
@@ -594,13 +621,15 @@ bool ReadableParser::parse_rhs(Node*& out, std::string_view name) {
     return out != nullptr && finish();
   }
   // Unary operators.
-  if (first.kind == TokenKind::Op && (first.text == "-" || first.text == "+" || first.text == "~") &&
+  if (first.kind == TokenKind::Op &&
+      (first.text == "-" || first.text == "+" || first.text == "~") &&
       peek(1).kind == TokenKind::Name && node_named(peek(1).text) != nullptr) {
     std::string_view op = first.text == "-" ? "neg" : first.text == "+" ? "pos" : "invert";
     ++tok_;
     Argument v;
     if (!parse_value(v)) return false;
-    out = make_node(OpKind::CallFunction, "operator." + std::string(op), name, {std::move(v)}, {}, first);
+    out = make_node(OpKind::CallFunction, "operator." + std::string(op), name, {std::move(v)}, {},
+                    first);
     return out != nullptr && finish();
   }
   // A global function: builtins, _operator_x, sanitized Python callables.
@@ -610,9 +639,12 @@ bool ReadableParser::parse_rhs(Node*& out, std::string_view name) {
     tok_ += 2;
     if (!parse_call_args(args, kwargs, 0)) return false;
     std::string target;
-    if (fn.starts_with("_operator_")) target = "operator." + std::string(fn.substr(10));
-    else if (is_reserved_python_name(fn)) target = "builtins." + std::string(fn);
-    else target = fn;
+    if (fn.starts_with("_operator_"))
+      target = "operator." + std::string(fn.substr(10));
+    else if (is_reserved_python_name(fn))
+      target = "builtins." + std::string(fn);
+    else
+      target = fn;
     out = make_node(OpKind::CallFunction, target, name, std::move(args), std::move(kwargs), first);
     return out != nullptr && finish();
   }
@@ -638,7 +670,8 @@ bool ReadableParser::parse_rhs(Node*& out, std::string_view name) {
     ++tok_;
     Argument index;
     if (!parse_value(index) || !expect_op("]")) return false;
-    out = make_node(OpKind::CallFunction, "operator.getitem", name, {std::move(lhs), std::move(index)}, {}, first);
+    out = make_node(OpKind::CallFunction, "operator.getitem", name,
+                    {std::move(lhs), std::move(index)}, {}, first);
     return out != nullptr && finish();
   }
   if (peek().kind == TokenKind::Op) {
@@ -652,7 +685,8 @@ bool ReadableParser::parse_rhs(Node*& out, std::string_view name) {
       return out != nullptr && finish();
     }
   }
-  return fail_at(first, "unknown statement form (expected a call, an attribute, an operator or an index)");
+  return fail_at(first,
+                 "unknown statement form (expected a call, an attribute, an operator or an index)");
 }
 
 // ------------------------------------------------------------------------------------------
@@ -663,12 +697,13 @@ bool parse_dims(std::string_view s, std::vector<SymInt>& out) {
   // "4, 4" or "s0, 2*s1" (the text between brackets)
   out.clear();
   if (trim(s).empty()) return true;
-  for (std::string_view part : split_outside_quotes(s, ",")) {
+  for (std::string_view part : split_top_level(s, ",")) {
     std::string_view p = trim(part);
     if (p.empty()) return false;
     bool digits = true;
     for (size_t i = 0; i < p.size(); ++i)
-      digits = digits && (std::isdigit(static_cast<unsigned char>(p[i])) || (i == 0 && p[i] == '-'));
+      digits =
+          digits && (std::isdigit(static_cast<unsigned char>(p[i])) || (i == 0 && p[i] == '-'));
     if (digits && p != "-") {
       errno = 0;
       long long v = std::strtoll(std::string(p).c_str(), nullptr, 10);
@@ -677,7 +712,8 @@ bool parse_dims(std::string_view s, std::vector<SymInt>& out) {
     } else {
       // A symbolic size: names, integers and arithmetic only (`s0`, `2*s1 + 1`).
       for (char c : p)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_ +-*/%()").find(c) == std::string_view::npos)
+        if (!std::isalnum(static_cast<unsigned char>(c)) &&
+            std::string_view("_ +-*/%()").find(c) == std::string_view::npos)
           return false;
       out.push_back(SymInt::symbolic(p));
     }
@@ -700,11 +736,13 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
   if (!dtype) {
     // Subclass wrappers `TwoTensor(f32[3, 4])`, DTensor(...): not modelled, no metadata.
     if (a.find('(') != std::string_view::npos) return true;
-    return fail(*line_, column, "unknown dtype abbreviation '" + std::string(a.substr(0, bracket)) + "'");
+    return fail(*line_, column,
+                "unknown dtype abbreviation '" + std::string(a.substr(0, bracket)) + "'");
   }
   size_t close = a.find(']', bracket);
   std::vector<SymInt> sizes, strides;
-  if (close == std::string_view::npos || !parse_dims(a.substr(bracket + 1, close - bracket - 1), sizes))
+  if (close == std::string_view::npos ||
+      !parse_dims(a.substr(bracket + 1, close - bracket - 1), sizes))
     return fail(*line_, column, "malformed shape in annotation");
   std::string_view rest = a.substr(close + 1);
   bool has_strides = false;
@@ -719,7 +757,8 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
   for (char c : rest)  // a device: `cpu`, `cuda:0`, `meta`
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != ':' && c != '_' && c != '.')
       return fail(*line_, column, "malformed device in annotation");
-  TensorMeta t(*dtype, sizes, has_strides ? std::optional<std::span<const SymInt>>(strides) : std::nullopt,
+  TensorMeta t(*dtype, sizes,
+               has_strides ? std::optional<std::span<const SymInt>>(strides) : std::nullopt,
                rest.empty() ? InternedString() : InternedString(rest));
   meta.set_tensor(t);
   meta.set_value_key(ValueKey::Val);
@@ -742,7 +781,8 @@ std::optional<std::pair<std::optional<CheckpointPolicy>, std::optional<int64_t>>
   for (char c : id)
     if (!std::isdigit(static_cast<unsigned char>(c)) && c != '-') return std::nullopt;
   int64_t v = std::strtoll(std::string(id).c_str(), nullptr, 10);
-  if (dash == std::string_view::npos) return std::make_pair(std::optional<CheckpointPolicy>(), std::optional<int64_t>(v));
+  if (dash == std::string_view::npos)
+    return std::make_pair(std::optional<CheckpointPolicy>(), std::optional<int64_t>(v));
   std::optional<CheckpointPolicy> p = parse_policy(s.substr(dash + 3));
   if (!p) return std::nullopt;
   return std::make_pair(p, std::optional<int64_t>(v));
@@ -760,8 +800,10 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
     for (size_t i = 13; i < s.size(); ++i) {
       char c = s[i];
       if (quote) {
-        if (c == '\\') ++i;
-        else if (c == quote) quote = 0;
+        if (c == '\\')
+          ++i;
+        else if (c == quote)
+          quote = 0;
       } else if (c == '\'' || c == '"') {
         quote = c;
       } else if (c == '{') {
@@ -802,13 +844,14 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
   if (code == std::string_view::npos) return false;
   std::string_view where = f.substr(0, code), text = f.substr(code + 8);
   size_t in = where.rfind(" in ");
-  std::string_view fn = in == std::string_view::npos ? std::string_view("<unknown>") : where.substr(in + 4);
+  std::string_view fn =
+      in == std::string_view::npos ? std::string_view("<unknown>") : where.substr(in + 4);
   std::string_view file_line = in == std::string_view::npos ? where : where.substr(0, in);
   size_t colon = file_line.rfind(':');
   if (colon == std::string_view::npos) return false;
-  g.stack_trace = InternedString("  File \"" + std::string(file_line.substr(0, colon)) + "\", line " +
-                                 std::string(file_line.substr(colon + 1)) + ", in " + std::string(fn) +
-                                 "\n    " + std::string(text) + "\n");
+  g.stack_trace = InternedString("  File \"" + std::string(file_line.substr(0, colon)) +
+                                 "\", line " + std::string(file_line.substr(colon + 1)) + ", in " +
+                                 std::string(fn) + "\n    " + std::string(text) + "\n");
   return true;
 }
 
@@ -850,15 +893,19 @@ bool ReadableParser::parse_comment(std::string_view c) {
     GroupMeta with_prefix;
     if (!c.starts_with("# ") || !parse_summary_rest(c.substr(p + 2), with_prefix, parse_dict))
       continue;
-    for (std::string_view item : split_outside_quotes(c.substr(2, p - 2), ", ")) {
+    for (std::string_view item : split_top_level(c.substr(2, p - 2), ", ")) {
       size_t colon = item.find(": ");
       if (colon == std::string_view::npos) continue;
       std::string_view key = item.substr(0, colon), value = item.substr(colon + 2);
       int64_t v = std::strtoll(std::string(value).c_str(), nullptr, 10);
-      if (key == "seq_nr") with_prefix.seq_nr = v;
-      else if (key == "ac_graph_id") with_prefix.ac_graph_id = v;
-      else if (key == "partitioner_tag") with_prefix.partitioner_tag = parse_partitioner_tag(value);
-      else if (key == "recompute") with_prefix.recompute = parse_policy(value);
+      if (key == "seq_nr")
+        with_prefix.seq_nr = v;
+      else if (key == "ac_graph_id")
+        with_prefix.ac_graph_id = v;
+      else if (key == "partitioner_tag")
+        with_prefix.partitioner_tag = parse_partitioner_tag(value);
+      else if (key == "recompute")
+        with_prefix.recompute = parse_policy(value);
     }
     group_ = std::move(with_prefix);
     return true;
@@ -871,8 +918,10 @@ bool ReadableParser::parse_comment(std::string_view c) {
     size_t in = q == std::string_view::npos ? q : f.find(", in ", q + 8);
     if (in != std::string_view::npos) {
       size_t comma = f.find(", ", in + 5);
-      std::string_view fn = f.substr(in + 5, comma == std::string_view::npos ? comma : comma - in - 5);
-      std::string_view code = comma == std::string_view::npos ? std::string_view() : f.substr(comma + 2);
+      std::string_view fn =
+          f.substr(in + 5, comma == std::string_view::npos ? comma : comma - in - 5);
+      std::string_view code =
+          comma == std::string_view::npos ? std::string_view() : f.substr(comma + 2);
       group_.stack_trace = InternedString("  File \"" + std::string(f.substr(0, q)) + "\", line " +
                                           std::string(f.substr(q + 8, in - q - 8)) + ", in " +
                                           std::string(fn) + "\n    " + std::string(code) + "\n");
@@ -899,7 +948,7 @@ bool ReadableParser::parse_param(std::string_view text, size_t column) {
   if (!text.empty() && text.back() == ',') text = trim(text.substr(0, text.size() - 1));
   size_t eq = std::string_view::npos;
   {
-    auto parts = split_outside_quotes(text, " = ");
+    auto parts = split_top_level(text, " = ");
     if (parts.size() > 1) {
       eq = parts[0].size();
       p.default_text = std::string(text.substr(eq + 3));
@@ -909,20 +958,22 @@ bool ReadableParser::parse_param(std::string_view text, size_t column) {
   size_t colon = text.find(':');
   p.name = std::string(trim(text.substr(0, colon)));
   if (colon != std::string_view::npos) p.annotation = std::string(trim(text.substr(colon + 1)));
-  if (!is_python_identifier(p.name) && !(p.name.starts_with("*") && is_python_identifier(std::string_view(p.name).substr(p.name[1] == '*' ? 2 : 1))))
+  if (!is_python_identifier(p.name) &&
+      !(p.name.starts_with("*") &&
+        is_python_identifier(std::string_view(p.name).substr(p.name[1] == '*' ? 2 : 1))))
     return fail(*line_, column, "expected a parameter name");
   if (p.name != "self") params_.push_back(std::move(p));
   return true;
 }
 
-bool ReadableParser::parse_def(GraphModule& m, size_t indent) {
+bool ReadableParser::parse_def(size_t indent) {
   skip_blank();
-  if (pos_ >= lines_.size()) return fail(lines_.back(), 0, "expected 'def forward(' after the class line");
+  if (pos_ >= lines_.size())
+    return fail(lines_.back(), 0, "expected 'def forward(' after the class line");
   line_ = &lines_[pos_];
   std::string_view b = line_->body();
   if (line_->indent != indent || !b.starts_with("def ") || b.find('(') == std::string_view::npos)
     return fail(*line_, line_->indent, "expected 'def forward(...):'");
-  (void)m;
   params_.clear();
   size_t open = b.find('(');
   if (b == "def forward(" || b.substr(open) == "(") {
@@ -945,7 +996,8 @@ bool ReadableParser::parse_def(GraphModule& m, size_t indent) {
   }
   size_t close = b.rfind("):");
   if (close == std::string_view::npos) close = b.rfind(") ->");
-  if (close == std::string_view::npos || close < open) return fail(*line_, line_->indent + b.size(), "expected '):' at the end of the def line");
+  if (close == std::string_view::npos || close < open)
+    return fail(*line_, line_->indent + b.size(), "expected '):' at the end of the def line");
   std::string_view inner = b.substr(open + 1, close - open - 1);
   size_t offset = line_->indent + open + 1;
   for (std::string_view part : split_top_level(inner, ", ")) {
@@ -956,7 +1008,7 @@ bool ReadableParser::parse_def(GraphModule& m, size_t indent) {
   return true;
 }
 
-bool ReadableParser::parse_return(GraphModule& m, size_t indent) {
+bool ReadableParser::parse_return(GraphModule& m) {
   std::string_view b = line_->body();
   bool pytree = b.starts_with("return pytree.tree_unflatten(");
   if (pytree) m.codegen.kind = CodegenKind::Pytree;
@@ -989,15 +1041,16 @@ bool ReadableParser::parse_return(GraphModule& m, size_t indent) {
   } else {
     if (pytree) {
       size_t spec = value_text.rfind(", self._out_spec)");
-      if (spec == std::string_view::npos) return fail(*line_, line_->indent, "expected ', self._out_spec)'");
+      if (spec == std::string_view::npos)
+        return fail(*line_, line_->indent, "expected ', self._out_spec)'");
       value_text = value_text.substr(0, spec);
     }
     size_t offset = line_->indent + (pytree ? 29 : 7);
     if (!tokenize(value_text, offset)) return false;
     if (!parse_value(value)) return false;
-    if (peek().kind != TokenKind::End) return fail_at(peek(), "unexpected text after the returned value");
+    if (peek().kind != TokenKind::End)
+      return fail_at(peek(), "unexpected text after the returned value");
   }
-  (void)indent;
   Node* out = graph_->output(std::move(value));
   if (out->name() != "output") return fail(*line_, line_->indent, "a second return");
   if (!descs.empty()) out->meta.set_desc(Argument::list(std::move(descs)));
@@ -1008,20 +1061,22 @@ bool ReadableParser::parse_return(GraphModule& m, size_t indent) {
 bool ReadableParser::parse_statement(GraphModule& m) {
   std::string_view b = line_->body();
   if (b.starts_with("return ") || b == "return") {
-    return parse_return(m, line_->indent);
+    return parse_return(m);
   }
   // Pytree flattening: `a, b, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)`.
   if (size_t spec = b.find(" = fx_pytree.tree_flatten_spec(["); spec != std::string_view::npos) {
     m.codegen.kind = CodegenKind::Pytree;
     m.codegen.in_args.clear();
     for (const Param& p : params_) m.codegen.in_args.push_back(p.name);
-    for (std::string_view name : split_outside_quotes(b.substr(0, spec), ",")) {
+    for (std::string_view name : split_top_level(b.substr(0, spec), ",")) {
       name = trim(name);
       if (name.empty()) continue;
       Node* ph = graph_->placeholder(name);
-      if (ph->name() != name) return fail(*line_, line_->indent, "placeholder '" + std::string(name) + "' defined twice");
+      if (ph->name() != name)
+        return fail(*line_, line_->indent, "placeholder '" + std::string(name) + "' defined twice");
       if (auto it = pytree_annotations_.find(std::string(name)); it != pytree_annotations_.end()) {
-        if (!parse_annotation_text(it->second.annotation, ph->meta, it->second.column)) return false;
+        if (!parse_annotation_text(it->second.annotation, ph->meta, it->second.column))
+          return false;
         if (!it->second.desc.empty()) ph->meta.set_desc(Argument::string(it->second.desc));
       }
     }
@@ -1045,7 +1100,7 @@ bool ReadableParser::parse_statement(GraphModule& m) {
   }
 
   // Statements: `x: "ann" = rhs;  a = b = None`, in-place `a += b;  x = a;  ...`.
-  std::vector<std::string_view> parts = split_outside_quotes(b, ";  ");
+  std::vector<std::string_view> parts = split_top_level(b, ";  ");
   std::string_view stmt = parts[0];
   size_t stmt_offset = line_->indent;
   std::string in_place_op;
@@ -1094,7 +1149,8 @@ bool ReadableParser::parse_statement(GraphModule& m) {
   if (!expect_op("=")) return false;
   Node* node = nullptr;
   if (!in_place_op.empty()) {
-    node = make_node(OpKind::CallFunction, "operator." + in_place_op, name, std::move(in_place_args), {}, name_tok);
+    node = make_node(OpKind::CallFunction, "operator." + in_place_op, name,
+                     std::move(in_place_args), {}, name_tok);
     if (node == nullptr) return false;
   } else if (peek().kind == TokenKind::Name && peek(1).kind == TokenKind::End &&
              node_named(name) == nullptr && node_named(peek().text) != nullptr &&
@@ -1102,7 +1158,8 @@ bool ReadableParser::parse_statement(GraphModule& m) {
     // `l_x_ = L_x_`: the local name of a placeholder whose target is not its name.
     graph_->rename_exact(node_named(peek().text), name);
     ++pos_;
-    return true;  } else if (!parse_rhs(node, name)) {
+    return true;
+  } else if (!parse_rhs(node, name)) {
     return false;
   }
   // Meta of the node: annotation, the current group, a pending seed tag line.
@@ -1127,7 +1184,8 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
   // Placeholders of a plain def come from its parameters; a pytree def binds them later.
   bool plain = true;
   for (size_t p = pos_; p < lines_.size() && (lines_[p].blank() || lines_[p].indent >= indent); ++p)
-    if (lines_[p].body().find("= fx_pytree.tree_flatten_spec(") != std::string_view::npos) plain = false;
+    if (lines_[p].body().find("= fx_pytree.tree_flatten_spec(") != std::string_view::npos)
+      plain = false;
   if (plain) {
     for (const Param& p : params_) {
       // torch.fx names a `*args` placeholder `args`; its target keeps the star.
@@ -1136,7 +1194,8 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
       Node* ph = graph_->create_node_exact(OpKind::Placeholder, InternedString(p.name), node_name);
       if (ph == nullptr) return fail(*line_, p.column, "parameter '" + p.name + "' given twice");
       line_ = &lines_[std::min(pos_, lines_.size() - 1)];
-      if (!p.annotation.empty() && !parse_annotation_text(p.annotation, ph->meta, p.column)) return false;
+      if (!p.annotation.empty() && !parse_annotation_text(p.annotation, ph->meta, p.column))
+        return false;
       if (!p.desc.empty()) ph->meta.set_desc(Argument::string(p.desc));
       if (!p.default_text.empty()) {
         if (!tokenize(p.default_text, p.column)) return false;
@@ -1185,10 +1244,9 @@ bool ReadableParser::parse_module(GraphModule& m) {
   ++pos_;
   graph_ = &m.graph();
   // `wrap("fn")` statements of fx.wrap'ped functions come before the def.
-  while (pos_ < lines_.size() &&
-         (lines_[pos_].blank() || lines_[pos_].body().starts_with("wrap(")))
+  while (pos_ < lines_.size() && (lines_[pos_].blank() || lines_[pos_].body().starts_with("wrap(")))
     ++pos_;
-  if (!parse_def(m, indent + 4)) return false;
+  if (!parse_def(indent + 4)) return false;
   if (!parse_body(m, indent + 8)) return false;
   if (m.graph().output_node() == nullptr)
     return fail(lines_[class_line], indent, "class '" + m.class_name + "' has no return statement");
@@ -1218,12 +1276,13 @@ Expected<GraphModule> ReadableParser::parse() {
         GraphModule m;
         graph_ = &m.graph();
         size_t def_line = pos_;
-        if (!parse_def(m, 0) || !parse_body(m, 4)) return *error_;
+        if (!parse_def(0) || !parse_body(m, 4)) return *error_;
         if (m.graph().output_node() == nullptr)
           return (fail(lines_[def_line], 0, "forward() has no return statement"), *error_);
         skip_blank();
         if (pos_ < lines_.size())
-          return (fail(lines_[pos_], lines_[pos_].indent, "unexpected text after forward()"), *error_);
+          return (fail(lines_[pos_], lines_[pos_].indent, "unexpected text after forward()"),
+                  *error_);
         return m;
       }
       break;
@@ -1232,8 +1291,9 @@ Expected<GraphModule> ReadableParser::parse() {
     d.file = file_;
     d.line = 1;
     d.col = 1;
-    d.message = "no 'class NAME(torch.nn.Module):' or 'def forward(' line: not print_readable() "
-                "or gm.code output";
+    d.message =
+        "no 'class NAME(torch.nn.Module):' or 'def forward(' line: not print_readable() "
+        "or gm.code output";
     return d;
   }
   size_t top_indent = lines_[pos_].indent;
