@@ -53,13 +53,13 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
-/// Splits `s` at `sep` outside of quoted strings and brackets.
-std::vector<std::string_view> split_top_level(std::string_view s, std::string_view sep) {
-  std::vector<std::string_view> parts;
+/// The first position from `from` on, outside quoted strings, where `stop(c, i, depth)` holds;
+/// `depth` counts the open brackets after `c` is taken into account. npos when none.
+template <class Stop>
+size_t find_outside_quotes(std::string_view s, size_t from, Stop&& stop) {
   char quote = 0;
   int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
+  for (size_t i = from; i < s.size(); ++i) {
     char c = s[i];
     if (quote) {
       if (c == '\\')
@@ -68,17 +68,30 @@ std::vector<std::string_view> split_top_level(std::string_view s, std::string_vi
         quote = 0;
       continue;
     }
-    if (c == '\'' || c == '"')
+    if (c == '\'' || c == '"') {
       quote = c;
-    else if (c == '(' || c == '[' || c == '{')
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{')
       ++depth;
     else if (c == ')' || c == ']' || c == '}')
       --depth;
-    else if (depth == 0 && c == sep[0] && s.substr(i, sep.size()) == sep) {
-      parts.push_back(s.substr(start, i - start));
-      i += sep.size() - 1;
-      start = i + 1;
-    }
+    if (stop(c, i, depth)) return i;
+  }
+  return std::string_view::npos;
+}
+
+/// Splits `s` at `sep` outside of quoted strings and brackets.
+std::vector<std::string_view> split_top_level(std::string_view s, std::string_view sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    size_t at = find_outside_quotes(s, start, [&](char c, size_t i, int depth) {
+      return depth == 0 && c == sep[0] && s.substr(i, sep.size()) == sep;
+    });
+    if (at == std::string_view::npos) break;
+    parts.push_back(s.substr(start, at - start));
+    start = at + sep.size();
   }
   parts.push_back(s.substr(start));
   return parts;
@@ -86,21 +99,7 @@ std::vector<std::string_view> split_top_level(std::string_view s, std::string_vi
 
 /// The position of the first `#` outside quotes, or npos.
 size_t comment_start(std::string_view s) {
-  char quote = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (quote) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '#') {
-      return i;
-    }
-  }
-  return std::string_view::npos;
+  return find_outside_quotes(s, 0, [](char c, size_t, int) { return c == '#'; });
 }
 
 bool sym_like_name(std::string_view s) {
@@ -794,25 +793,8 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
                         const std::function<bool(std::string_view, Argument&)>& parse_dict) {
   if (s.starts_with(" Annotation: {")) {
     // The dict ends at the matching brace.
-    int depth = 0;
-    char quote = 0;
-    size_t end = std::string_view::npos;
-    for (size_t i = 13; i < s.size(); ++i) {
-      char c = s[i];
-      if (quote) {
-        if (c == '\\')
-          ++i;
-        else if (c == quote)
-          quote = 0;
-      } else if (c == '\'' || c == '"') {
-        quote = c;
-      } else if (c == '{') {
-        ++depth;
-      } else if (c == '}' && --depth == 0) {
-        end = i;
-        break;
-      }
-    }
+    size_t end = find_outside_quotes(
+        s, 13, [](char c, size_t, int depth) { return c == '}' && depth == 0; });
     if (end == std::string_view::npos) return false;
     Argument custom;
     std::string_view dict = s.substr(13, end - 12);
