@@ -284,6 +284,17 @@ TEST(ReadableParser, FuzzFindingStarredParameter) {
   EXPECT_EQ(print_readable(must_parse(printed, "again.txt")).text, printed);
 }
 
+TEST(ReadableParser, FuzzFindingTorchOpsPathsThatAreNotOverloads) {
+  // Found by fuzz_readable: `torch.ops.ns.op` (no overload) printed back as a bare global.
+  std::string text =
+      "class A(torch.nn.Module):\n    def forward(self, x, f = torch.ops.mylib.op):\n"
+      "        y = torch.ops.mylib.op(x);  x = None\n        return (y, f)\n";
+  GraphModule m = must_parse(text, "ops.txt");
+  EXPECT_EQ(print_readable(m).text.find("torch.ops.mylib.op(x)") != std::string::npos, true);
+  std::string printed = print_readable(m).text;
+  EXPECT_EQ(print_readable(must_parse(printed, "again.txt")).text, printed);
+}
+
 TEST(ReadableParser, FuzzFindingBareReturn) {
   // Found by fuzz_readable: a bare `return` read past the end of the line.
   GraphModule m =

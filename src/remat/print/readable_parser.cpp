@@ -102,6 +102,15 @@ size_t comment_start(std::string_view s) {
   return find_outside_quotes(s, 0, [](char c, size_t, int) { return c == '#'; });
 }
 
+/// The canonical target of a printed `torch.ops...` path: `aten.mm.default` for an overload or a
+/// higher-order op; other paths (packets, odd namespaces) keep their `torch.ops.` prefix so they
+/// print back the same.
+std::string_view canonical_ops_target(std::string_view printed) {
+  std::string_view t = printed.substr(10);
+  CallableKind kind = classify_callable(t);
+  return kind == CallableKind::OpOverload || kind == CallableKind::HigherOrderOp ? t : printed;
+}
+
 bool sym_like_name(std::string_view s) {
   // Symbols of torch's ShapeEnv: s0, s47, u0, ... (and their expressions).
   if (s.size() < 2 || !(s[0] == 's' || s[0] == 'u' || s[0] == 'z' || s[0] == 'q')) return false;
@@ -391,7 +400,7 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
         else if (std::optional<MemoryFormat> m = parse_memory_format(d))
           out = Argument::memory_format(*m);
         else if (d.starts_with("torch.ops."))
-          out = Argument::op(d.substr(10));
+          out = Argument::op(canonical_ops_target(d));
         else if (d == "torch.Tensor" && at_op("(")) {
           ++tok_;
           std::vector<Argument> args;
@@ -615,7 +624,7 @@ bool ReadableParser::parse_rhs(Node*& out, std::string_view name) {
     ++tok_;
     if (!parse_call_args(args, kwargs, 0)) return false;
     std::string_view target = dotted;
-    if (target.starts_with("torch.ops.")) target.remove_prefix(10);
+    if (target.starts_with("torch.ops.")) target = canonical_ops_target(target);
     out = make_node(OpKind::CallFunction, target, name, std::move(args), std::move(kwargs), first);
     return out != nullptr && finish();
   }
