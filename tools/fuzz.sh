@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for a bounded time,
 # seeded from the sample graphs and golden files: tools/fuzz.sh [SECONDS]
+# The mutation seed is fixed (REMAT_FUZZ_SEED, default 1) so a CI run is reproducible; set
+# another seed, or run longer, to explore.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
@@ -17,7 +19,8 @@ run_target() {
   mkdir -p "$corpus"
   cp -n "$@" "$corpus"/ 2>/dev/null || true
   build-fuzz/fuzz/"$name" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 \
-    -print_final_stats=1 -artifact_prefix=build-fuzz/"$name"- "$corpus" >"$log" 2>&1 || rc=$?
+    -seed="${REMAT_FUZZ_SEED:-1}" -print_final_stats=1 -artifact_prefix=build-fuzz/"$name"- \
+    "$corpus" >"$log" 2>&1 || rc=$?
   if [[ $rc -ne 0 ]]; then
     tail -60 "$log"
     echo "fuzz: $name FAILED (crash input under build-fuzz/)"
