@@ -37,11 +37,7 @@ const Argument* Node::kwarg(std::string_view key) const {
 
 std::vector<Node*> Node::input_nodes() const {
   std::vector<Node*> inputs;
-  auto add = [&](Node* n) {
-    if (std::find(inputs.begin(), inputs.end(), n) == inputs.end()) inputs.push_back(n);
-  };
-  for (const Argument& a : args_) for_each_node(a, add);
-  for (const Kwarg& k : kwargs()) for_each_node(k.value, add);
+  collect_input_nodes(inputs);
   return inputs;
 }
 
@@ -60,6 +56,13 @@ void Node::for_each_input_occurrence(F&& fn) const {
       for_each_node(a, fn);
   }
   for (const Kwarg& k : kwargs()) for_each_node(k.value, fn);
+}
+
+void Node::collect_input_nodes(std::vector<Node*>& out) const {
+  out.clear();
+  for_each_input_occurrence([&out](Node* n) {
+    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  });
 }
 
 void Node::unlink_inputs() {

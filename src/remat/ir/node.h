@@ -58,6 +58,8 @@ class Node {
 
   /// The nodes this one reads, each once, args first then kwargs (torch.fx's all_input_nodes).
   [[nodiscard]] std::vector<Node*> input_nodes() const;
+  /// input_nodes() into `out` (cleared first), reusing its capacity on hot paths.
+  void collect_input_nodes(std::vector<Node*>& out) const;
   /// True when this node comes before `other` in the same graph. O(1).
   [[nodiscard]] bool is_before(const Node* other) const;
 

@@ -157,7 +157,7 @@ class CodeGen {
   std::string format_args(std::span<const Argument> args, std::span<const Kwarg> kwargs);
   std::string annotation(const Node& n);
   /// The node's inputs, each once, args first (torch.fx's _input_nodes), in a reused buffer.
-  const std::vector<const Node*>& inputs_of(const Node& n);
+  const std::vector<Node*>& inputs_of(const Node& n);
   void compute_last_uses();
   std::string deletions(const Node& n);
   void emit(const Node& n);
@@ -174,7 +174,7 @@ class CodeGen {
   std::unordered_map<std::string, std::string> globals_;            // target -> printed global name
   absl::flat_hash_map<const std::string*, std::string> callables_;  // by interned target
   absl::flat_hash_map<const Node*, const Node*> last_user_;
-  std::vector<const Node*> inputs_;
+  std::vector<Node*> inputs_;
   std::vector<std::string> free_vars_;
   Lines body_;
 };
@@ -257,8 +257,7 @@ std::string CodeGen::repr(const Argument& a, bool colored) {
       return it->second + std::string(q.substr(member));
     }
     case ArgKind::TensorConstant: {
-      std::string dims;
-      for (SymInt d : a.tensor_constant_shape()) dims += (dims.empty() ? "" : ", ") + d.to_string();
+      std::string dims = join_dims(a.tensor_constant_shape());
       std::string_view dt = dtype_name(a.tensor_constant_dtype());
       if (dt.starts_with("torch.")) dt.remove_prefix(6);
       return "torch.Tensor(size=[" + dims + "], dtype=" + std::string(dt) + ")";
@@ -307,18 +306,8 @@ std::string CodeGen::annotation(const Node& n) {
   return meta_text_.annotation(n.meta);
 }
 
-const std::vector<const Node*>& CodeGen::inputs_of(const Node& n) {
-  inputs_.clear();
-  auto add = [this](const Node* input) {
-    if (std::find(inputs_.begin(), inputs_.end(), input) == inputs_.end()) inputs_.push_back(input);
-  };
-  for (const Argument& a : n.args()) {
-    if (a.is_node())
-      add(a.as_node());  // the common case, without a std::function
-    else if (a.is_sequence() || a.is(ArgKind::Dict) || a.is(ArgKind::Slice))
-      for_each_node(a, add);
-  }
-  for (const Kwarg& k : n.kwargs()) for_each_node(k.value, add);
+const std::vector<Node*>& CodeGen::inputs_of(const Node& n) {
+  n.collect_input_nodes(inputs_);
   return inputs_;
 }
 
@@ -548,25 +537,13 @@ void append_module(const GraphModule& m, const PrintOptions& options, PrintedCod
   };
   push(pad + "class " + name + "(torch.nn.Module):", nullptr);
   CodeGen(m, options, /*verbose=*/true).run(pad + "    ", out);
-  // Nested classes: expanded_def is not passed down; a whitespace-only line before each.
+  // Nested classes, 4 columns deeper; expanded_def is not passed down. The module's last line
+  // (whitespace only) separates it from each of them.
   PrintOptions nested = options;
   nested.expanded_def = false;
-  nested.class_name.clear();
-  // The module's last line (whitespace only) separates it from each nested class.
   for (const Submodule& s : m.submodules) {
-    const GraphModule& child = *s.module;
-    PrintOptions child_options = nested;
-    child_options.class_name = child.class_name.empty() ? s.name : child.class_name;
-    PrintedCode sub;
-    append_module(child, child_options, sub, 0);
-    // Splice the child's lines in, indented by 4 more.
-    size_t start = 0;
-    for (const Node* n : sub.line_nodes) {
-      size_t nl = sub.text.find('\n', start);
-      std::string line = sub.text.substr(start, nl == std::string::npos ? nl : nl - start);
-      push(pad + "    " + line, n);
-      start = nl == std::string::npos ? sub.text.size() : nl + 1;
-    }
+    nested.class_name = s.module->class_name.empty() ? s.name : s.module->class_name;
+    append_module(*s.module, nested, out, indent + 4);
   }
 }
 
