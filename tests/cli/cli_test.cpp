@@ -21,6 +21,13 @@ struct CliRun {
   std::string err;
 };
 
+std::string slurp_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 CliRun run(const std::string& args, const std::string& stdin_file = "") {
   // Per-process names: ctest runs the tests of this binary in parallel processes.
   static int counter = 0;
@@ -31,13 +38,7 @@ CliRun run(const std::string& args, const std::string& stdin_file = "") {
   std::string cmd = std::string(REMAT_EXE) + " " + args + " >" + out + " 2>" + err;
   if (!stdin_file.empty()) cmd += " <" + stdin_file;
   int status = std::system(cmd.c_str());
-  auto slurp = [](const std::string& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  CliRun result{WEXITSTATUS(status), slurp(out), slurp(err)};
+  CliRun result{WEXITSTATUS(status), slurp_file(out), slurp_file(err)};
   fs::remove_all(dir);
   return result;
 }
@@ -91,20 +92,9 @@ TEST(Cli, ConvertRoundTripsThroughFilesAndPipes) {
   CliRun piped = run("convert - -", w1);
   ASSERT_EQ(piped.exit_code, 0) << piped.err;
   ASSERT_EQ(run("convert " + w1 + " " + w2).exit_code, 0);
-  std::ifstream a(w1), b(w2);
-  std::stringstream sa, sb;
-  sa << a.rdbuf();
-  sb << b.rdbuf();
-  EXPECT_EQ(sa.str(), sb.str());
-  EXPECT_EQ(piped.out, sa.str());
+  EXPECT_EQ(slurp_file(w1), slurp_file(w2));
+  EXPECT_EQ(piped.out, slurp_file(w1));
   fs::remove_all(dir);
-}
-
-std::string slurp_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 TEST(Cli, PrintReproducesTheSeedExample) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "remat/io/graph_json.h"
+#include "remat/ir/graph_equal.h"
 #include "remat/ir/verify.h"
 #include "remat/print/printer.h"
 #include "remat/support/file_io.h"
@@ -28,27 +29,6 @@ GraphModule must_parse(const std::string& text, const std::string& name) {
   return m ? std::move(m).value() : GraphModule();
 }
 
-/// Argument equality by node names (the graphs differ).
-bool same(const Argument& a, const Argument& b) {
-  if (a.kind() != b.kind()) return false;
-  if (a.is_node()) return a.as_node()->name() == b.as_node()->name();
-  if (a.is_sequence() || a.is(ArgKind::Slice)) {
-    auto x = a.elements(), y = b.elements();
-    if (x.size() != y.size()) return false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (!same(x[i], y[i])) return false;
-    return true;
-  }
-  if (a.is(ArgKind::Dict)) {
-    auto x = a.dict_entries(), y = b.dict_entries();
-    if (x.size() != y.size()) return false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (x[i].key != y[i].key || !same(x[i].value, y[i].value)) return false;
-    return true;
-  }
-  return a == b;
-}
-
 /// What the text carries of a node: everything but requires_grad and tuple metadata.
 std::string carried_difference(const Node& a, const Node& b) {
   std::string w = "node '" + a.name() + "': ";
@@ -56,11 +36,11 @@ std::string carried_difference(const Node& a, const Node& b) {
     return w + "name/op/target differ (" + b.name() + ", " + b.target().str() + ")";
   if (a.args().size() != b.args().size()) return w + "arg count";
   for (size_t i = 0; i < a.args().size(); ++i)
-    if (!same(a.args()[i], b.args()[i])) return w + "arg " + std::to_string(i);
+    if (!same_argument(a.args()[i], b.args()[i])) return w + "arg " + std::to_string(i);
   if (a.kwargs().size() != b.kwargs().size()) return w + "kwarg count";
   for (size_t i = 0; i < a.kwargs().size(); ++i)
     if (!(a.kwargs()[i].key == b.kwargs()[i].key) ||
-        !same(a.kwargs()[i].value, b.kwargs()[i].value))
+        !same_argument(a.kwargs()[i].value, b.kwargs()[i].value))
       return w + "kwarg " + a.kwargs()[i].key.str();
   if (const TensorMeta* t = a.meta.tensor()) {
     const TensorMeta* u = b.meta.tensor();
@@ -79,8 +59,8 @@ std::string carried_difference(const Node& a, const Node& b) {
     return w + "tags differ";
   if (a.meta.seq_nr() != b.meta.seq_nr() || a.meta.partitioner_tag != b.meta.partitioner_tag)
     return w + "seq_nr/partitioner_tag differ";
-  if (!same(a.meta.custom(), b.meta.custom())) return w + "custom differs";
-  if (!same(a.meta.desc(), b.meta.desc())) return w + "desc differs";
+  if (!same_argument(a.meta.custom(), b.meta.custom())) return w + "custom differs";
+  if (!same_argument(a.meta.desc(), b.meta.desc())) return w + "desc differs";
   return {};
 }
 
@@ -191,7 +171,8 @@ TEST(ReadableParser, Torch113TextsMatchTheirJsonTwins) {
       EXPECT_EQ(a[i]->target().str(), b[i]->target().str());
       ASSERT_EQ(a[i]->args().size(), b[i]->args().size()) << a[i]->name();
       for (size_t k = 0; k < a[i]->args().size(); ++k)
-        EXPECT_TRUE(same(a[i]->args()[k], b[i]->args()[k])) << a[i]->name() << " arg " << k;
+        EXPECT_TRUE(same_argument(a[i]->args()[k], b[i]->args()[k]))
+            << a[i]->name() << " arg " << k;
     }
     if (stem.ends_with("_joint")) {  // the CSE'd joint graphs print with a plain def
       EXPECT_EQ(text.codegen.kind, CodegenKind::Pytree);

@@ -15,8 +15,7 @@ namespace {
 
 std::string describe_value(const Node& n) {
   if (const TensorMeta* t = n.meta.tensor()) {
-    std::string dims;
-    for (SymInt d : t->sizes()) dims += (dims.empty() ? "" : ", ") + d.to_string();
+    std::string dims = join_dims(t->sizes());
     std::string_view abbr = dtype_abbr(t->dtype);
     return fmt::format("{}[{}]", abbr.empty() ? dtype_name(t->dtype) : abbr, dims);
   }

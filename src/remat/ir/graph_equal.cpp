@@ -1,9 +1,7 @@
 #include "remat/ir/graph_equal.h"
 
 namespace remat {
-namespace {
 
-/// Equality of arguments whose node references may point into different graphs.
 bool same_argument(const Argument& a, const Argument& b) {
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
@@ -29,6 +27,8 @@ bool same_argument(const Argument& a, const Argument& b) {
       return a == b;
   }
 }
+
+namespace {
 
 std::string node_difference(const Node& a, const Node& b) {
   std::string where = "node '" + a.name() + "': ";

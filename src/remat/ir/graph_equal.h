@@ -7,6 +7,10 @@
 
 namespace remat {
 
+/// Argument equality where node references compare by name, so arguments of two different
+/// graphs (a graph and its copy, its re-read text...) can be compared.
+bool same_argument(const Argument& a, const Argument& b);
+
 /// The first difference between two modules, described for a test failure; empty when they
 /// are equal: same node order, names, ops, targets, args/kwargs (references compared by name),
 /// users in order, meta, and the same module-level fields and submodules.

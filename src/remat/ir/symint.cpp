@@ -30,4 +30,13 @@ std::string SymInt::to_string() const {
   return is_symbolic() ? std::string(expression()) : std::to_string(value());
 }
 
+std::string join_dims(std::span<const SymInt> dims) {
+  std::string out;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) out += ", ";
+    out += dims[i].to_string();
+  }
+  return out;
+}
+
 }  // namespace remat

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -35,5 +36,8 @@ class SymInt {
  private:
   uint64_t bits_ = 0;  // concrete: value << 1; symbolic: (const std::string*) | 1
 };
+
+/// The dims as Python prints a shape's contents: `4, 4` or `s0, 2*s1`.
+std::string join_dims(std::span<const SymInt> dims);
 
 }  // namespace remat

@@ -14,9 +14,7 @@ std::string color(bool on, std::string_view code, const std::string& s) {
 }
 
 std::string dims_text(std::span<const SymInt> dims) {
-  std::string out = "[";
-  for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + dims[i].to_string();
-  return out + "]";
+  return "[" + join_dims(dims) + "]";
 }
 
 std::string abbr(DType d) {
@@ -170,12 +168,10 @@ std::optional<std::string> meta_value_str(const Node& n, const std::string& key)
 }
 
 std::string tensor_str(const TensorMeta& t, ValueKey key) {
-  std::string sizes;
-  for (SymInt d : t.sizes()) sizes += (sizes.empty() ? "" : ", ") + d.to_string();
+  std::string sizes = join_dims(t.sizes());
   if (key == ValueKey::TensorMeta) {
     std::string strides;
-    if (auto s = t.strides())
-      for (SymInt d : *s) strides += (strides.empty() ? "" : ", ") + d.to_string();
+    if (auto s = t.strides()) strides = join_dims(*s);
     if (t.rank() == 1) strides += ",";
     auto flag = [](std::optional<bool> b) { return b.value_or(false) ? "True" : "False"; };
     std::string_view mf = memory_format_name(t.memory_format);
