@@ -11,6 +11,7 @@ PACKAGES=(
   clang libclang-rt-14-dev            # libFuzzer and sanitizers for tools/fuzz.sh
   libsimdjson-dev nlohmann-json3-dev libabsl-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libtorch-dev                        # ATen: schema and shape oracle in tests, executor
 )
 
 missing=()

@@ -1,0 +1,129 @@
+#include "remat/ops/op_registry.h"
+
+#include <absl/container/flat_hash_map.h>
+
+#include "remat/ops/detail/op_tables.h"
+#include "remat/ops/shape_rules.h"
+#include "remat/support/assert.h"
+#include "remat/support/string_hash.h"
+
+namespace remat {
+namespace {
+
+struct Registry {
+  std::vector<OpInfo> ops;
+  absl::flat_hash_map<std::string_view, const OpInfo*, StringViewHash, StringViewEq> by_target;
+
+  Registry() {
+    detail::add_pointwise_ops(ops);
+    detail::add_view_ops(ops);
+    detail::add_reduction_ops(ops);
+    detail::add_nn_ops(ops);
+    detail::add_factory_ops(ops);
+    detail::add_backward_ops(ops);
+    for (OpInfo& op : ops) {
+      auto parsed = parse_schema(op.schema_text);
+      REMAT_ASSERT(parsed.ok()) << "bad schema in the op table: " << op.schema_text << "\n"
+                                << format_all(parsed.errors());
+      op.schema = std::move(*parsed);
+      op.target = op.schema.target();
+    }
+    for (const OpInfo& op : ops) {
+      bool inserted = by_target.emplace(op.target, &op).second;
+      REMAT_ASSERT(inserted) << "op registered twice: " << op.target;
+    }
+  }
+};
+
+const Registry& registry() {
+  static const Registry r;
+  return r;
+}
+
+}  // namespace
+
+const OpInfo* find_op(std::string_view target) {
+  if (target.starts_with("torch.ops.")) target.remove_prefix(10);
+  const auto& map = registry().by_target;
+  auto it = map.find(target);
+  if (it != map.end()) return it->second;
+  // An OpOverloadPacket (`aten.mm`) means its default overload.
+  if (std::count(target.begin(), target.end(), '.') == 1) {
+    std::string with_default = std::string(target) + ".default";
+    it = map.find(std::string_view(with_default));
+    if (it != map.end()) return it->second;
+  }
+  return nullptr;
+}
+
+std::span<const OpInfo> all_ops() { return registry().ops; }
+
+Expected<InferredOutputs> infer_outputs(const OpInfo& op, std::span<const Argument> args,
+                                        std::span<const Kwarg> kwargs) {
+  auto call = bind(op.schema, args, kwargs);
+  if (!call) return std::move(call).take_errors();
+  try {
+    return op.infer(*call);
+  } catch (const shape_rules::InferError& e) {
+    Diagnostic d;
+    d.message = op.target + ": " + e.what();
+    return d;
+  }
+}
+
+int64_t count_flops(const OpInfo& op, const BoundCall& call, const InferredOutputs& out) {
+  if (op.flops) return op.flops(call, out);
+  int64_t total = 0;
+  for (const auto& v : out.values) {
+    if (v) total += v->numel().value_or(0);
+  }
+  return total;
+}
+
+int64_t node_flops(const Node& node) {
+  if (node.op() != OpKind::CallFunction) return 0;
+  const OpInfo* op = find_op(node.target().view());
+  if (!op) return 0;
+  auto call = bind(op->schema, node.args(), node.kwargs());
+  if (!call) return 0;
+  for (size_t i = 0; i < call->size(); ++i) {
+    const Argument& a = (*call)[i];
+    if (a.is_node() && !a.as_node()->meta.tensor() && op->schema.arguments[i].is_tensor()) return 0;
+  }
+  InferredOutputs out;
+  if (const TensorMeta* t = node.meta.tensor()) {
+    out.values.emplace_back(*t);
+  } else if (const auto* tuple = node.meta.tensor_tuple()) {
+    out.values = *tuple;
+    out.is_tuple = true;
+  } else {
+    return 0;
+  }
+  try {
+    return count_flops(*op, *call, out);
+  } catch (const shape_rules::InferError&) {
+    return 0;
+  }
+}
+
+std::string category_names(OpCategory c) {
+  static constexpr std::pair<OpCategory, std::string_view> kNames[] = {
+      {OpCategory::Pointwise, "pointwise"},
+      {OpCategory::View, "view"},
+      {OpCategory::Reduction, "reduction"},
+      {OpCategory::Random, "random"},
+      {OpCategory::ComputeIntensive, "compute-intensive"},
+      {OpCategory::Recomputable, "recomputable"},
+      {OpCategory::Factory, "factory"},
+      {OpCategory::Backward, "backward"},
+  };
+  std::string out;
+  for (auto [flag, name] : kNames) {
+    if (!has(c, flag)) continue;
+    if (!out.empty()) out += '|';
+    out += name;
+  }
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace remat

@@ -1,0 +1,28 @@
+// The op registry: every ATen operator remat knows, looked up by FX target (`aten.mm.default`).
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "remat/ir/node.h"
+#include "remat/ops/op_info.h"
+
+namespace remat {
+
+/// The op for an FX target such as `aten.mm.default` (also `torch.ops.aten.mm.default`), or
+/// nullptr when the registry does not know it.
+const OpInfo* find_op(std::string_view target);
+/// Every registered op, in registration order.
+std::span<const OpInfo> all_ops();
+
+/// Binds the arguments and infers the outputs' metadata; errors name the op and say what ATen
+/// would have said (shape mismatch, bad dim, view impossible).
+Expected<InferredOutputs> infer_outputs(const OpInfo& op, std::span<const Argument> args,
+                                        std::span<const Kwarg> kwargs = {});
+/// FLOPs of a call whose outputs are known.
+int64_t count_flops(const OpInfo& op, const BoundCall& call, const InferredOutputs& out);
+/// FLOPs of a call_function node from its args and value metadata; 0 for unknown ops or
+/// nodes without metadata.
+int64_t node_flops(const Node& node);
+
+}  // namespace remat
