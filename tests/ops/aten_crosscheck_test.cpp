@@ -109,6 +109,8 @@ Generator binary() {
     Ints a = s.coin() ? shape : s.broadcastable_to(shape), b = s.broadcastable_to(shape);
     if (s.coin()) std::swap(a, b);
     s.args = {s.tensor(a, s.any_dtype()), s.tensor(b, s.any_dtype())};
+    // A Python number as `other`, as traced Python code passes it (`x * 0.5`).
+    if (s.coin(0.25)) s.args[1] = s.coin() ? Argument::floating(0.5) : Argument::integer(s.pick(1, 3));
   };
 }
 Generator tensor_scalar() {

@@ -17,5 +17,6 @@ int report(const Diagnostics& diagnostics);
 void add_info_command(CLI::App& app, int& exit_code);
 void add_convert_command(CLI::App& app, int& exit_code);
 void add_print_command(CLI::App& app, int& exit_code);
+void add_trace_command(CLI::App& app, int& exit_code);
 
 }  // namespace remat::cli

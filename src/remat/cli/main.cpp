@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   remat::cli::add_info_command(app, exit_code);
   remat::cli::add_convert_command(app, exit_code);
   remat::cli::add_print_command(app, exit_code);
+  remat::cli::add_trace_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -104,6 +104,14 @@ Expected<c10::IValue> to_ivalue(const Argument& arg, const c10::Argument& schema
   c10::TypePtr type = schema_arg.type();
   if (auto opt = type->cast<c10::OptionalType>()) type = opt->getElementType();
   switch (type->kind()) {
+    case c10::TypeKind::TensorType: {
+      // A Python number in a Tensor position: a wrapped-number tensor, as Python passes it.
+      if (!arg.is(ArgKind::Int) && !arg.is(ArgKind::Float) && !arg.is(ArgKind::Bool)) break;
+      at::Tensor t = at::scalar_tensor(to_scalar(arg), at::TensorOptions().dtype(
+          arg.is(ArgKind::Bool) ? at::kBool : arg.is(ArgKind::Int) ? at::kLong : at::kDouble));
+      t.unsafeGetTensorImpl()->set_wrapped_number(true);
+      return c10::IValue(t);
+    }
     case c10::TypeKind::FloatType:
       return c10::IValue(arg.is(ArgKind::Int) ? static_cast<double>(arg.as_int()) : arg.as_float());
     case c10::TypeKind::NumberType:

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "remat/ops/shape_rules.h"
 #include "remat/support/assert.h"
 
 namespace remat {
@@ -47,7 +48,8 @@ bool accepts(const SchemaArg& a, const Argument& v) {
   }
   switch (a.base) {
     case SchemaBaseType::Tensor:
-      return v.is_node();
+      // Python numbers reach Tensor overloads as wrapped scalars: `aten.mul.Tensor(x, 0.5)`.
+      return v.is_node() || v.is(ArgKind::Int) || v.is(ArgKind::Float) || v.is(ArgKind::Bool);
     case SchemaBaseType::Int:
     case SchemaBaseType::SymInt:
       return v.is(ArgKind::Int) || v.is(ArgKind::SymInt) || v.is_node();
@@ -133,7 +135,11 @@ const TensorMeta& BoundCall::tensor(size_t i) const {
 const TensorMeta* BoundCall::optional_tensor(size_t i) const {
   const Argument& v = values_.at(i);
   if (v.is_none()) return nullptr;
-  REMAT_ASSERT(v.is_node()) << schema_->target() << " argument " << i;
+  if (!v.is_node()) {
+    // Only pointwise ops take wrapped numbers; they read such operands as scalars.
+    shape_rules::fail("argument '" + schema_->arguments.at(i).name + "' must be a Tensor, not " +
+                      std::string(arg_kind_name(v.kind())));
+  }
   const TensorMeta* t = v.as_node()->meta.tensor();
   REMAT_ASSERT(t != nullptr) << "node " << v.as_node()->name() << " has no tensor metadata";
   return t;

@@ -27,7 +27,7 @@ class BoundCall {
   [[nodiscard]] const Argument& operator[](size_t i) const { return values_[i]; }
   [[nodiscard]] size_t size() const { return values_.size(); }
 
-  /// The tensor metadata of argument i (must be a node with tensor metadata).
+  /// The tensor metadata of argument i; a number there throws shape_rules::InferError.
   [[nodiscard]] const TensorMeta& tensor(size_t i) const;
   /// nullptr when argument i is None.
   [[nodiscard]] const TensorMeta* optional_tensor(size_t i) const;

@@ -7,12 +7,18 @@ InferredOutputs pointwise(const BoundCall& c, std::initializer_list<size_t> tens
   std::vector<ConcreteTensor> ts;
   std::vector<shape_rules::PromotionOperand> operands;
   Dims shape;
+  std::vector<size_t> numbers(scalars);
   for (size_t i : tensors) {
+    if (!c[i].is_node()) {  // a wrapped number in a Tensor position
+      numbers.push_back(i);
+      continue;
+    }
     ts.push_back(arg_tensor(c, i));
     shape = shape_rules::broadcast_shapes(shape, ts.back().sizes);
     operands.push_back({ts.back().dtype, ts.back().rank(), false});
   }
-  for (size_t i : scalars) {
+  if (ts.empty()) fail("expected at least one tensor operand");
+  for (size_t i : numbers) {
     const Argument& v = c[i];
     if (v.is_none()) continue;
     operands.push_back({shape_rules::scalar_dtype_of(v.is(ArgKind::Bool), v.is(ArgKind::Int),
