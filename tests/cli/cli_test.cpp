@@ -163,4 +163,50 @@ TEST(Cli, BadInputExitsTwoAndWritesNothing) {
   fs::remove_all(dir);
 }
 
+TEST(Cli, TraceSeedPrintsTheTagLines) {
+  CliRun r = run("trace --model seed --include-stride --include-device");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("sin: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.sin.default(x)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# ac_graph_id: 1 - PREFER_RECOMPUTE\n        mm: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# ac_graph_id: 1 - PREFER_RECOMPUTE\n        sigmoid: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("seed_model.cpp:11 in gn, code: Tensor gn(Tensor x, Tensor y)"), std::string::npos) << r.out;
+}
+
+TEST(Cli, TraceGpt2ShowsOneRegionPerLayer) {
+  CliRun r = run("trace --model gpt2 --layers 2 --checkpoint each-layer");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# ac_graph_id: 1 - PREFER_RECOMPUTE"), std::string::npos);
+  EXPECT_NE(r.out.find("# ac_graph_id: 2 - PREFER_RECOMPUTE"), std::string::npos);
+  EXPECT_EQ(r.out.find("# ac_graph_id: 3"), std::string::npos);
+  CliRun sac = run("trace --model gpt2 --layers 1 --checkpoint each-layer --policy save-matmuls");
+  ASSERT_EQ(sac.exit_code, 0) << sac.err;
+  EXPECT_NE(sac.out.find("# ac_graph_id: 1 - MUST_SAVE\n        bmm: "), std::string::npos);
+}
+
+TEST(Cli, TraceWritesJsonThatTheOtherVerbsRead) {
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_trace_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string json = (dir / "mlp.json").string();
+  ASSERT_EQ(run("trace --model mlp --layers 3 --checkpoint every:2 -o " + json).exit_code, 0);
+  CliRun info = run("info " + json);
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  CliRun printed = run("print " + json);
+  EXPECT_NE(printed.out.find("# ac_graph_id: 2 - PREFER_RECOMPUTE"), std::string::npos) << printed.out;
+  fs::remove_all(dir);
+}
+
+TEST(Cli, TraceListAndErrors) {
+  CliRun list = run("trace --list");
+  EXPECT_EQ(list.exit_code, 0);
+  for (const char* model : {"seed", "mlp", "gpt2", "convnet", "embed-ce", "save-matmuls"}) {
+    EXPECT_NE(list.out.find(model), std::string::npos) << model;
+  }
+  CliRun unknown = run("trace --model resnet");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown model 'resnet'"), std::string::npos) << unknown.err;
+  EXPECT_EQ(run("trace --model gpt2 --checkpoint sometimes").exit_code, 2);
+  EXPECT_EQ(run("trace --model gpt2 --checkpoint each-layer --policy save-ops:aten.mm").exit_code, 2);
+  EXPECT_EQ(run("trace --model gpt2 --hidden 30 --heads 4").exit_code, 2);
+}
+
 }  // namespace

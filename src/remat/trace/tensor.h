@@ -1,5 +1,7 @@
 // Tensor: a handle to a traced value, with the natural C++ API (operators, methods, functions).
-// Every call records ATen ops into the active Tracer at the caller's source line.
+// Every call records ATen ops into the active Tracer at the caller's source line. C++ leaves the
+// order in which the operands of one expression are evaluated open (GCC goes right to left), so
+// write one op per statement where the graph's op order matters.
 #pragma once
 
 #include <cstdint>
