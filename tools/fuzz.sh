@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
 
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DREMAT_BUILD_FUZZ=ON -DREMAT_SANITIZE=ON -DREMAT_BUILD_TESTS=OFF -DREMAT_BUILD_BENCH=OFF >/dev/null
+  -DREMAT_BUILD_FUZZ=ON -DREMAT_SANITIZE=ON -DREMAT_BUILD_TESTS=OFF -DREMAT_BUILD_BENCH=OFF -DREMAT_WITH_TORCH=OFF >/dev/null
 cmake --build build-fuzz
 
 # run_target NAME SEED_FILES...: fuzz for SECONDS_PER_TARGET seconds from a seeded corpus.
@@ -35,4 +35,5 @@ status=0
 run_target fuzz_fxgraph_json tests/data/torch-1.13/*.json tests/golden/io/*.json || status=1
 run_target fuzz_readable tests/data/torch-1.13/*.txt tests/golden/print/*.txt \
   tests/golden/print/samples/*.txt || status=1
+run_target fuzz_schema fuzz/seeds/schema/* || status=1
 exit $status

@@ -33,6 +33,15 @@ TEST(AtenSchemas, EveryRegisteredSchemaIsTheDispatchersOwn) {
   EXPECT_GE(checked, 90);
 }
 
+TEST(AtenSchemas, RandomOpsAreTheOnesAtenTagsNondeterministicSeeded) {
+  // libtorch 1.13 has no `pointwise` tag yet; `nondeterministic_seeded` it has.
+  for (const OpInfo& op : all_ops()) {
+    auto handle = exec::find_aten_op(op.target);
+    if (!handle) continue;
+    EXPECT_EQ(handle->hasTag(at::Tag::nondeterministic_seeded), op.is(OpCategory::Random)) << op.target;
+  }
+}
+
 // Builds one randomized call: placeholders with metadata read off real tensors.
 class Sample {
  public:

@@ -52,10 +52,10 @@ Tracer& tracer_of(const Tensor& x) {
 
 Argument optional_arg(const Tensor& t) { return t.defined() ? t.arg() : Argument::none(); }
 
+// What torch.ones(..., dtype=d) passes down: no layout (it stays None), the device, no pinning.
 std::vector<Kwarg> factory_options(DType dtype) {
   Tracer& t = Tracer::current();
   return {{InternedString("dtype"), Argument::dtype(dtype)},
-          {InternedString("layout"), Argument::layout(Layout::Strided)},
           {InternedString("device"), Argument::device(t.device().view())},
           {InternedString("pin_memory"), Argument::boolean(false)}};
 }
