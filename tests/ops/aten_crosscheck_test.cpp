@@ -436,6 +436,20 @@ std::map<std::string, Generator> generators() {
     std::vector<Argument> mask = {Argument::boolean(true), Argument::boolean(s.coin()), Argument::boolean(s.coin())};
     s.args = {s.tensor(shape, at::kFloat, false), s.tensor(shape, at::kFloat, false), s.tensor(ch), s.real(at::zeros(ch)), s.real(at::ones(ch)), s.real(at::zeros(ch)), s.real(at::ones(ch)), Argument::boolean(true), Argument::floating(1e-5), Argument::list(mask)};
   };
+  g["aten.slice_backward.default"] = [](Sample& s) {
+    Ints in = s.shape(1);
+    int64_t d = s.pick(0, in.size() - 1), start = s.pick(0, in[d] - 1), end = s.pick(start + 1, in[d]), step = s.pick(1, 2);
+    Ints g = in;
+    g[d] = (end - start + step - 1) / step;
+    s.args = {s.tensor(g), Sample::ints(in), Argument::integer(d), Argument::integer(start), Argument::integer(end), Argument::integer(step)};
+  };
+  g["aten.select_backward.default"] = [](Sample& s) {
+    Ints in = s.shape(1);
+    int64_t d = s.pick(0, in.size() - 1);
+    Ints g = in;
+    g.erase(g.begin() + d);
+    s.args = {s.tensor(g), Sample::ints(in), Argument::integer(d), Argument::integer(s.pick(0, in[d] - 1))};
+  };
   g["aten.max_pool2d_with_indices_backward.default"] = [](Sample& s) {
     Ints shape = {s.pick(1, 2), s.pick(1, 3), s.pick(4, 8), s.pick(4, 8)};
     int64_t k = s.pick(1, 3);

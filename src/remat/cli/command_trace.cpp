@@ -1,6 +1,7 @@
 // remat trace --model NAME ...: traces a zoo model into its forward graph.
 #include <fmt/format.h>
 
+#include "remat/autodiff/joint_graph.h"
 #include "remat/cli/commands.h"
 #include "remat/cli/graph_files.h"
 #include "remat/io/graph_json.h"
@@ -35,10 +36,11 @@ void add_trace_command(CLI::App& app, int& exit_code) {
       "trace",
       "Trace a model of the zoo into its forward graph of ATen ops, with checkpoint regions "
       "(recompute and ac_graph_id tags) and stack traces. Prints readable text, or writes FILE "
-      "(.json: fxgraph-json; otherwise text). --list shows the models and their options.");
+      "(.json: fxgraph-json; otherwise text); --joint gives the joint forward+backward graph. "
+      "--list shows the models and their options.");
   struct Args {
     std::string model, output = "-", checkpoint = "none";
-    bool list = false;
+    bool list = false, joint = false;
     models::ModelOptions options;
     PrintFlags flags;
   };
@@ -46,6 +48,7 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   models::ModelOptions& o = a->options;
   cmd->add_flag("--list", a->list, "list the models, their options and the policies");
   cmd->add_option("--model", a->model, "the model to trace");
+  cmd->add_flag("--joint", a->joint, "write the joint forward+backward graph, as AOTAutograd builds it");
   cmd->add_option("-o,--output", a->output, "output file (.json for fxgraph-json), or - for stdout");
   cmd->add_option("--layers", o.layers, "number of layers / blocks")->check(CLI::Range(1, 4096));
   cmd->add_option("--checkpoint", a->checkpoint, "none, each-layer or every:K");
@@ -85,6 +88,7 @@ void add_trace_command(CLI::App& app, int& exit_code) {
     }
     a->options.checkpoint = *plan;
     Expected<GraphModule> m = model->trace(a->options);
+    if (m && a->joint) m = autodiff::build_joint_graph(*m);
     if (!m) {
       exit_code = report(m.errors());
       return;

@@ -81,6 +81,12 @@ Expected<InferredOutputs> batch_norm_backward(const BoundCall& c) {
   return tuple({masked(mask[0], &c.tensor(1)), channel(mask[1]), channel(mask[2])});
 }
 
+// slice_backward / select_backward: zeros of the input's sizes with the gradient scattered in.
+Expected<InferredOutputs> sized_like_input(const BoundCall& c) {
+  ConcreteTensor g = arg_tensor(c, 0);
+  return one(contiguous(*c.int_list(1), g.dtype, g.device));
+}
+
 Expected<InferredOutputs> max_pool2d_backward(const BoundCall& c) {
   ConcreteTensor x = arg_tensor(c, 1);
   return one(contiguous(x.sizes, x.dtype, x.device));
@@ -106,6 +112,8 @@ void add_backward_ops(std::vector<OpInfo>& ops) {
   add("aten::nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor", nll_loss_backward, kBackward);
   add("aten::convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", convolution_backward, kBackward | OpCategory::ComputeIntensive, convolution_backward_flops);
   add("aten::native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", batch_norm_backward, kBackward);
+  add("aten::slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> Tensor", sized_like_input, kBackward);
+  add("aten::select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, int index) -> Tensor", sized_like_input, kBackward);
   add("aten::max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", max_pool2d_backward, kBackward);
 }
 

@@ -1,6 +1,7 @@
 #include "remat/trace/tracer.h"
 
 #include "remat/ir/verify.h"
+#include "remat/ops/op_builder.h"
 #include "remat/ops/op_registry.h"
 #include "remat/support/assert.h"
 #include "remat/trace/source_frames.h"
@@ -24,20 +25,6 @@ std::string json_string(std::string_view s) {
     out += c;
   }
   return out + "\"";
-}
-
-// Drops what make_fx leaves out when it records a call: kwarg-only arguments equal to their
-// default, and trailing positional arguments equal to theirs.
-void strip_defaults(const OpSchema& schema, std::vector<Argument>& args, std::vector<Kwarg>& kwargs) {
-  while (!args.empty()) {
-    const SchemaArg& p = schema.arguments[args.size() - 1];
-    if (!p.default_text || !(args.back() == default_value(p))) break;
-    args.pop_back();
-  }
-  std::erase_if(kwargs, [&](const Kwarg& kw) {
-    int i = schema.find_argument(kw.key.view());
-    return i >= 0 && schema.arguments[i].default_text && kw.value == default_value(schema.arguments[i]);
-  });
 }
 
 }  // namespace
@@ -134,41 +121,19 @@ std::vector<Tensor> Tracer::record(std::string_view target, std::vector<Argument
                                    std::vector<Kwarg> kwargs, const std::source_location& loc) {
   const OpInfo* op = find_op(target);
   REMAT_ASSERT(op != nullptr) << "the tracer records an op the registry lacks: " << target;
-  auto inferred = infer_outputs(*op, args, kwargs);
-  if (!inferred) {
+  auto appended = append_op(module_.graph(), *op, std::move(args), std::move(kwargs));
+  if (!appended) {
     throw TraceError(std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + ": " +
-                     inferred.errors().front().message);
+                     appended.errors().front().message);
   }
-  strip_defaults(op->schema, args, kwargs);
-  Graph& g = module_.graph();
   InternedString trace = stack_trace(loc);
-  auto stamp = [&](Node* n) {
-    n->meta.set_value_key(ValueKey::Val);
+  for (Node* n : appended->nodes) {
     n->meta.stack_trace = trace;
     if (!module_stack_json_.empty()) n->meta.mutable_extras().push_back({"nn_module_stack", module_stack_json_});
-  };
-  Node* n = g.call_function(op->target, std::move(args), std::move(kwargs));
-  stamp(n);
-  std::vector<Node*> nodes = {n};
-  std::vector<Tensor> outputs;
-  if (!inferred->is_tuple) {
-    n->meta.set_tensor(*inferred->values.at(0));
-    outputs.emplace_back(this, n);
-  } else {
-    n->meta.set_tensor_tuple(inferred->values);
-    for (size_t i = 0; i < inferred->values.size(); ++i) {
-      if (!inferred->values[i]) {
-        outputs.emplace_back();
-        continue;
-      }
-      Node* item = g.call_function("operator.getitem", {Argument::node(n), Argument::integer(static_cast<int64_t>(i))});
-      stamp(item);
-      item->meta.set_tensor(*inferred->values[i]);
-      nodes.push_back(item);
-      outputs.emplace_back(this, item);
-    }
   }
-  if (!regions_.empty()) tag(*op, nodes, outputs);
+  std::vector<Tensor> outputs;
+  for (Node* n : appended->outputs) outputs.push_back(n ? Tensor(this, n) : Tensor());
+  if (!regions_.empty()) tag(*op, appended->nodes, outputs);
   return outputs;
 }
 
