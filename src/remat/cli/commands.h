@@ -10,6 +10,8 @@ namespace remat::cli {
 /// Exit codes: 0 success, 1 internal failure, 2 bad input or usage (file:line:col printed).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 2;
+/// `remat check`: the numbers differ beyond tolerance.
+inline constexpr int kExitCheckFailed = 1;
 
 /// Prints every diagnostic to stderr and returns kExitBadInput.
 int report(const Diagnostics& diagnostics);
@@ -18,5 +20,8 @@ void add_info_command(CLI::App& app, int& exit_code);
 void add_convert_command(CLI::App& app, int& exit_code);
 void add_print_command(CLI::App& app, int& exit_code);
 void add_trace_command(CLI::App& app, int& exit_code);
+#ifdef REMAT_WITH_TORCH
+void add_check_command(CLI::App& app, int& exit_code);
+#endif
 
 }  // namespace remat::cli

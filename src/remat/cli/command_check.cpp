@@ -1,0 +1,62 @@
+// remat check FILE [--fw F --bw B]: runs graphs through libtorch and compares the numbers.
+#include <fmt/format.h>
+
+#include "remat/cli/commands.h"
+#include "remat/cli/graph_files.h"
+#include "remat/exec/numeric_check.h"
+
+namespace remat::cli {
+
+void add_check_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "check",
+      "Run a joint graph through libtorch's ATen on deterministic random inputs: every value must "
+      "match its metadata and every gradient must equal libtorch's own autograd of the joint's "
+      "forward part. With --fw F --bw B, run the forward then the backward graph on the same "
+      "inputs and compare every output and gradient with the joint's. Exit 1 beyond tolerance.");
+  struct Args {
+    std::string joint, fw, bw;
+    exec::CheckOptions options;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("joint", a->joint, "the joint graph (fxgraph-json or readable text)")->required();
+  cmd->add_option("--fw", a->fw, "a partitioned forward graph");
+  cmd->add_option("--bw", a->bw, "the matching backward graph");
+  cmd->add_option("--seed", a->options.seed, "seed of the inputs, tangents and random ops");
+  cmd->add_option("--atol", a->options.atol, "absolute tolerance")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--rtol", a->options.rtol, "relative tolerance")->check(CLI::NonNegativeNumber);
+  cmd->callback([a, &exit_code] {
+    if (a->fw.empty() != a->bw.empty()) {
+      Diagnostic d;
+      d.message = "check: --fw and --bw go together";
+      exit_code = report({d});
+      return;
+    }
+    Expected<GraphModule> joint = load_graph(a->joint);
+    if (!joint) {
+      exit_code = report(joint.errors());
+      return;
+    }
+    Expected<exec::CheckReport> result = exec::check_joint(*joint, a->options);
+    if (result && !a->fw.empty()) {
+      Expected<GraphModule> fw = load_graph(a->fw), bw = load_graph(a->bw);
+      if (!fw || !bw) {
+        exit_code = report(!fw ? fw.errors() : bw.errors());
+        return;
+      }
+      result = exec::check_partition(*joint, *fw, *bw, a->options);
+    }
+    if (!result) {
+      Diagnostics errors = result.errors();
+      for (Diagnostic& d : errors) {
+        if (d.file.empty()) d.file = a->fw.empty() ? a->joint : a->joint + " (with " + a->fw + ", " + a->bw + ")";
+      }
+      exit_code = report(errors);
+      return;
+    }
+    fmt::print("{}", result->text());
+    exit_code = result->ok() ? kExitOk : kExitCheckFailed;
+  });
+}
+
+}  // namespace remat::cli

@@ -1,0 +1,242 @@
+#include "remat/exec/numeric_check.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/autograd/autograd.h>
+
+#include <absl/container/flat_hash_set.h>
+#include <fmt/format.h>
+
+#include "remat/exec/interpreter.h"
+#include "remat/ir/dead_code.h"
+#include "remat/ir/graph.h"
+
+namespace remat::exec {
+namespace {
+
+Diagnostic error(std::string message) {
+  Diagnostic d;
+  d.message = std::move(message);
+  return d;
+}
+
+bool is_tangent(const Node* p) { return p->name().find("tangents") != std::string::npos; }
+
+Comparison compare(std::string what, const c10::IValue& expected, const c10::IValue& actual,
+                   const CheckOptions& o) {
+  Comparison c;
+  c.what = std::move(what);
+  bool e_none = expected.isNone() || (expected.isTensor() && !expected.toTensor().defined());
+  bool a_none = actual.isNone() || (actual.isTensor() && !actual.toTensor().defined());
+  if (e_none || a_none) {
+    // An absent gradient equals a zero one.
+    const c10::IValue& other = e_none ? actual : expected;
+    if (!(e_none && a_none) && !(other.isTensor() && other.toTensor().abs().max().item<double>() == 0)) {
+      c.ok = false;
+      c.problem = e_none ? "expected None, got a value" : "expected a value, got None";
+    }
+    return c;
+  }
+  if (!expected.isTensor() || !actual.isTensor()) {
+    c.ok = expected == actual;
+    if (!c.ok) c.problem = "values differ";
+    return c;
+  }
+  at::Tensor e = expected.toTensor().detach(), a = actual.toTensor().detach();
+  if (e.sizes() != a.sizes()) {
+    c.ok = false;
+    c.problem = fmt::format("sizes differ: expected {}, got {}", fmt::join(e.sizes(), ","), fmt::join(a.sizes(), ","));
+    return c;
+  }
+  if (e.scalar_type() != a.scalar_type()) {
+    c.ok = false;
+    c.problem = std::string("dtypes differ: expected ") + c10::toString(e.scalar_type()) + ", got " + c10::toString(a.scalar_type());
+    return c;
+  }
+  if (e.numel() == 0) return c;
+  if (!at::isFloatingType(e.scalar_type())) {
+    c.ok = at::equal(e, a);
+    if (!c.ok) c.problem = "integer values differ";
+    return c;
+  }
+  at::Tensor ed = e.to(at::kDouble), ad = a.to(at::kDouble);
+  // NaN where both have NaN counts as equal (e.g. sqrt of a negative input in both runs).
+  at::Tensor both_nan = at::isnan(ed).logical_and(at::isnan(ad));
+  at::Tensor diff = (ad - ed).abs().masked_fill(both_nan, 0);
+  c.max_abs = diff.max().item<double>();
+  c.max_rel = (diff / ed.abs().clamp_min(1e-12)).masked_fill(both_nan, 0).max().item<double>();
+  c.ok = (diff <= o.atol + o.rtol * ed.abs().masked_fill(both_nan, 0)).all().item<bool>();
+  if (!c.ok && c.problem.empty()) c.problem = "beyond tolerance";
+  return c;
+}
+
+std::string describe_output(const GraphModule& m, size_t i, const Argument& value) {
+  const Node* out = m.graph().output_node();
+  std::string name = value.is_node() ? value.as_node()->name() : "None";
+  const Argument& desc = out ? out->meta.desc() : Argument::none();
+  if (desc.is(ArgKind::List) && i < desc.elements().size() && desc.elements()[i].is(ArgKind::String)) {
+    return name + " (" + std::string(desc.elements()[i].as_text()) + ")";
+  }
+  return name;
+}
+
+size_t num_forward_outputs(const GraphModule& joint) {
+  if (joint.num_fwd_outputs) return static_cast<size_t>(*joint.num_fwd_outputs);
+  size_t primals = 0;
+  for (const Node* p : joint.graph().placeholders()) primals += !is_tangent(p);
+  size_t outputs = joint.outputs().size();
+  return outputs >= primals ? outputs - primals : outputs;
+}
+
+Expected<std::vector<c10::IValue>> run_seeded(const GraphModule& m, const std::vector<c10::IValue>& inputs,
+                                              const CheckOptions& o, RunOptions run) {
+  at::manual_seed(o.seed + 1);  // the same random-op draws in every run compared
+  return run_graph(m, inputs, run);
+}
+
+// The joint's forward part: outputs[:k] and what they need; the tangents stay as unused inputs.
+GraphModule forward_part(const GraphModule& joint, size_t num_fwd) {
+  GraphModule f = joint.clone();
+  std::vector<Argument> outputs = f.outputs();
+  outputs.resize(num_fwd);
+  Graph& g = f.graph();
+  Node* old = g.output_node();
+  g.set_insert_point(old);
+  Node* out = g.output(Argument::list(std::move(outputs)));
+  g.erase(old);
+  g.set_insert_point(nullptr);
+  (void)out;
+  eliminate_dead_code(g);
+  return f;
+}
+
+}  // namespace
+
+bool CheckReport::ok() const {
+  for (const Comparison& c : comparisons) {
+    if (!c.ok) return false;
+  }
+  return true;
+}
+
+std::string CheckReport::text() const {
+  std::string out;
+  size_t bad = 0;
+  for (const Comparison& c : comparisons) {
+    bad += !c.ok;
+    out += fmt::format("{} {}: max abs {:.3g}, max rel {:.3g}{}\n", c.ok ? "ok  " : "FAIL", c.what, c.max_abs,
+                       c.max_rel, c.problem.empty() ? "" : " (" + c.problem + ")");
+  }
+  out += fmt::format("check: {} values compared, {} beyond tolerance\n", comparisons.size(), bad);
+  return out;
+}
+
+Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& o) {
+  auto inputs = random_inputs(joint, o.seed);
+  if (!inputs) return std::move(inputs).take_errors();
+  auto joint_out = run_seeded(joint, *inputs, o, {.grad_mode = false, .check_metadata = true});
+  if (!joint_out) return std::move(joint_out).take_errors();
+  size_t num_fwd = num_forward_outputs(joint);
+  std::vector<Argument> outputs = joint.outputs();
+  std::vector<Node*> placeholders = joint.graph().placeholders();
+  std::vector<size_t> primal_index, tangent_index;
+  for (size_t i = 0; i < placeholders.size(); ++i) (is_tangent(placeholders[i]) ? tangent_index : primal_index).push_back(i);
+  if (outputs.size() != num_fwd + primal_index.size()) {
+    return error("not a joint graph: " + std::to_string(outputs.size()) + " outputs for " + std::to_string(num_fwd) +
+                 " forward outputs and " + std::to_string(primal_index.size()) + " primals");
+  }
+  // The reference: autograd through the forward part, on the same primals and tangents.
+  std::vector<c10::IValue> ref_inputs = *inputs;
+  std::vector<at::Tensor> wrt;
+  std::vector<size_t> wrt_primal;
+  for (size_t k = 0; k < primal_index.size(); ++k) {
+    c10::IValue& v = ref_inputs[primal_index[k]];
+    if (!outputs[num_fwd + k].is_node() || !v.isTensor() || !at::isFloatingType(v.toTensor().scalar_type())) continue;
+    at::Tensor leaf = v.toTensor().detach().clone().requires_grad_(true);
+    v = leaf;
+    wrt.push_back(leaf);
+    wrt_primal.push_back(k);
+  }
+  GraphModule fwd = forward_part(joint, num_fwd);
+  auto fwd_out = run_seeded(fwd, ref_inputs, o, {.grad_mode = true, .check_metadata = false});
+  if (!fwd_out) return std::move(fwd_out).take_errors();
+  CheckReport report;
+  for (size_t i = 0; i < num_fwd; ++i) {
+    report.comparisons.push_back(compare("forward output " + describe_output(joint, i, outputs[i]), (*fwd_out)[i], (*joint_out)[i], o));
+  }
+  // Tangents pair with the forward outputs that require grad, in order.
+  std::vector<at::Tensor> roots, tangents;
+  size_t t = 0;
+  for (size_t i = 0; i < num_fwd && t < tangent_index.size(); ++i) {
+    const c10::IValue& v = (*fwd_out)[i];
+    if (!v.isTensor() || !v.toTensor().requires_grad()) continue;
+    roots.push_back(v.toTensor());
+    tangents.push_back((*inputs)[tangent_index[t++]].toTensor());
+  }
+  std::vector<at::Tensor> grads;
+  if (!roots.empty() && !wrt.empty()) {
+    try {
+      grads = torch::autograd::grad(roots, wrt, tangents, /*retain_graph=*/false, /*create_graph=*/false, /*allow_unused=*/true);
+    } catch (const c10::Error& e) {
+      return error(std::string("libtorch autograd failed: ") + e.what_without_backtrace());
+    }
+  }
+  for (size_t k = 0; k < primal_index.size(); ++k) {
+    const c10::IValue& actual = (*joint_out)[num_fwd + k];
+    c10::IValue expected;
+    auto it = std::find(wrt_primal.begin(), wrt_primal.end(), k);
+    if (it != wrt_primal.end() && !grads.empty()) expected = grads[it - wrt_primal.begin()];
+    report.comparisons.push_back(compare("gradient " + describe_output(joint, num_fwd + k, outputs[num_fwd + k]), expected, actual, o));
+  }
+  return report;
+}
+
+Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModule& forward,
+                                      const GraphModule& backward, const CheckOptions& o) {
+  auto inputs = random_inputs(joint, o.seed);
+  if (!inputs) return std::move(inputs).take_errors();
+  auto joint_out = run_seeded(joint, *inputs, o, {});
+  if (!joint_out) return std::move(joint_out).take_errors();
+  std::vector<Node*> placeholders = joint.graph().placeholders();
+  std::vector<c10::IValue> primals, tangents;
+  for (size_t i = 0; i < placeholders.size(); ++i) (is_tangent(placeholders[i]) ? tangents : primals).push_back((*inputs)[i]);
+  if (forward.graph().placeholders().size() != primals.size()) {
+    return error("the forward graph takes " + std::to_string(forward.graph().placeholders().size()) + " inputs; the joint graph has " + std::to_string(primals.size()) + " primals");
+  }
+  auto fw_out = run_seeded(forward, primals, o, {});
+  if (!fw_out) return std::move(fw_out).take_errors();
+  // The backward's inputs: the saved values (the forward's outputs after its real ones), then tangents.
+  std::vector<Node*> bw_placeholders = backward.graph().placeholders();
+  size_t saved = 0;
+  for (const Node* p : bw_placeholders) saved += !is_tangent(p);
+  if (saved > fw_out->size()) return error("the backward graph reads more saved values than the forward graph returns");
+  size_t num_real = fw_out->size() - saved;
+  std::vector<c10::IValue> bw_inputs;
+  size_t next_saved = num_real, next_tangent = 0;
+  for (const Node* p : bw_placeholders) {
+    if (is_tangent(p)) {
+      if (next_tangent >= tangents.size()) return error("the backward graph takes more tangents than the joint graph has");
+      bw_inputs.push_back(tangents[next_tangent++]);
+    } else {
+      bw_inputs.push_back((*fw_out)[next_saved++]);
+    }
+  }
+  auto bw_out = run_seeded(backward, bw_inputs, o, {});
+  if (!bw_out) return std::move(bw_out).take_errors();
+  size_t num_fwd = num_forward_outputs(joint);
+  std::vector<Argument> outputs = joint.outputs();
+  if (num_real != num_fwd || bw_out->size() + num_fwd != joint_out->size()) {
+    return error("the partition does not match the joint graph: forward returns " + std::to_string(num_real) +
+                 " outputs (joint: " + std::to_string(num_fwd) + "), backward " + std::to_string(bw_out->size()) +
+                 " gradients (joint: " + std::to_string(joint_out->size() - num_fwd) + ")");
+  }
+  CheckReport report;
+  for (size_t i = 0; i < num_fwd; ++i) {
+    report.comparisons.push_back(compare("forward output " + describe_output(joint, i, outputs[i]), (*joint_out)[i], (*fw_out)[i], o));
+  }
+  for (size_t k = 0; k < bw_out->size(); ++k) {
+    report.comparisons.push_back(compare("gradient " + describe_output(joint, num_fwd + k, outputs[num_fwd + k]), (*joint_out)[num_fwd + k], (*bw_out)[k], o));
+  }
+  return report;
+}
+
+}  // namespace remat::exec

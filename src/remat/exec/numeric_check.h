@@ -1,0 +1,46 @@
+// Numeric checks on real values: a joint graph against libtorch's own autograd, and a
+// forward/backward partition against its joint graph.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "remat/ir/graph_module.h"
+#include "remat/support/expected.h"
+
+namespace remat::exec {
+
+struct CheckOptions {
+  uint64_t seed = 0;   ///< inputs, tangents and random ops (the same in every run compared)
+  double atol = 1e-5;  ///< torch.testing's float32 defaults
+  double rtol = 1.3e-6;
+};
+
+/// One compared value: `|actual - expected| <= atol + rtol * |expected|` elementwise.
+struct Comparison {
+  std::string what;  ///< e.g. `gradient of primals_2 (GradAOTOutput(...))`
+  double max_abs = 0;
+  double max_rel = 0;
+  bool ok = true;
+  std::string problem;  ///< set when shapes, dtypes or None-ness differ
+};
+
+struct CheckReport {
+  std::vector<Comparison> comparisons;
+  [[nodiscard]] bool ok() const;
+  /// One line per comparison, then `check: N values compared, M beyond tolerance`.
+  [[nodiscard]] std::string text() const;
+};
+
+/// Runs the joint graph (checking every node's value against its metadata) and compares its
+/// forward outputs and gradients with libtorch's autograd applied to the joint's forward part
+/// (the nodes that do not depend on tangents) with the same inputs and tangents.
+Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& options = {});
+
+/// Runs `forward` on the joint's primals, then `backward` on its saved values and the same
+/// tangents, and compares every output and gradient with the joint graph's.
+Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModule& forward,
+                                      const GraphModule& backward, const CheckOptions& options = {});
+
+}  // namespace remat::exec
