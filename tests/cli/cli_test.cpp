@@ -209,4 +209,35 @@ TEST(Cli, TraceListAndErrors) {
   EXPECT_EQ(run("trace --model gpt2 --hidden 30 --heads 4").exit_code, 2);
 }
 
+TEST(Cli, TraceJointGivesTheSeedsJointGraph) {
+  CliRun r = run("trace --model seed --joint --include-stride --include-device --expanded-def");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* line : {"detach_1: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.detach.default(detach);  detach = None",
+                           "mul: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.mul.Tensor(mm_2, cos);  mm_2 = cos = None",
+                           "mm_1,  # GradAOTOutput(grad_of=PlainAOTInput(idx=1))"}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
+}
+
+#ifdef REMAT_WITH_TORCH
+TEST(Cli, CheckRunsJointGraphsAndPartitions) {
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_check_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string joint = (dir / "gpt2_joint.json").string();
+  ASSERT_EQ(run("trace --model gpt2 --layers 1 --checkpoint each-layer --joint -o " + joint).exit_code, 0);
+  CliRun ok = run("check " + joint);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("check: 16 values compared, 0 beyond tolerance"), std::string::npos) << ok.out;
+  CliRun pair = run("check " + sample("mlp_relu_joint.json") + " --fw " + sample("mlp_relu_mincut_fw.json") + " --bw " +
+                    sample("mlp_relu_mincut_bw.json"));
+  EXPECT_EQ(pair.exit_code, 0) << pair.out << pair.err;
+  // A wrong partition: the default partition's backward with the min-cut forward.
+  CliRun wrong = run("check " + sample("mlp_relu_joint.json") + " --fw " + sample("mlp_relu_mincut_fw.json") + " --bw " +
+                     sample("ckpt_sin_mm_sigmoid_mincut_bw.json"));
+  EXPECT_NE(wrong.exit_code, 0);
+  EXPECT_EQ(run("check " + joint + " --fw " + joint).exit_code, 2);
+  fs::remove_all(dir);
+}
+#endif
+
 }  // namespace

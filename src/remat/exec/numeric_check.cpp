@@ -59,12 +59,12 @@ Comparison compare(std::string what, const c10::IValue& expected, const c10::IVa
     return c;
   }
   at::Tensor ed = e.to(at::kDouble), ad = a.to(at::kDouble);
-  // NaN where both have NaN counts as equal (e.g. sqrt of a negative input in both runs).
-  at::Tensor both_nan = at::isnan(ed).logical_and(at::isnan(ad));
-  at::Tensor diff = (ad - ed).abs().masked_fill(both_nan, 0);
+  // Equal values, infinities included, and NaN in both (sqrt of a negative input, 0/0) agree.
+  at::Tensor same = (ad == ed).logical_or(at::isnan(ed).logical_and(at::isnan(ad)));
+  at::Tensor diff = (ad - ed).abs().masked_fill(same, 0);
   c.max_abs = diff.max().item<double>();
-  c.max_rel = (diff / ed.abs().clamp_min(1e-12)).masked_fill(both_nan, 0).max().item<double>();
-  c.ok = (diff <= o.atol + o.rtol * ed.abs().masked_fill(both_nan, 0)).all().item<bool>();
+  c.max_rel = (diff / ed.abs().clamp_min(1e-12)).masked_fill(same, 0).max().item<double>();
+  c.ok = (diff <= o.atol + o.rtol * ed.abs().masked_fill(same, 0)).all().item<bool>();
   if (!c.ok && c.problem.empty()) c.problem = "beyond tolerance";
   return c;
 }

@@ -1,0 +1,125 @@
+// Every derivative rule against libtorch's own autograd, on randomized calls (broadcasting,
+// permuted layouts, wrapped numbers); every zoo model's joint graph; PyTorch 1.13's partitions.
+#include <gtest/gtest.h>
+
+#include "ops/aten_samples.h"
+#include "remat/autodiff/derivative_rules.h"
+#include "remat/autodiff/joint_graph.h"
+#include "remat/exec/numeric_check.h"
+#include "remat/io/graph_json.h"
+#include "remat/models/model_zoo.h"
+#include "remat/ops/op_builder.h"
+#include "remat/ops/op_registry.h"
+#include "remat/support/file_io.h"
+#include "testing/golden.h"
+
+namespace remat {
+namespace {
+
+// A forward graph of one call: every floating placeholder requires grad; every result is an output.
+std::optional<GraphModule> one_op_graph(testing::Sample& s, const OpInfo& op) {
+  for (Node* p : s.graph.placeholders()) {
+    TensorMeta t = *p->meta.tensor();
+    t.requires_grad = t.dtype == DType::Float32 || t.dtype == DType::Float64;
+    p->meta.set_tensor(t);
+  }
+  auto appended = append_op(s.graph, op, s.args, s.kwargs);
+  if (!appended) return std::nullopt;  // a call ATen rejects too (the cross-check proves it)
+  std::vector<Argument> outputs;
+  for (Node* out : appended->outputs) outputs.push_back(out ? Argument::node(out) : Argument::none());
+  s.graph.output(Argument::list(std::move(outputs)));
+  return std::move(s.module);
+}
+
+TEST(Gradients, EveryDerivativeRuleMatchesLibtorchAutograd) {
+  auto gens = testing::aten_generators();
+  std::mt19937 rng(7);
+  for (const autodiff::DerivativeRule& rule : autodiff::all_rules()) {
+    const OpInfo* op = find_op(rule.target);
+    ASSERT_NE(op, nullptr) << rule.target;
+    auto gen = gens.find(std::string(rule.target));
+    ASSERT_NE(gen, gens.end()) << "no sample generator for " << rule.target;
+    int checked = 0;
+    for (int trial = 0; trial < 12; ++trial) {
+      testing::Sample s(rng);
+      gen->second(s);
+      auto forward = one_op_graph(s, *op);
+      if (!forward) continue;
+      auto joint = autodiff::build_joint_graph(*forward);
+      ASSERT_TRUE(joint.ok()) << rule.target << ": " << format_all(joint.errors());
+      auto report = exec::check_joint(*joint, {.seed = static_cast<uint64_t>(trial)});
+      ASSERT_TRUE(report.ok()) << rule.target << ": " << format_all(report.errors());
+      EXPECT_TRUE(report->ok()) << rule.target << " trial " << trial << "\n" << report->text() << write_graph_json(*joint);
+      if (::testing::Test::HasFailure()) return;
+      ++checked;
+    }
+    EXPECT_GE(checked, 6) << rule.target;
+  }
+}
+
+TEST(Gradients, EveryZooModelsJointGraphMatchesAutograd) {
+  for (const models::ModelInfo& info : models::all_models()) {
+    for (const char* plan : {"none", "each-layer"}) {
+      for (const char* policy : {"recompute-all", "save-matmuls"}) {
+        models::ModelOptions o;
+        o.checkpoint = *models::CheckpointPlan::parse(plan);
+        o.policy = policy;
+        o.dropout = info.name == "gpt2" ? 0.1 : 0.0;
+        auto forward = info.trace(o);
+        ASSERT_TRUE(forward.ok()) << info.name;
+        auto joint = autodiff::build_joint_graph(*forward);
+        ASSERT_TRUE(joint.ok()) << info.name << ": " << format_all(joint.errors());
+        auto report = exec::check_joint(*joint);
+        ASSERT_TRUE(report.ok()) << info.name << ": " << format_all(report.errors());
+        EXPECT_TRUE(report->ok()) << info.name << " " << plan << " " << policy << "\n" << report->text();
+        EXPECT_GT(report->comparisons.size(), 1u);
+      }
+    }
+  }
+}
+
+GraphModule load(const std::string& name) {
+  auto text = read_file(testing::data_path("torch-1.13/" + name));
+  EXPECT_TRUE(text.ok()) << name;
+  auto m = read_graph_json(*text, name);
+  EXPECT_TRUE(m.ok()) << name << ": " << (m.ok() ? "" : format_all(m.errors()));
+  return m.ok() ? std::move(*m) : GraphModule{};
+}
+
+TEST(Gradients, PyTorchPartitionsEqualTheirJointGraphs) {
+  for (const char* model : {"ckpt_sin_mm_sigmoid", "mlp_relu"}) {
+    GraphModule joint = load(std::string(model) + "_joint.json");
+    auto joint_report = exec::check_joint(joint);
+    ASSERT_TRUE(joint_report.ok()) << model << ": " << format_all(joint_report.errors());
+    EXPECT_TRUE(joint_report->ok()) << joint_report->text();
+    for (const char* strategy : {"mincut", "default", "mincut_inductor"}) {
+      GraphModule fw = load(std::string(model) + "_" + strategy + "_fw.json");
+      GraphModule bw = load(std::string(model) + "_" + strategy + "_bw.json");
+      auto report = exec::check_partition(joint, fw, bw);
+      ASSERT_TRUE(report.ok()) << model << " " << strategy << ": " << format_all(report.errors());
+      EXPECT_TRUE(report->ok()) << model << " " << strategy << "\n" << report->text();
+      EXPECT_EQ(report->comparisons.size(), joint.outputs().size());
+    }
+  }
+}
+
+TEST(Gradients, AWrongGradientIsCaught) {
+  auto forward = models::find_model("seed")->trace({});
+  ASSERT_TRUE(forward.ok());
+  auto joint = autodiff::build_joint_graph(*forward);
+  ASSERT_TRUE(joint.ok());
+  Node* cos = joint->graph().find("cos");
+  ASSERT_NE(cos, nullptr);
+  cos->set_target(InternedString("aten.sin.default"));  // d/dx sin is not sin
+  auto report = exec::check_joint(*joint);
+  ASSERT_TRUE(report.ok());
+  EXPECT_FALSE(report->ok());
+  Node* mul = joint->graph().find("mul");
+  mul->set_target(InternedString("aten.nonexistent.default"));
+  auto missing = exec::check_joint(*joint);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.errors()[0].message.find("node mul"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace remat
