@@ -339,16 +339,16 @@ std::map<std::string, Generator> aten_generators() {
   g["aten.slice_backward.default"] = [](Sample& s) {
     Ints in = s.shape(1);
     int64_t d = s.pick(0, in.size() - 1), start = s.pick(0, in[d] - 1), end = s.pick(start + 1, in[d]), step = s.pick(1, 2);
-    Ints g = in;
-    g[d] = (end - start + step - 1) / step;
-    s.args = {s.tensor(g), Sample::ints(in), Argument::integer(d), Argument::integer(start), Argument::integer(end), Argument::integer(step)};
+    Ints grad = in;
+    grad[d] = (end - start + step - 1) / step;
+    s.args = {s.tensor(grad), Sample::ints(in), Argument::integer(d), Argument::integer(start), Argument::integer(end), Argument::integer(step)};
   };
   g["aten.select_backward.default"] = [](Sample& s) {
     Ints in = s.shape(1);
     int64_t d = s.pick(0, in.size() - 1);
-    Ints g = in;
-    g.erase(g.begin() + d);
-    s.args = {s.tensor(g), Sample::ints(in), Argument::integer(d), Argument::integer(s.pick(0, in[d] - 1))};
+    Ints grad = in;
+    grad.erase(grad.begin() + d);
+    s.args = {s.tensor(grad), Sample::ints(in), Argument::integer(d), Argument::integer(s.pick(0, in[d] - 1))};
   };
   g["aten.max_pool2d_with_indices_backward.default"] = [](Sample& s) {
     Ints shape = {s.pick(1, 2), s.pick(1, 3), s.pick(4, 8), s.pick(4, 8)};

@@ -353,9 +353,7 @@ class JointBuilder {
   }
 
   static Diagnostic error(const Node* n, std::string message) {
-    Diagnostic d;
-    d.message = "joint graph: node " + n->name() + ": " + std::move(message);
-    return d;
+    return error_message("joint graph: node " + n->name() + ": " + std::move(message));
   }
 
   const GraphModule& forward_;

@@ -27,9 +27,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--rtol", a->options.rtol, "relative tolerance")->check(CLI::NonNegativeNumber);
   cmd->callback([a, &exit_code] {
     if (a->fw.empty() != a->bw.empty()) {
-      Diagnostic d;
-      d.message = "check: --fw and --bw go together";
-      exit_code = report({d});
+      exit_code = report({error_message("check: --fw and --bw go together")});
       return;
     }
     Expected<GraphModule> joint = load_graph(a->joint);

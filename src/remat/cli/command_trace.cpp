@@ -70,11 +70,7 @@ void add_trace_command(CLI::App& app, int& exit_code) {
       exit_code = kExitOk;
       return;
     }
-    auto fail = [&](std::string message) {
-      Diagnostic d;
-      d.message = std::move(message);
-      exit_code = report({d});
-    };
+    auto fail = [&](std::string message) { exit_code = report({error_message(std::move(message))}); };
     const models::ModelInfo* model = models::find_model(a->model);
     if (!model) {
       fail(a->model.empty() ? "trace: --model is required (see remat trace --list)"

@@ -7,12 +7,6 @@
 namespace remat::exec {
 namespace {
 
-Diagnostic error(std::string message) {
-  Diagnostic d;
-  d.message = std::move(message);
-  return d;
-}
-
 std::optional<c10::MemoryFormat> to_memory_format(MemoryFormat m) {
   switch (m) {
     case MemoryFormat::Contiguous:
@@ -123,7 +117,7 @@ Expected<c10::IValue> to_ivalue(const Argument& arg, const c10::Argument& schema
       }
       if (arg.is(ArgKind::MemoryFormat)) {
         auto f = to_memory_format(arg.as_memory_format());
-        if (!f) return error("unsupported memory format");
+        if (!f) return error_message("unsupported memory format");
         return c10::IValue(static_cast<int64_t>(*f));
       }
       if (arg.is(ArgKind::Layout)) return c10::IValue(static_cast<int64_t>(c10::Layout::Strided));
@@ -140,11 +134,11 @@ Expected<c10::IValue> to_ivalue(const Argument& arg, const c10::Argument& schema
         size_t n = schema_arg.N().value_or(1);
         return c10::IValue(std::vector<int64_t>(n, arg.as_int()));
       }
-      if (!arg.is_sequence()) return error("expected a list for " + schema_arg.name());
+      if (!arg.is_sequence()) return error_message("expected a list for " + schema_arg.name());
       if (element->kind() == c10::TypeKind::BoolType) {
         c10::List<bool> v;
         for (const Argument& e : arg.elements()) v.push_back(e.as_bool());
-        if (schema_arg.N() && static_cast<int64_t>(v.size()) != *schema_arg.N()) return error("expected " + std::to_string(*schema_arg.N()) + " booleans for " + schema_arg.name());
+        if (schema_arg.N() && static_cast<int64_t>(v.size()) != *schema_arg.N()) return error_message("expected " + std::to_string(*schema_arg.N()) + " booleans for " + schema_arg.name());
         return c10::IValue(v);
       }
       if (element->kind() == c10::TypeKind::IntType || element->kind() == c10::TypeKind::SymIntType) {
@@ -168,7 +162,7 @@ Expected<c10::IValue> to_ivalue(const Argument& arg, const c10::Argument& schema
         }
         return c10::IValue(v);
       }
-      return error("unsupported list type " + type->str() + " for " + schema_arg.name());
+      return error_message("unsupported list type " + type->str() + " for " + schema_arg.name());
     }
     default:
       break;
@@ -177,7 +171,7 @@ Expected<c10::IValue> to_ivalue(const Argument& arg, const c10::Argument& schema
   if (arg.is(ArgKind::Int)) return c10::IValue(arg.as_int());
   if (arg.is(ArgKind::Float)) return c10::IValue(arg.as_float());
   if (arg.is(ArgKind::Bool)) return c10::IValue(arg.as_bool());
-  return error("cannot pass a " + std::string(arg_kind_name(arg.kind())) + " as " + type->str() + " " + schema_arg.name());
+  return error_message("cannot pass a " + std::string(arg_kind_name(arg.kind())) + " as " + type->str() + " " + schema_arg.name());
 }
 
 Expected<std::vector<c10::IValue>> call_aten(const c10::OperatorHandle& op,
@@ -186,7 +180,7 @@ Expected<std::vector<c10::IValue>> call_aten(const c10::OperatorHandle& op,
                                              const NodeValues& values) {
   const c10::FunctionSchema& schema = op.schema();
   const auto& params = schema.arguments();
-  if (args.size() > params.size()) return error(schema.name() + ": too many arguments");
+  if (args.size() > params.size()) return error_message(schema.name() + ": too many arguments");
   std::vector<c10::IValue> stack;
   stack.reserve(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
@@ -197,7 +191,7 @@ Expected<std::vector<c10::IValue>> call_aten(const c10::OperatorHandle& op,
       }
     }
     if (!given) {
-      if (!params[i].default_value()) return error(schema.name() + ": missing argument " + params[i].name());
+      if (!params[i].default_value()) return error_message(schema.name() + ": missing argument " + params[i].name());
       stack.push_back(*params[i].default_value());
       continue;
     }
@@ -208,7 +202,7 @@ Expected<std::vector<c10::IValue>> call_aten(const c10::OperatorHandle& op,
   try {
     op.callBoxed(&stack);
   } catch (const c10::Error& e) {
-    return error(schema.name() + ": " + e.what_without_backtrace());
+    return error_message(schema.name() + ": " + e.what_without_backtrace());
   }
   return stack;
 }

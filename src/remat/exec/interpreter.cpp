@@ -12,9 +12,7 @@ namespace remat::exec {
 namespace {
 
 Diagnostic node_error(const Node& n, std::string message) {
-  Diagnostic d;
-  d.message = "node " + n.name() + " (" + std::string(n.target().view()) + "): " + std::move(message);
-  return d;
+  return error_message("node " + n.name() + " (" + std::string(n.target().view()) + "): " + std::move(message));
 }
 
 std::optional<int64_t> as_int(const c10::IValue& v) {

@@ -13,12 +13,6 @@
 namespace remat::exec {
 namespace {
 
-Diagnostic error(std::string message) {
-  Diagnostic d;
-  d.message = std::move(message);
-  return d;
-}
-
 bool is_tangent(const Node* p) { return p->name().find("tangents") != std::string::npos; }
 
 Comparison compare(std::string what, const c10::IValue& expected, const c10::IValue& actual,
@@ -141,7 +135,7 @@ Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& 
   std::vector<size_t> primal_index, tangent_index;
   for (size_t i = 0; i < placeholders.size(); ++i) (is_tangent(placeholders[i]) ? tangent_index : primal_index).push_back(i);
   if (outputs.size() != num_fwd + primal_index.size()) {
-    return error("not a joint graph: " + std::to_string(outputs.size()) + " outputs for " + std::to_string(num_fwd) +
+    return error_message("not a joint graph: " + std::to_string(outputs.size()) + " outputs for " + std::to_string(num_fwd) +
                  " forward outputs and " + std::to_string(primal_index.size()) + " primals");
   }
   // The reference: autograd through the forward part, on the same primals and tangents.
@@ -177,7 +171,7 @@ Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& 
     try {
       grads = torch::autograd::grad(roots, wrt, tangents, /*retain_graph=*/false, /*create_graph=*/false, /*allow_unused=*/true);
     } catch (const c10::Error& e) {
-      return error(std::string("libtorch autograd failed: ") + e.what_without_backtrace());
+      return error_message(std::string("libtorch autograd failed: ") + e.what_without_backtrace());
     }
   }
   for (size_t k = 0; k < primal_index.size(); ++k) {
@@ -200,7 +194,7 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
   std::vector<c10::IValue> primals, tangents;
   for (size_t i = 0; i < placeholders.size(); ++i) (is_tangent(placeholders[i]) ? tangents : primals).push_back((*inputs)[i]);
   if (forward.graph().placeholders().size() != primals.size()) {
-    return error("the forward graph takes " + std::to_string(forward.graph().placeholders().size()) + " inputs; the joint graph has " + std::to_string(primals.size()) + " primals");
+    return error_message("the forward graph takes " + std::to_string(forward.graph().placeholders().size()) + " inputs; the joint graph has " + std::to_string(primals.size()) + " primals");
   }
   auto fw_out = run_seeded(forward, primals, o, {});
   if (!fw_out) return std::move(fw_out).take_errors();
@@ -208,13 +202,13 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
   std::vector<Node*> bw_placeholders = backward.graph().placeholders();
   size_t saved = 0;
   for (const Node* p : bw_placeholders) saved += !is_tangent(p);
-  if (saved > fw_out->size()) return error("the backward graph reads more saved values than the forward graph returns");
+  if (saved > fw_out->size()) return error_message("the backward graph reads more saved values than the forward graph returns");
   size_t num_real = fw_out->size() - saved;
   std::vector<c10::IValue> bw_inputs;
   size_t next_saved = num_real, next_tangent = 0;
   for (const Node* p : bw_placeholders) {
     if (is_tangent(p)) {
-      if (next_tangent >= tangents.size()) return error("the backward graph takes more tangents than the joint graph has");
+      if (next_tangent >= tangents.size()) return error_message("the backward graph takes more tangents than the joint graph has");
       bw_inputs.push_back(tangents[next_tangent++]);
     } else {
       bw_inputs.push_back((*fw_out)[next_saved++]);
@@ -225,7 +219,7 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
   size_t num_fwd = num_forward_outputs(joint);
   std::vector<Argument> outputs = joint.outputs();
   if (num_real != num_fwd || bw_out->size() + num_fwd != joint_out->size()) {
-    return error("the partition does not match the joint graph: forward returns " + std::to_string(num_real) +
+    return error_message("the partition does not match the joint graph: forward returns " + std::to_string(num_real) +
                  " outputs (joint: " + std::to_string(num_fwd) + "), backward " + std::to_string(bw_out->size()) +
                  " gradients (joint: " + std::to_string(joint_out->size() - num_fwd) + ")");
   }

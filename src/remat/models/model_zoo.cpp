@@ -7,12 +7,6 @@
 namespace remat::models {
 namespace {
 
-Diagnostic error(std::string message) {
-  Diagnostic d;
-  d.message = std::move(message);
-  return d;
-}
-
 std::vector<std::string> split_list(std::string_view s) {
   std::vector<std::string> out;
   while (!s.empty()) {
@@ -41,7 +35,7 @@ Expected<CheckpointPlan> CheckpointPlan::parse(std::string_view text) {
       return p;
     }
   }
-  return error("bad checkpoint plan '" + std::string(text) + "' (expected none, each-layer or every:K with K >= 1)");
+  return error_message("bad checkpoint plan '" + std::string(text) + "' (expected none, each-layer or every:K with K >= 1)");
 }
 
 std::string CheckpointPlan::to_string() const {
@@ -86,13 +80,13 @@ Expected<trace::SacPolicy> policy_by_name(std::string_view name) {
   try {
     if (name.starts_with("save-ops:")) return SacPolicy::save_ops(split_list(name.substr(9)));
   } catch (const std::invalid_argument& e) {
-    return error(std::string("--policy: ") + e.what());
+    return error_message(std::string("--policy: ") + e.what());
   }
   if (name.starts_with("save-names:")) return SacPolicy::save_only_these_names(split_list(name.substr(11)));
   if (name.starts_with("save-all-but-names:")) return SacPolicy::save_all_but_these_names(split_list(name.substr(19)));
   std::string known;
   for (std::string_view p : policy_names()) known += (known.empty() ? "" : ", ") + std::string(p);
-  return error("unknown policy '" + std::string(name) + "' (known: " + known + ")");
+  return error_message("unknown policy '" + std::string(name) + "' (known: " + known + ")");
 }
 
 }  // namespace remat::models

@@ -76,9 +76,7 @@ bool accepts(const SchemaArg& a, const Argument& v) {
 }
 
 Diagnostic bind_error(const OpSchema& s, std::string message) {
-  Diagnostic d;
-  d.message = s.target() + ": " + std::move(message);
-  return d;
+  return error_message(s.target() + ": " + std::move(message));
 }
 
 }  // namespace

@@ -65,9 +65,7 @@ Expected<InferredOutputs> infer_outputs(const OpInfo& op, std::span<const Argume
   try {
     return op.infer(*call);
   } catch (const shape_rules::InferError& e) {
-    Diagnostic d;
-    d.message = op.target + ": " + e.what();
-    return d;
+    return error_message(op.target + ": " + e.what());
   }
 }
 

@@ -24,4 +24,10 @@ std::string format_all(const Diagnostics& diagnostics) {
   return out;
 }
 
+Diagnostic error_message(std::string message) {
+  Diagnostic d;
+  d.message = std::move(message);
+  return d;
+}
+
 }  // namespace remat

@@ -22,6 +22,9 @@ struct Diagnostic {
 
 using Diagnostics = std::vector<Diagnostic>;
 
+/// A diagnostic that has a message and no place (the caller may add the file).
+Diagnostic error_message(std::string message);
+
 /// Formats every diagnostic, one per line (plus source/caret lines where present).
 std::string format_all(const Diagnostics& diagnostics);
 

@@ -12,13 +12,9 @@ Expected<GraphModule> traced(const ModelOptions& options, std::string_view name,
     tracer.output(body(tracer));
     return tracer.finish();
   } catch (const trace::TraceError& e) {
-    Diagnostic d;
-    d.message = std::string(name) + ": " + e.what();
-    return d;
+    return error_message(std::string(name) + ": " + e.what());
   } catch (const std::invalid_argument& e) {
-    Diagnostic d;
-    d.message = std::string(name) + ": " + e.what();
-    return d;
+    return error_message(std::string(name) + ": " + e.what());
   }
 }
 
