@@ -12,6 +12,7 @@ PACKAGES=(
   libsimdjson-dev nlohmann-json3-dev libabsl-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev                        # ATen: schema and shape oracle in tests, executor
+  libboost-graph-dev                  # max-flow for the min-cut partitioner
 )
 
 missing=()

@@ -240,4 +240,14 @@ TEST(Cli, CheckRunsJointGraphsAndPartitions) {
 }
 #endif
 
+TEST(Cli, FlowReproducesPyTorchsCut) {
+  CliRun r = run("flow --json " + sample("ckpt_sin_mm_sigmoid_mincut_flow.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("{\"cut_value\": 210, \"source_side\": [\"source\", \"primals_1_in\"")) << r.out;
+  CliRun text = run("flow " + sample("mlp_relu_mincut_flow.json") + " --algorithm boykov-kolmogorov");
+  EXPECT_NE(text.out.find("cut value: 7883\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("cut edges (3): primals_5_in->primals_5_out relu_in->relu_out t_2_in->t_2_out"), std::string::npos) << text.out;
+  EXPECT_EQ(run("flow " + sample("mlp_relu_joint.json")).exit_code, 2);
+}
+
 }  // namespace

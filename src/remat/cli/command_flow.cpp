@@ -1,0 +1,85 @@
+// remat flow FILE: solves a flow-network file's minimum cut the way PyTorch's partitioner does.
+#include <fmt/format.h>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "remat/cli/commands.h"
+#include "remat/io/flow_network.h"
+#include "remat/io/json_text.h"
+#include "remat/partition/min_cut.h"
+#include "remat/support/file_io.h"
+#include "remat/support/float_repr.h"
+
+namespace remat::cli {
+namespace {
+
+std::string number_text(double v) {
+  if (std::isinf(v)) return "inf";
+  if (v == std::floor(v) && std::abs(v) < 1e18) return std::to_string(static_cast<int64_t>(v));
+  return python_float_repr(v);
+}
+
+}  // namespace
+
+void add_flow_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "flow",
+      "Solve the minimum cut of a flow-network file (fxgraph-json/1#flow): prints the cut value, "
+      "the source side (the maximal one, as PyTorch's partitioner takes it) and the cut edges.");
+  struct Args {
+    std::string file;
+    bool json = false;
+    std::string algorithm = "push-relabel";
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("file", a->file, "a flow-network file, or -")->required();
+  cmd->add_flag("--json", a->json, R"(print {"cut_value": ..., "source_side": [...]})");
+  cmd->add_option("--algorithm", a->algorithm, "max-flow algorithm: push-relabel or boykov-kolmogorov")
+      ->check(CLI::IsMember({"push-relabel", "boykov-kolmogorov"}));
+  cmd->callback([a, &exit_code] {
+    Expected<std::string> text = read_file(a->file);
+    if (!text) {
+      exit_code = report(text.errors());
+      return;
+    }
+    Expected<FlowNetwork> net = read_flow_json(*text, display_name(a->file));
+    if (!net) {
+      exit_code = report(net.errors());
+      return;
+    }
+    partition::FlowGraph g;
+    absl::flat_hash_map<std::string, int> index;
+    for (const std::string& v : net->nodes) index.emplace(v, g.add_vertex(v));
+    for (const FlowEdge& e : net->edges) g.add_edge(index.at(e.from), index.at(e.to), e.capacity);
+    auto algorithm = a->algorithm == "push-relabel" ? partition::MaxFlowAlgorithm::PushRelabel
+                                                    : partition::MaxFlowAlgorithm::BoykovKolmogorov;
+    partition::MinCut cut = partition::solve_min_cut(g, index.at(net->source), index.at(net->sink), algorithm);
+    std::vector<std::string> source_side;
+    for (int v = 0; v < g.num_vertices(); ++v) {
+      if (cut.source_side[v]) source_side.push_back(g.names()[v]);
+    }
+    if (a->json) {
+      std::string out = "{\"cut_value\": " + (cut.unbounded() ? std::string("\"inf\"") : number_text(cut.value)) + ", \"source_side\": [";
+      for (size_t i = 0; i < source_side.size(); ++i) {
+        if (i) out += ", ";
+        json::append_string(out, source_side[i]);
+      }
+      fmt::print("{}]}}\n", out);
+    } else {
+      fmt::print("cut value: {}\n", number_text(cut.value));
+      if (cut.unbounded()) {
+        std::vector<std::string> path;
+        for (int v : cut.infinite_path) path.push_back(g.names()[v]);
+        fmt::print("unbounded: every edge of this source-sink path is infinite: {}\n", fmt::join(path, " -> "));
+      } else {
+        fmt::print("source side ({} of {} vertices): {}\n", source_side.size(), g.num_vertices(), fmt::join(source_side, " "));
+        std::vector<std::string> edges;
+        for (int e : cut.cut_edges) edges.push_back(g.names()[g.edges()[e].from] + "->" + g.names()[g.edges()[e].to]);
+        fmt::print("cut edges ({}): {}\n", edges.size(), fmt::join(edges, " "));
+      }
+    }
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace remat::cli
