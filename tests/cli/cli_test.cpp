@@ -250,4 +250,27 @@ TEST(Cli, FlowReproducesPyTorchsCut) {
   EXPECT_EQ(run("flow " + sample("mlp_relu_joint.json")).exit_code, 2);
 }
 
+TEST(Cli, PartitionWritesGraphsAndAnExplainedReport) {
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_partition_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  std::string flow = (dir / "flow.json").string();
+  fs::create_directories(dir);
+  CliRun r = run("partition " + sample("mlp_relu_joint.json") + " -o " + (dir / "out").string() + " --explain --dump-flow " + flow);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("partition (min-cut): 3 saved values, 7168 bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cut value: 7883"), std::string::npos) << r.out;
+  for (const char* f : {"forward.json", "backward.json", "forward.txt", "backward.txt", "report.json", "report.txt"}) {
+    EXPECT_TRUE(fs::exists(dir / "out" / f)) << f;
+  }
+  std::string report = slurp_file((dir / "out" / "report.json").string());
+  EXPECT_NE(report.find("\"saved_bytes_total\": 7168"), std::string::npos) << report;
+  CliRun solved = run("flow " + flow);
+  EXPECT_NE(solved.out.find("cut value: 7883"), std::string::npos) << solved.out;
+  CliRun fallback = run("partition --strategy default " + sample("mlp_relu_joint.json"));
+  EXPECT_EQ(fallback.exit_code, 0);
+  EXPECT_NE(fallback.out.find("partition (default): 3 saved values"), std::string::npos) << fallback.out;
+  EXPECT_EQ(run("partition --strategy sideways " + sample("mlp_relu_joint.json")).exit_code, 2);
+  fs::remove_all(dir);
+}
+
 }  // namespace

@@ -10,6 +10,8 @@
 #include "remat/models/model_zoo.h"
 #include "remat/ops/op_builder.h"
 #include "remat/ops/op_registry.h"
+#include "remat/partition/default_partition.h"
+#include "remat/partition/min_cut_partition.h"
 #include "remat/support/file_io.h"
 #include "testing/golden.h"
 
@@ -119,6 +121,41 @@ TEST(Gradients, AWrongGradientIsCaught) {
   auto missing = exec::check_joint(*joint);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.errors()[0].message.find("node mul"), std::string::npos);
+}
+
+void expect_partitions_match(const GraphModule& joint, const std::string& what) {
+  auto min_cut = partition::min_cut_partition(joint);
+  ASSERT_TRUE(min_cut.ok()) << what << ": " << format_all(min_cut.errors());
+  auto report = exec::check_partition(joint, min_cut->graphs.forward, min_cut->graphs.backward);
+  ASSERT_TRUE(report.ok()) << what << " min-cut: " << format_all(report.errors());
+  EXPECT_TRUE(report->ok()) << what << " min-cut\n" << report->text();
+  auto fallback = partition::default_partition(joint);
+  ASSERT_TRUE(fallback.ok()) << what << ": " << format_all(fallback.errors());
+  auto default_report = exec::check_partition(joint, fallback->graphs.forward, fallback->graphs.backward);
+  ASSERT_TRUE(default_report.ok()) << what << " default: " << format_all(default_report.errors());
+  EXPECT_TRUE(default_report->ok()) << what << " default\n" << default_report->text();
+}
+
+TEST(Partitions, ComputeTheJointGraphsNumbers) {
+  for (const models::ModelInfo& info : models::all_models()) {
+    for (const char* plan : {"none", "each-layer", "every:2"}) {
+      for (const char* policy : {"recompute-all", "save-matmuls", "save-names:attn_out,mlp_hidden"}) {
+        models::ModelOptions o;
+        o.layers = 3;
+        o.checkpoint = *models::CheckpointPlan::parse(plan);
+        o.policy = policy;
+        auto forward = info.trace(o);
+        ASSERT_TRUE(forward.ok()) << info.name;
+        auto joint = autodiff::build_joint_graph(*forward);
+        ASSERT_TRUE(joint.ok()) << info.name;
+        expect_partitions_match(*joint, std::string(info.name) + " " + plan + " " + policy);
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+  for (const char* model : {"ckpt_sin_mm_sigmoid", "mlp_relu"}) {
+    expect_partitions_match(load(std::string(model) + "_joint.json"), model);
+  }
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   remat::cli::add_print_command(app, exit_code);
   remat::cli::add_trace_command(app, exit_code);
   remat::cli::add_flow_command(app, exit_code);
+  remat::cli::add_partition_command(app, exit_code);
 #ifdef REMAT_WITH_TORCH
   remat::cli::add_check_command(app, exit_code);
 #endif

@@ -1,0 +1,114 @@
+// remat partition FILE: split a joint graph into forward and backward graphs, with a report.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "remat/cli/commands.h"
+#include "remat/cli/graph_files.h"
+#include "remat/io/flow_network.h"
+#include "remat/io/graph_json.h"
+#include "remat/partition/default_partition.h"
+#include "remat/partition/min_cut_partition.h"
+#include "remat/print/printer.h"
+#include "remat/support/file_io.h"
+
+namespace remat::cli {
+namespace {
+
+FlowNetwork to_flow_file(const partition::FlowGraph& g, const partition::PartitionReport& report, const std::string& name) {
+  FlowNetwork f;
+  f.graph_name = name;
+  f.nodes = g.names();
+  for (const auto& e : g.edges()) f.edges.push_back({g.names()[e.from], g.names()[e.to], e.capacity});
+  f.cut_value = report.cut_value;
+  return f;
+}
+
+}  // namespace
+
+void add_partition_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "partition",
+      "Partition a joint graph into forward and backward graphs as PyTorch's partitioners do "
+      "(min-cut rematerialization or the default partition). Writes DIR/forward.json, "
+      "DIR/backward.json, their readable .txt twins, DIR/report.json and DIR/report.txt, and prints "
+      "the report: every saved value with its bytes and reason, every recomputed node and why.");
+  struct Args {
+    std::string file, out_dir, strategy = "min-cut", dump_flow;
+    bool explain = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("joint", a->file, "the joint graph (fxgraph-json or readable text)")->required();
+  cmd->add_option("--strategy", a->strategy, "min-cut or default")->check(CLI::IsMember({"min-cut", "default"}));
+  cmd->add_option("-o,--output-dir", a->out_dir, "where to write the graphs and the report");
+  cmd->add_flag("--explain", a->explain, "print the whole report (default: the summary line)");
+  cmd->add_option("--dump-flow", a->dump_flow, "write the min-cut flow network as an fxgraph-json/1#flow file");
+  cmd->callback([a, &exit_code] {
+    Expected<GraphModule> joint = load_graph(a->file);
+    if (!joint) {
+      exit_code = report(joint.errors());
+      return;
+    }
+    partition::ForwardBackward graphs;
+    partition::PartitionReport rep;
+    std::optional<partition::FlowGraph> network;
+    if (a->strategy == "default") {
+      auto p = partition::default_partition(*joint);
+      if (!p) {
+        exit_code = report(p.errors());
+        return;
+      }
+      std::vector<std::pair<std::string, std::string>> reasons;
+      for (const std::string& n : p->tags_changed) reasons.emplace_back(n, "checkpoint-region input (tag clean-up made it MUST_SAVE)");
+      rep = partition::describe_partition(*joint, p->graphs, "default", reasons);
+      rep.notes.push_back("forward region found by " + p->forward_region_rule);
+      graphs = std::move(p->graphs);
+    } else {
+      auto p = partition::min_cut_partition(*joint);
+      if (!p) {
+        Diagnostics errors = p.errors();
+        for (Diagnostic& d : errors) d.file = display_name(a->file);
+        exit_code = report(errors);
+        return;
+      }
+      rep = std::move(p->report);
+      graphs = std::move(p->graphs);
+      network = std::move(p->network);
+    }
+    if (!a->dump_flow.empty()) {
+      if (!network) {
+        exit_code = report({error_message("partition: --dump-flow needs --strategy min-cut")});
+        return;
+      }
+      Status s = write_file_atomic(a->dump_flow, write_flow_json(to_flow_file(*network, rep, joint->graph_name + "_flow")));
+      if (!s) {
+        exit_code = report(s.errors());
+        return;
+      }
+    }
+    if (!a->out_dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(a->out_dir, ec);
+      PrintOptions o = PrintOptions::readable();
+      std::vector<std::pair<std::string, std::string>> files = {
+          {"forward.json", write_graph_json(graphs.forward)},
+          {"backward.json", write_graph_json(graphs.backward)},
+          {"forward.txt", print_readable(graphs.forward, o).text + "\n"},
+          {"backward.txt", print_readable(graphs.backward, o).text + "\n"},
+          {"report.json", rep.json()},
+          {"report.txt", rep.text()}};
+      for (const auto& [name, text] : files) {
+        Status s = write_file_atomic((std::filesystem::path(a->out_dir) / name).string(), text);
+        if (!s) {
+          exit_code = report(s.errors());
+          return;
+        }
+      }
+    }
+    std::string text = rep.text();
+    fmt::print("{}", a->explain ? text : text.substr(0, text.find('\n') + 1));
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace remat::cli

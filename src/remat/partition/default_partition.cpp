@@ -1,0 +1,71 @@
+#include "remat/partition/default_partition.h"
+
+#include <absl/container/flat_hash_set.h>
+
+#include "remat/ir/graph.h"
+#include "remat/partition/node_info.h"
+#include "remat/partition/recompute_tags.h"
+
+namespace remat::partition {
+
+Expected<DefaultPartition> default_partition(const GraphModule& original) {
+  GraphModule joint = original.clone();
+  Graph& g = joint.graph();
+  DefaultPartition result;
+  if (has_recomputable_ops(g)) {
+    for (Node* n : cleanup_recompute_tags(g, /*is_default_partition=*/true)) result.tags_changed.push_back(n->name());
+  }
+  // The forward region: by tags up to the last forward-tagged node, else by dataflow.
+  absl::flat_hash_set<const Node*> forward;
+  const Node* last = nullptr;
+  for (const Node* n : g.nodes()) {
+    if (n->meta.partitioner_tag == PartitionerTag::IsForward || (n->op() == OpKind::Placeholder && !is_tangent(*n))) last = n;
+  }
+  bool tagged = false;
+  for (const Node* n : g.nodes()) tagged = tagged || n->meta.partitioner_tag.has_value();
+  if (tagged) {
+    result.forward_region_rule = "partitioner tags";
+    for (const Node* n : g.nodes()) {
+      if (!is_tangent(*n) && n->op() != OpKind::Output) forward.insert(n);
+      if (n == last) break;
+    }
+  } else {
+    result.forward_region_rule = "dataflow from the primals to the forward outputs";
+    forward = forward_dataflow_nodes(joint);
+  }
+  std::vector<const Node*> saved, saved_sym;
+  absl::flat_hash_set<const Node*> seen;
+  for (const Node* n : g.nodes()) {
+    if (!forward.contains(n)) continue;
+    if (n->meta.sym_value() && n->op() != OpKind::Placeholder) {
+      if (seen.insert(n).second) saved_sym.push_back(n);
+      continue;
+    }
+    bool multi_output_parent = !n->users().empty();
+    for (const Node* u : n->users()) multi_output_parent = multi_output_parent && u->target().view() == "operator.getitem";
+    if (multi_output_parent) continue;
+    if (n->meta.recompute == CheckpointPolicy::MustSave) {
+      if (seen.insert(n).second) saved.push_back(n);
+      continue;
+    }
+    std::vector<const Node*> bw_users;
+    for (const Node* u : n->users()) {
+      if (u->op() != OpKind::Output && !forward.contains(u)) bw_users.push_back(u);
+    }
+    bool only_sym_users = true;
+    for (const Node* u : bw_users) only_sym_users = only_sym_users && u->meta.sym_value().has_value();
+    if (only_sym_users) {
+      for (const Node* u : bw_users) {
+        if (seen.insert(u).second) saved_sym.push_back(u);
+      }
+      continue;
+    }
+    if (!must_recompute(*n) && seen.insert(n).second) saved.push_back(n);
+  }
+  auto graphs = extract_forward_backward(joint, saved, saved_sym);
+  if (!graphs) return std::move(graphs).take_errors();
+  result.graphs = std::move(*graphs);
+  return result;
+}
+
+}  // namespace remat::partition

@@ -1,0 +1,186 @@
+#include "remat/partition/extract.h"
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+
+#include "remat/ir/dead_code.h"
+#include "remat/ir/graph.h"
+#include "remat/support/assert.h"
+
+namespace remat::partition {
+namespace {
+
+// The subgraph of `joint` computable from `inputs` that produces `outputs` (spec §8.1): a
+// call_function is copied when every node it reads is available; then dead code goes.
+Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vector<const Node*>& inputs,
+                                       const std::vector<Argument>& outputs, std::string_view what,
+                                       PartitionerTag invalid_tag) {
+  GraphModule m;
+  m.class_name = "GraphModule";
+  Graph& g = m.graph();
+  absl::flat_hash_map<const Node*, Node*> env;
+  for (const Node* in : inputs) {
+    Node* p = g.create_node_exact(OpKind::Placeholder, InternedString(in->name()), in->name());
+    REMAT_ASSERT(p != nullptr) << "duplicate input " << in->name();
+    p->meta = in->meta;
+    env[in] = p;
+  }
+  for (const Node* n : joint.graph().nodes()) {
+    if (n->op() != OpKind::CallFunction || env.contains(n)) continue;
+    if (n->meta.partitioner_tag == invalid_tag) continue;
+    bool available = true;
+    for (Node* in : n->input_nodes()) available = available && env.contains(in);
+    if (!available) continue;
+    std::vector<Argument> args(n->args().begin(), n->args().end());
+    for (Argument& a : args) map_nodes(a, [&](Node* x) { return env.at(x); });
+    std::vector<Kwarg> kwargs(n->kwargs().begin(), n->kwargs().end());
+    for (Kwarg& kw : kwargs) map_nodes(kw.value, [&](Node* x) { return env.at(x); });
+    Node* c = g.create_node_exact(OpKind::CallFunction, n->target(), n->name(), std::move(args), std::move(kwargs));
+    REMAT_ASSERT(c != nullptr) << "name taken twice: " << n->name();
+    c->meta = n->meta;
+    env[n] = c;
+  }
+  std::vector<Argument> out;
+  for (const Argument& a : outputs) {
+    Argument copy = a;
+    bool ok = true;
+    for_each_node(copy, [&](Node* x) { ok = ok && env.contains(x); });
+    if (!ok) {
+      std::string name;
+      for_each_node(copy, [&](Node* x) { name = x->name(); });
+      return error_message("the " + std::string(what) + " graph cannot compute its output " + name +
+                           " from its inputs");
+    }
+    map_nodes(copy, [&](Node* x) { return env.at(x); });
+    out.push_back(std::move(copy));
+  }
+  g.output(Argument::list(std::move(out)));
+  eliminate_dead_code(g);
+  return m;
+}
+
+// Spec §8.5: each node from the first tangent use onwards is preceded by its not yet placed
+// inputs, so recomputed forward chains land right before their first use.
+void reorder_like_autograd(Graph& g) {
+  std::vector<Node*> order;
+  absl::flat_hash_set<Node*> placed;
+  Node* first_bw = nullptr;
+  for (Node* n : g.nodes()) {
+    if (n->op() == OpKind::Placeholder) continue;
+    bool reads_tangent = false;
+    for (Node* in : n->input_nodes()) reads_tangent = reads_tangent || (in->op() == OpKind::Placeholder && is_tangent(*in));
+    if (reads_tangent) {
+      first_bw = n;
+      break;
+    }
+  }
+  if (!first_bw) return;
+  std::vector<Node*> originals;
+  for (Node* n : g.nodes()) originals.push_back(n);
+  auto place = [&](auto&& self, Node* n) -> void {
+    if (placed.contains(n) || n->op() == OpKind::Placeholder) return;
+    std::vector<Node*> inputs = n->input_nodes();
+    std::sort(inputs.begin(), inputs.end(), [](Node* a, Node* b) { return a->is_before(b); });
+    for (Node* in : inputs) self(self, in);
+    placed.insert(n);
+    order.push_back(n);
+  };
+  bool started = false;
+  for (Node* n : originals) {
+    started = started || n == first_bw;
+    if (started) place(place, n);
+  }
+  // Nodes before the first backward node that nothing placed keep their relative order in front.
+  std::vector<Node*> front;
+  for (Node* n : originals) {
+    if (n->op() != OpKind::Placeholder && !placed.contains(n)) front.push_back(n);
+  }
+  Node* anchor = nullptr;
+  for (Node* n : g.nodes()) {
+    if (n->op() != OpKind::Placeholder) break;
+    anchor = n;
+  }
+  for (Node* n : front) {
+    if (anchor) g.move_after(n, anchor);
+    anchor = n;
+  }
+  for (Node* n : order) {
+    if (anchor) g.move_after(n, anchor);
+    anchor = n;
+  }
+}
+
+// Spec §8.6: every getitem right after its producer, keeping their relative order.
+void raise_getitems(Graph& g) {
+  std::vector<Node*> getitems;
+  for (Node* n : g.nodes()) {
+    if (n->target().view() == "operator.getitem" && !n->args().empty() && n->args()[0].is_node()) getitems.push_back(n);
+  }
+  for (auto it = getitems.rbegin(); it != getitems.rend(); ++it) g.move_after(*it, (*it)->args()[0].as_node());
+}
+
+}  // namespace
+
+bool is_tangent(const Node& n) {
+  return n.op() == OpKind::Placeholder && n.name().find("tangents") != std::string::npos;
+}
+
+size_t num_forward_outputs(const GraphModule& joint) {
+  if (joint.num_fwd_outputs) return static_cast<size_t>(*joint.num_fwd_outputs);
+  size_t primals = 0;
+  for (const Node* p : joint.graph().placeholders()) primals += !is_tangent(*p);
+  size_t outputs = joint.outputs().size();
+  return outputs >= primals ? outputs - primals : outputs;
+}
+
+Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
+                                                   const std::vector<const Node*>& saved_values,
+                                                   const std::vector<const Node*>& saved_symints) {
+  size_t num_fwd = num_forward_outputs(joint);
+  std::vector<Argument> outputs = joint.outputs();
+  std::vector<Argument> fwd_outputs(outputs.begin(), outputs.begin() + static_cast<long>(num_fwd));
+  std::vector<Argument> grads(outputs.begin() + static_cast<long>(num_fwd), outputs.end());
+  std::vector<const Node*> primals, tangents;
+  for (const Node* p : joint.graph().placeholders()) (is_tangent(*p) ? tangents : primals).push_back(p);
+
+  // A provisional backward tells which saved values are read at all.
+  auto bw_inputs = [&](const std::vector<const Node*>& values, const std::vector<const Node*>& syms) {
+    std::vector<const Node*> in = syms;
+    in.insert(in.end(), values.begin(), values.end());
+    in.insert(in.end(), tangents.begin(), tangents.end());
+    return in;
+  };
+  auto provisional = extract_subgraph(joint, bw_inputs(saved_values, saved_symints), grads, "backward", PartitionerTag::MustBeInForward);
+  if (!provisional) return std::move(provisional).take_errors();
+  auto used = [&](const std::vector<const Node*>& list) {
+    std::vector<const Node*> out;
+    for (const Node* v : list) {
+      const Node* p = provisional->graph().find(v->name());
+      if (p && !p->users().empty()) out.push_back(v);
+    }
+    return out;
+  };
+  ForwardBackward result;
+  std::vector<const Node*> values = used(saved_values), syms = used(saved_symints);
+  std::vector<Argument> fw_out = fwd_outputs;
+  for (const Node* v : values) fw_out.push_back(Argument::node(const_cast<Node*>(v)));
+  for (const Node* v : syms) fw_out.push_back(Argument::node(const_cast<Node*>(v)));
+  auto forward = extract_subgraph(joint, primals, fw_out, "forward", PartitionerTag::MustBeInBackward);
+  if (!forward) return std::move(forward).take_errors();
+  auto backward = extract_subgraph(joint, bw_inputs(values, syms), grads, "backward", PartitionerTag::MustBeInForward);
+  if (!backward) return std::move(backward).take_errors();
+  reorder_like_autograd(backward->graph());
+  raise_getitems(forward->graph());
+  raise_getitems(backward->graph());
+  forward->graph_name = joint.graph_name + "_fw";
+  backward->graph_name = joint.graph_name + "_bw";
+  forward->num_real_outputs = static_cast<int64_t>(num_fwd);
+  for (const Node* v : values) result.saved_values.push_back(v->name());
+  for (const Node* v : syms) result.saved_symints.push_back(v->name());
+  forward->saved_values = result.saved_values;
+  result.forward = std::move(*forward);
+  result.backward = std::move(*backward);
+  return result;
+}
+
+}  // namespace remat::partition

@@ -1,0 +1,375 @@
+#include "remat/partition/min_cut_partition.h"
+
+#include <cmath>
+#include <queue>
+
+#include "remat/ir/dead_code.h"
+#include "remat/ir/graph.h"
+#include "remat/ops/op_registry.h"
+#include "remat/partition/node_info.h"
+#include "remat/partition/recompute_tags.h"
+#include "remat/support/assert.h"
+
+namespace remat::partition {
+namespace {
+
+const OpInfo* op_of(const Node* n) { return n->op() == OpKind::CallFunction ? find_op(n->target().view()) : nullptr; }
+bool is_getitem(const Node* n) { return n->target().view() == "operator.getitem"; }
+bool is_view(const Node* n) {
+  const OpInfo* op = op_of(n);
+  return op && op->is(OpCategory::View);
+}
+bool is_random(const Node* n) {
+  const OpInfo* op = op_of(n);
+  return op && op->is(OpCategory::Random);
+}
+// recomputable_ops ∪ pointwise ∪ views (spec §6.5); getitem is in the list too.
+bool is_recomputable(const Node* n) {
+  if (is_getitem(n)) return true;
+  const OpInfo* op = op_of(n);
+  return op && (op->is(OpCategory::Recomputable) || op->is(OpCategory::Pointwise) || op->is(OpCategory::View));
+}
+bool is_fusible_op(const Node* n) { return is_recomputable(n) || is_random(n); }
+bool is_fusible(const Node* a, const Node* b) {
+  if (b->target().view() == "aten.cat.default") return true;
+  return is_fusible_op(a) && is_fusible_op(b);
+}
+bool is_materialized(const Node* n) {
+  if (n->op() == OpKind::Placeholder) return true;
+  for (const Node* u : n->users()) {
+    if (!is_fusible(n, u)) return true;
+  }
+  return false;
+}
+
+// --- CSE ---
+
+void append_key(std::string& key, const Argument& a) {
+  key += static_cast<char>('A' + static_cast<int>(a.kind()));
+  switch (a.kind()) {
+    case ArgKind::Node:
+      key += std::to_string(reinterpret_cast<uintptr_t>(a.as_node()));
+      break;
+    case ArgKind::Int:
+      key += std::to_string(a.as_int());
+      break;
+    case ArgKind::Float: {
+      double v = a.as_float();
+      key.append(reinterpret_cast<const char*>(&v), sizeof v);
+      break;
+    }
+    case ArgKind::Bool:
+      key += a.as_bool() ? '1' : '0';
+      break;
+    case ArgKind::String:
+    case ArgKind::Device:
+    case ArgKind::Op:
+    case ArgKind::Enum:
+    case ArgKind::SymInt:
+      key += a.as_text();
+      break;
+    case ArgKind::DType:
+      key += std::to_string(static_cast<int>(a.as_dtype()));
+      break;
+    case ArgKind::Layout:
+      key += std::to_string(static_cast<int>(a.as_layout()));
+      break;
+    case ArgKind::MemoryFormat:
+      key += std::to_string(static_cast<int>(a.as_memory_format()));
+      break;
+    case ArgKind::List:
+    case ArgKind::Tuple:
+    case ArgKind::Slice:
+      key += '[';
+      for (const Argument& e : a.elements()) {
+        append_key(key, e);
+        key += ',';
+      }
+      key += ']';
+      break;
+    case ArgKind::Dict:
+      key += '{';
+      for (const DictEntry& e : a.dict_entries()) {
+        key += e.key + ':';
+        append_key(key, e.value);
+        key += ',';
+      }
+      key += '}';
+      break;
+    default:
+      key += "?" + std::to_string(reinterpret_cast<uintptr_t>(&a));  // never equal
+  }
+  key += ';';
+}
+
+// --- the flow network ---
+
+class NetworkBuilder {
+ public:
+  NetworkBuilder(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config)
+      : joint_(joint), info_(info), config_(config) {}
+
+  FlowGraph& graph() { return g_; }
+  [[nodiscard]] const std::vector<BannedNode>& banned() const { return banned_list_; }
+  [[nodiscard]] bool is_banned(const Node* n) const { return banned_.contains(n); }
+
+  int vertex(const std::string& name) {
+    auto [it, fresh] = index_.try_emplace(name, 0);
+    if (fresh) it->second = g_.add_vertex(name);
+    return it->second;
+  }
+  void edge(const std::string& a, const std::string& b, double capacity, std::string why) {
+    int u = vertex(a), v = vertex(b);
+    g_.add_edge(u, v, capacity);
+    edge_reasons_.push_back(std::move(why));
+  }
+  [[nodiscard]] const std::string& reason(int e) const { return edge_reasons_[e]; }
+
+  void ban(const Node* n, std::string reason) {
+    if (is_view(n) || must_recompute(*n) || banned_.contains(n)) return;
+    banned_.insert(n);
+    banned_list_.push_back({n->name(), reason});
+    edge("source", n->name() + "_in", kInfiniteCapacity, "banned from recomputation: " + reason);
+  }
+
+  std::optional<std::string> should_ban(const Node* n) const {
+    if (n->op() != OpKind::CallFunction || is_getitem(n)) return std::nullopt;
+    if (n->meta.recompute == CheckpointPolicy::MustSave) return "marked MUST_SAVE";
+    if (config_.recompute_views && is_view(n)) return std::nullopt;
+    if (config_.ban_recompute_not_in_allowlist) {
+      if (!is_recomputable(n)) return "not in the recomputable-ops allowlist (" + std::string(n->target().view()) + ")";
+    } else if (is_random(n) || (op_of(n) && op_of(n)->is(OpCategory::ComputeIntensive))) {
+      return is_random(n) ? "random op" : "compute-intensive op";
+    }
+    if (config_.ban_recompute_materialized_backward && materialized_backwards(n)) return "its output is materialized in the backward";
+    if (config_.ban_recompute_reductions) {
+      int64_t inputs = 0;
+      for (const Argument& a : n->args()) {
+        if (a.is_node()) inputs += value_bytes(*a.as_node());
+      }
+      if (4 * value_bytes(*n) < inputs) return "reduction op (output under a quarter of its inputs)";
+    }
+    return std::nullopt;
+  }
+
+  double capacity(const Node* n) const {
+    if (n->meta.sym_value()) return 1;
+    if (!n->meta.tensor()) return kInfiniteCapacity;  // tuple parents: never saved themselves
+    if (config_.treat_parameters_as_free_to_save && info_.static_lifetime_inputs.contains(n)) return 0;
+    if (config_.recompute_views && is_view(n)) return kInfiniteCapacity;
+    int64_t dist = std::max<int64_t>(std::min<int64_t>(info_.dist_from_bw.at(n), 100), 1);
+    auto w = static_cast<double>(static_cast<int64_t>(static_cast<double>(value_bytes(*n)) * std::pow(1.1, static_cast<double>(dist))));
+    return is_materialized(n) ? w : 2 * w;
+  }
+
+  void build() {
+    for (const Node* n : joint_.graph().nodes()) {
+      if (n->op() == OpKind::Output) continue;
+      if (info_.required_bw.contains(n)) {
+        if (!info_.tangents_closure.contains(n)) {
+          edge(n->name() + "_out", "sink", kInfiniteCapacity, "must be computed in the backward");
+        } else {
+          edge(n->name() + "_in", "sink", kInfiniteCapacity, "depends on a tangent");
+          continue;
+        }
+      }
+      if (must_recompute(*n)) {
+        edge(n->name() + "_in", "sink", kInfiniteCapacity, "tagged for recomputation: cannot be saved");
+        continue;
+      }
+      if (n->op() == OpKind::Placeholder && !is_tangent(*n)) ban(n, "primal input");
+      else if (info_.is_required_fw(n)) {
+        if (auto reason = should_ban(n)) ban(n, *reason);
+      }
+      double c = capacity(n);
+      edge(n->name() + "_in", n->name() + "_out", c, std::isinf(c) ? "cannot be saved (not a tensor)" : "saving cost");
+      for (const Node* u : n->users()) edge(n->name() + "_out", u->name() + "_in", kInfiniteCapacity, "data dependency");
+    }
+    if (config_.ban_recompute_used_far_apart) ban_used_far_apart();
+    if (config_.ban_recompute_long_fusible_chains) ban_long_fusible_chains();
+  }
+
+ private:
+  bool materialized_backwards(const Node* n) const {
+    if (is_view(n)) return false;
+    std::vector<const Node*> todo = {n};
+    absl::flat_hash_set<const Node*> seen = {n};
+    while (!todo.empty()) {
+      const Node* cur = todo.back();
+      todo.pop_back();
+      for (const Node* u : cur->users()) {
+        if (!info_.is_required_fw(u) && !is_fusible(cur, u)) return true;
+        if (is_view(u) && seen.insert(u).second) todo.push_back(u);
+      }
+    }
+    return false;
+  }
+
+  using Entry = std::tuple<int64_t, const Node*, bool>;
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const { return std::get<0>(a) > std::get<0>(b); }
+  };
+
+  int64_t first_unfusible_use(const std::vector<const Node*>& start, int64_t max_range) const {
+    std::priority_queue<Entry, std::vector<Entry>, Later> heap;
+    absl::flat_hash_set<const Node*> pushed;
+    for (const Node* s : start) {
+      heap.emplace(info_.order(s), s, true);
+      pushed.insert(s);
+    }
+    while (!heap.empty()) {
+      auto [order, node, fusible] = heap.top();
+      heap.pop();
+      if (!fusible) return order;
+      for (const Node* u : node->users()) {
+        if (!info_.is_required_fw(u) || info_.order(u) > max_range || !pushed.insert(u).second) continue;
+        heap.emplace(info_.order(u), u, is_fusible(node, u));
+      }
+    }
+    return max_range;
+  }
+
+  void ban_used_far_apart() {
+    for (const Node* n : joint_.graph().nodes()) {
+      if (!info_.is_required_fw(n)) continue;
+      std::vector<const Node*> fw_users;
+      int64_t max_order = -1;
+      for (const Node* u : n->users()) {
+        if (!info_.is_required_fw(u)) continue;
+        fw_users.push_back(u);
+        max_order = std::max(max_order, info_.order(u));
+      }
+      if (fw_users.empty()) continue;
+      int64_t first = first_unfusible_use(fw_users, max_order);
+      for (const Node* u : fw_users) {
+        if (info_.order(u) > first && is_fusible(n, u) && !banned_.contains(u)) ban(u, "used far apart from " + n->name());
+      }
+    }
+  }
+
+  void ban_long_fusible_chains() {
+    absl::flat_hash_set<const Node*> visited;
+    for (const Node* start : joint_.graph().nodes()) {
+      if (!info_.is_required_fw(start)) continue;
+      int64_t start_order = info_.order(start);
+      std::priority_queue<std::pair<int64_t, const Node*>, std::vector<std::pair<int64_t, const Node*>>, std::greater<>> heap;
+      heap.emplace(start_order, start);
+      while (!heap.empty()) {
+        const Node* cur = heap.top().second;
+        heap.pop();
+        if (!visited.insert(cur).second) continue;
+        if (info_.order(cur) > start_order + 100 && heap.empty()) {
+          ban(cur, "ends a long chain of fusible ops");
+          break;
+        }
+        for (const Node* u : cur->users()) {
+          if (info_.is_required_fw(u) && is_fusible(cur, u) && !banned_.contains(u)) heap.emplace(info_.order(u), u);
+        }
+      }
+    }
+  }
+
+  const GraphModule& joint_;
+  const NodeInfo& info_;
+  const MinCutConfig& config_;
+  FlowGraph g_;
+  absl::flat_hash_map<std::string, int> index_;
+  std::vector<std::string> edge_reasons_;
+  absl::flat_hash_set<const Node*> banned_;
+  std::vector<BannedNode> banned_list_;
+};
+
+}  // namespace
+
+size_t eliminate_common_subexpressions(Graph& graph) {
+  absl::flat_hash_map<std::string, Node*> seen;
+  std::vector<Node*> duplicates;
+  for (Node* n : graph.nodes()) {
+    if (n->op() != OpKind::CallFunction || is_random(n)) continue;
+    std::string_view t = n->target().view();
+    if (t.starts_with("aten.empty")) continue;
+    std::string key(t);
+    key += '(';
+    for (const Argument& a : n->args()) append_key(key, a);
+    for (const Kwarg& kw : n->kwargs()) {
+      key += std::string(kw.key.view()) + '=';
+      append_key(key, kw.value);
+    }
+    auto [it, fresh] = seen.try_emplace(std::move(key), n);
+    if (!fresh) {
+      n->replace_all_uses_with(it->second);
+      duplicates.push_back(n);
+    }
+  }
+  for (auto it = duplicates.rbegin(); it != duplicates.rend(); ++it) graph.erase(*it);
+  return duplicates.size();
+}
+
+Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const MinCutConfig& config) {
+  GraphModule joint = original.clone();
+  Graph& g = joint.graph();
+  std::vector<std::string> notes;
+  eliminate_dead_code(g);
+  if (config.cse) {
+    size_t merged = eliminate_common_subexpressions(g);
+    if (merged) notes.push_back("common-subexpression elimination merged " + std::to_string(merged) + " nodes");
+  }
+  std::vector<std::pair<std::string, std::string>> reasons;
+  if (has_recomputable_ops(g)) {
+    for (Node* n : cleanup_recompute_tags(g, /*is_default_partition=*/false)) {
+      reasons.emplace_back(n->name(), "boundary between checkpoint regions (tag clean-up made it MUST_SAVE)");
+    }
+  }
+  NodeInfo info = classify_nodes(joint);
+  NetworkBuilder net(joint, info, config);
+  net.build();
+  FlowGraph& fg = net.graph();
+  MinCut cut = solve_min_cut(fg, net.vertex("source"), net.vertex("sink"), config.algorithm);
+  if (cut.unbounded()) {
+    std::string path;
+    for (size_t i = 0; i + 1 < cut.infinite_path.size(); ++i) {
+      int from = cut.infinite_path[i], to = cut.infinite_path[i + 1];
+      std::string why;
+      for (size_t e = 0; e < fg.edges().size(); ++e) {
+        if (fg.edges()[e].from == from && fg.edges()[e].to == to && std::isinf(fg.edges()[e].capacity)) why = net.reason(static_cast<int>(e));
+      }
+      path += "\n  " + fg.names()[from] + " -> " + fg.names()[to] + ": " + why;
+    }
+    return error_message("min-cut partition: no finite cut exists: every edge of this path is infinite (a value "
+                         "that can be neither saved nor recomputed):" + path);
+  }
+  std::vector<const Node*> saved, saved_sym;
+  absl::flat_hash_set<std::string> cut_names;
+  for (int e : cut.cut_edges) {
+    const std::string& from = fg.names()[fg.edges()[e].from];
+    const std::string& to = fg.names()[fg.edges()[e].to];
+    REMAT_ASSERT(from.ends_with("_in") && to == from.substr(0, from.size() - 3) + "_out") << "cut edge " << from << " -> " << to;
+    cut_names.insert(from.substr(0, from.size() - 3));
+  }
+  for (const Node* n : g.nodes()) {
+    if (!cut_names.contains(n->name())) continue;
+    (n->meta.sym_value() ? saved_sym : saved).push_back(n);
+  }
+  auto graphs = extract_forward_backward(joint, saved, saved_sym);
+  if (!graphs) return std::move(graphs).take_errors();
+  for (const Node* n : saved) {
+    bool already = false;
+    for (const auto& [name, why] : reasons) already = already || name == n->name();
+    if (already) continue;
+    std::string why = n->meta.recompute == CheckpointPolicy::MustSave ? "marked MUST_SAVE"
+                      : net.is_banned(n)                                ? "cheapest cut: recomputing it is banned"
+                                                                         : "cheapest cut: saving it costs less than recomputing what needs it";
+    if (n->op() == OpKind::Placeholder) why = "a primal the backward reads";
+    reasons.emplace_back(n->name(), why);
+  }
+  MinCutPartition result;
+  result.report = describe_partition(joint, *graphs, "min-cut", reasons);
+  result.report.cut_value = cut.value;
+  result.report.banned = net.banned();
+  result.report.notes = std::move(notes);
+  result.graphs = std::move(*graphs);
+  result.network = std::move(fg);
+  return result;
+}
+
+}  // namespace remat::partition

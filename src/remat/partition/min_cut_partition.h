@@ -1,0 +1,41 @@
+// PyTorch's min_cut_rematerialization_partition (aot-partition spec §6, current main): decide
+// what the forward saves by a minimum cut of a flow network built from the joint graph.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "remat/partition/extract.h"
+#include "remat/partition/min_cut.h"
+#include "remat/partition/partition_report.h"
+
+namespace remat::partition {
+
+/// The partitioner's switches, with PyTorch's defaults (spec §9).
+struct MinCutConfig {
+  bool cse = true;
+  bool ban_recompute_used_far_apart = true;
+  bool ban_recompute_long_fusible_chains = true;
+  bool ban_recompute_materialized_backward = true;
+  bool ban_recompute_not_in_allowlist = true;
+  bool ban_recompute_reductions = true;
+  bool recompute_views = false;
+  bool treat_parameters_as_free_to_save = true;
+  MaxFlowAlgorithm algorithm = MaxFlowAlgorithm::PushRelabel;
+};
+
+struct MinCutPartition {
+  ForwardBackward graphs;
+  PartitionReport report;
+  FlowGraph network;  ///< the network solved (for --dump-flow)
+};
+
+/// Partitions `joint`. An unbounded cut (a value that can be neither saved nor recomputed) is an
+/// error naming the nodes on the all-infinite path and why each edge is infinite.
+Expected<MinCutPartition> min_cut_partition(const GraphModule& joint, const MinCutConfig& config = {});
+
+/// Merges nodes with the same target and arguments (spec §6.1), keeping the first; random ops,
+/// placeholders and `empty` are never merged. Returns how many nodes it removed.
+size_t eliminate_common_subexpressions(Graph& graph);
+
+}  // namespace remat::partition

@@ -1,0 +1,84 @@
+#include "remat/partition/node_info.h"
+
+#include "remat/ir/graph.h"
+#include "remat/partition/extract.h"
+
+namespace remat::partition {
+
+absl::flat_hash_set<const Node*> forward_dataflow_nodes(const GraphModule& joint) {
+  absl::flat_hash_set<const Node*> computable;
+  for (const Node* n : joint.graph().nodes()) {
+    if (n->op() == OpKind::Placeholder) {
+      if (!is_tangent(*n)) computable.insert(n);
+      continue;
+    }
+    if (n->op() != OpKind::CallFunction) continue;
+    if (n->meta.partitioner_tag == PartitionerTag::MustBeInBackward) continue;
+    bool ok = true;
+    for (Node* in : n->input_nodes()) ok = ok && computable.contains(in);
+    if (ok) computable.insert(n);
+  }
+  absl::flat_hash_set<const Node*> needed;
+  std::vector<const Node*> stack;
+  std::vector<Argument> outputs = joint.outputs();
+  outputs.resize(num_forward_outputs(joint));
+  for (const Argument& a : outputs) for_each_node(a, [&](Node* n) { stack.push_back(n); });
+  for (const Node* p : joint.graph().placeholders()) {
+    if (!is_tangent(*p)) stack.push_back(p);
+  }
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (!computable.contains(n) || !needed.insert(n).second) continue;
+    for (Node* in : n->input_nodes()) stack.push_back(in);
+  }
+  return needed;
+}
+
+NodeInfo classify_nodes(const GraphModule& joint) {
+  NodeInfo info;
+  const Graph& g = joint.graph();
+  for (const Node* n : g.nodes()) {
+    if (is_tangent(*n) || n->meta.partitioner_tag == PartitionerTag::MustBeInBackward) info.required_bw.insert(n);
+    if (info.required_bw.contains(n)) {
+      for (const Node* u : n->users()) {
+        if (u->op() != OpKind::Output) info.required_bw.insert(u);
+      }
+    }
+  }
+  info.tangents_closure = info.required_bw;
+  std::vector<Argument> outputs = joint.outputs();
+  for (size_t i = num_forward_outputs(joint); i < outputs.size(); ++i) {
+    for_each_node(outputs[i], [&](Node* n) { info.required_bw.insert(n); });
+  }
+  info.required_fw = forward_dataflow_nodes(joint);
+  int64_t order = 0;
+  for (const Node* n : g.nodes()) {
+    if (n->op() == OpKind::Placeholder && !is_tangent(*n)) {
+      info.inputs.push_back(n);
+      std::string_view desc = n->meta.desc().is(ArgKind::String) ? n->meta.desc().as_text() : std::string_view();
+      if (desc.starts_with("ParamAOTInput") || desc.starts_with("BufferAOTInput")) info.static_lifetime_inputs.insert(n);
+    }
+    if (info.required_fw.contains(n)) info.fw_order[n] = order++;
+  }
+  // dist_from_bw, in reverse order: 1 = read directly by the backward, 10^9 = never.
+  std::vector<const Node*> nodes;
+  for (const Node* n : g.nodes()) nodes.push_back(n);
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    const Node* n = *it;
+    if (n->op() == OpKind::Output) {
+      info.dist_from_bw[n] = kFarFromBackward;
+      continue;
+    }
+    if (!info.required_fw.contains(n)) {
+      info.dist_from_bw[n] = 0;
+      continue;
+    }
+    int64_t d = kFarFromBackward;
+    for (const Node* u : n->users()) d = std::min(d, info.dist_from_bw.at(u) + 1);
+    info.dist_from_bw[n] = d;
+  }
+  return info;
+}
+
+}  // namespace remat::partition

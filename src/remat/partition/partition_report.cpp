@@ -1,0 +1,135 @@
+#include "remat/partition/partition_report.h"
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+#include <fmt/format.h>
+
+#include "remat/ir/graph.h"
+#include "remat/ops/op_registry.h"
+
+namespace remat::partition {
+namespace {
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Live bytes over one graph's schedule: inputs live from the start; a value dies after its last
+// user; returns the peak, and adds `carried` bytes that stay live throughout.
+int64_t peak_bytes(const Graph& g, int64_t carried) {
+  absl::flat_hash_map<const Node*, size_t> uses;
+  int64_t live = carried, peak = carried;
+  for (const Node* n : g.nodes()) {
+    uses[n] = n->users().size();
+    if (n->op() == OpKind::Placeholder) live += value_bytes(*n);
+  }
+  peak = std::max(peak, live);
+  for (const Node* n : g.nodes()) {
+    if (n->op() != OpKind::CallFunction) continue;
+    if (n->target().view() != "operator.getitem") live += value_bytes(*n);
+    peak = std::max(peak, live);
+    for (Node* in : n->input_nodes()) {
+      if (--uses[in] == 0 && in->target().view() != "operator.getitem") live -= value_bytes(*in);
+    }
+  }
+  return peak;
+}
+
+}  // namespace
+
+int64_t value_bytes(const Node& n) {
+  if (const TensorMeta* t = n.meta.tensor()) return t->nbytes().value_or(0);
+  int64_t total = 0;
+  if (const auto* tuple = n.meta.tensor_tuple()) {
+    for (const auto& e : *tuple) total += e ? e->nbytes().value_or(0) : 0;
+  }
+  return total;
+}
+
+PartitionReport describe_partition(const GraphModule& joint, const ForwardBackward& graphs, std::string strategy,
+                                   const std::vector<std::pair<std::string, std::string>>& reasons) {
+  PartitionReport r;
+  r.strategy = std::move(strategy);
+  absl::flat_hash_map<std::string, std::string> why(reasons.begin(), reasons.end());
+  for (const std::string& name : graphs.saved_values) {
+    const Node* n = joint.graph().find(name);
+    int64_t bytes = n ? value_bytes(*n) : 0;
+    auto it = why.find(name);
+    r.saved_values.push_back({name, bytes, it == why.end() ? "read by the backward" : it->second});
+    r.saved_bytes_total += bytes;
+  }
+  r.saved_symints = graphs.saved_symints;
+  // Recomputed: backward nodes that are forward nodes of the joint (tagged or in the forward).
+  absl::flat_hash_set<std::string> fw_names;
+  for (const Node* n : graphs.forward.graph().nodes()) fw_names.insert(n->name());
+  for (const Node* n : graphs.backward.graph().nodes()) {
+    if (n->op() != OpKind::CallFunction) continue;
+    const Node* j = joint.graph().find(n->name());
+    bool forward_node = fw_names.contains(n->name()) ||
+                        (j && (j->meta.partitioner_tag == PartitionerTag::IsForward));
+    if (!forward_node) continue;
+    std::string reason = j && j->meta.recompute && is_recompute(*j->meta.recompute)
+                             ? "tagged " + std::string(policy_name(*j->meta.recompute)) + " (checkpoint region " +
+                                   (j->meta.ac_graph_id() ? std::to_string(*j->meta.ac_graph_id()) : "-") + ")"
+                             : "cheaper to recompute from saved values than to save";
+    r.recomputed.push_back({n->name(), std::string(n->target().view()), reason});
+    r.recompute_flops += node_flops(*n);
+  }
+  int64_t fw_peak = peak_bytes(graphs.forward.graph(), 0);
+  int64_t bw_peak = peak_bytes(graphs.backward.graph(), 0);
+  r.peak_memory_bytes = std::max(fw_peak, bw_peak);
+  return r;
+}
+
+std::string PartitionReport::text() const {
+  std::string out = fmt::format("partition ({}): {} saved values, {} bytes; {} recomputed nodes, {} FLOPs\n", strategy,
+                                saved_values.size(), saved_bytes_total, recomputed.size(), recompute_flops);
+  if (cut_value) out += fmt::format("cut value: {}\n", *cut_value);
+  out += fmt::format("peak memory estimate (forward, then backward): {} bytes\n", peak_memory_bytes);
+  for (const std::string& n : notes) out += "note: " + n + "\n";
+  out += "saved:\n";
+  for (const SavedValue& v : saved_values) out += fmt::format("  {:<24} {:>12} bytes  {}\n", v.name, v.bytes, v.reason);
+  for (const std::string& s : saved_symints) out += fmt::format("  {:<24} {:>12}        symbolic size\n", s, "");
+  out += "recomputed in the backward:\n";
+  for (const RecomputedNode& n : recomputed) out += fmt::format("  {:<24} {:<32} {}\n", n.name, n.target, n.reason);
+  if (!banned.empty()) {
+    out += "banned from recomputation:\n";
+    for (const BannedNode& b : banned) out += fmt::format("  {:<24} {}\n", b.name, b.reason);
+  }
+  return out;
+}
+
+std::string PartitionReport::json() const {
+  std::string out = "{\n  \"strategy\": " + json_string(strategy) + ",\n  \"saved_values\": [";
+  for (size_t i = 0; i < saved_values.size(); ++i) {
+    const SavedValue& v = saved_values[i];
+    out += fmt::format("{}\n    {{\"name\": {}, \"bytes\": {}, \"reason\": {}}}", i ? "," : "", json_string(v.name), v.bytes, json_string(v.reason));
+  }
+  out += "\n  ],\n  \"saved_symints\": [";
+  for (size_t i = 0; i < saved_symints.size(); ++i) out += (i ? ", " : "") + json_string(saved_symints[i]);
+  out += fmt::format("],\n  \"saved_bytes_total\": {},\n  \"recomputed\": [", saved_bytes_total);
+  for (size_t i = 0; i < recomputed.size(); ++i) {
+    const RecomputedNode& n = recomputed[i];
+    out += fmt::format("{}\n    {{\"name\": {}, \"target\": {}, \"reason\": {}}}", i ? "," : "", json_string(n.name), json_string(n.target), json_string(n.reason));
+  }
+  out += "\n  ],\n  \"banned\": [";
+  for (size_t i = 0; i < banned.size(); ++i) {
+    out += fmt::format("{}\n    {{\"name\": {}, \"reason\": {}}}", i ? "," : "", json_string(banned[i].name), json_string(banned[i].reason));
+  }
+  out += "\n  ],\n";
+  if (cut_value) out += fmt::format("  \"cut_value\": {},\n", *cut_value);
+  out += fmt::format("  \"recompute_flops\": {},\n  \"peak_memory_bytes\": {},\n  \"notes\": [", recompute_flops, peak_memory_bytes);
+  for (size_t i = 0; i < notes.size(); ++i) out += (i ? ", " : "") + json_string(notes[i]);
+  return out + "]\n}\n";
+}
+
+}  // namespace remat::partition

@@ -1,0 +1,54 @@
+// PartitionReport: what a partition saves and recomputes, and why (architecture practice 9).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "remat/partition/extract.h"
+
+namespace remat::partition {
+
+struct SavedValue {
+  std::string name;
+  int64_t bytes = 0;
+  std::string reason;
+};
+struct RecomputedNode {
+  std::string name;
+  std::string target;
+  std::string reason;
+};
+struct BannedNode {
+  std::string name;
+  std::string reason;
+};
+
+struct PartitionReport {
+  std::string strategy;  ///< `default`, `min-cut`
+  std::vector<SavedValue> saved_values;
+  std::vector<std::string> saved_symints;
+  std::vector<RecomputedNode> recomputed;
+  std::vector<BannedNode> banned;
+  std::optional<double> cut_value;  ///< min-cut only
+  int64_t saved_bytes_total = 0;
+  int64_t recompute_flops = 0;
+  /// Peak of live tensor bytes running the forward then the backward, freeing each value after
+  /// its last use (inputs and saved values count while they live).
+  int64_t peak_memory_bytes = 0;
+  std::vector<std::string> notes;
+
+  [[nodiscard]] std::string text() const;
+  [[nodiscard]] std::string json() const;
+};
+
+/// Fills the parts every strategy shares: saved values' bytes (reasons from `reasons`, by name),
+/// the recomputed nodes (joint forward nodes the backward computes again), FLOPs and peak memory.
+PartitionReport describe_partition(const GraphModule& joint, const ForwardBackward& graphs, std::string strategy,
+                                   const std::vector<std::pair<std::string, std::string>>& reasons);
+
+/// Bytes of a node's value: tensor numel x itemsize (tuples: the sum), 0 for symbolic values.
+int64_t value_bytes(const Node& n);
+
+}  // namespace remat::partition

@@ -1,0 +1,177 @@
+// The partitioners on graphs the tracer builds: PyTorch's expectations (aot-partition spec §10)
+// where the zoo and the tracer express them, the report, unbounded cuts.
+#include <gtest/gtest.h>
+
+#include "remat/autodiff/joint_graph.h"
+#include "remat/ir/graph.h"
+#include "remat/ir/verify.h"
+#include "remat/partition/default_partition.h"
+#include "remat/partition/min_cut_partition.h"
+#include "remat/trace/checkpoint.h"
+
+namespace remat::partition {
+namespace {
+
+using namespace remat::trace;
+
+template <class Body>
+GraphModule joint_of(Body body) {
+  Tracer tracer;
+  tracer.output(body(tracer));
+  GraphModule fwd = tracer.finish();
+  auto joint = autodiff::build_joint_graph(fwd);
+  EXPECT_TRUE(joint.ok()) << (joint.ok() ? "" : format_all(joint.errors()));
+  return joint.ok() ? std::move(*joint) : GraphModule{};
+}
+
+MinCutPartition min_cut(const GraphModule& joint) {
+  auto p = min_cut_partition(joint);
+  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : format_all(p.errors()));
+  if (p.ok()) {
+    EXPECT_TRUE(verify(p->graphs.forward).empty());
+    EXPECT_TRUE(verify(p->graphs.backward).empty());
+  }
+  return p.ok() ? std::move(*p) : MinCutPartition{};
+}
+
+std::pair<size_t, size_t> ins_outs(const GraphModule& m) { return {m.graph().placeholders().size(), m.outputs().size()}; }
+
+size_t count(const GraphModule& m, std::string_view target) {
+  size_t k = 0;
+  for (const Node* n : m.graph().nodes()) k += n->target().view() == target;
+  return k;
+}
+
+std::vector<std::string> ops(const GraphModule& m) {
+  std::vector<std::string> out;
+  for (const Node* n : m.graph().nodes()) {
+    if (n->op() == OpKind::CallFunction) out.push_back(n->name());
+  }
+  return out;
+}
+
+TEST(MinCutPartitioner, CosChainsSaveOnlyTheInput) {
+  // spec §10.1: x.cos().cos().cos() -> fw (1, 2), bw (2, 1).
+  MinCutPartition p = min_cut(joint_of([](Tracer& t) {
+    Tensor x = t.input("x", {3}, DType::Float32, true);
+    return std::vector<Tensor>{cos(cos(cos(x)))};
+  }));
+  EXPECT_EQ(ins_outs(p.graphs.forward), (std::pair<size_t, size_t>{1, 2}));
+  EXPECT_EQ(ins_outs(p.graphs.backward), (std::pair<size_t, size_t>{2, 1}));
+  // (a+b+c+d).cos().cos() -> fw (4, 2), bw (2, 4).
+  MinCutPartition q = min_cut(joint_of([](Tracer& t) {
+    Tensor a = t.input("a", {3}, DType::Float32, true), b = t.input("b", {3}, DType::Float32, true);
+    Tensor c = t.input("c", {3}, DType::Float32, true), d = t.input("d", {3}, DType::Float32, true);
+    Tensor s = a + b;
+    s = s + c;
+    s = s + d;
+    return std::vector<Tensor>{cos(cos(s))};
+  }));
+  EXPECT_EQ(ins_outs(q.graphs.forward), (std::pair<size_t, size_t>{4, 2}));
+  EXPECT_EQ(ins_outs(q.graphs.backward), (std::pair<size_t, size_t>{2, 4}));
+}
+
+TEST(MinCutPartitioner, RecomputesCosFromThePrimal) {
+  // spec §10.2: the exact forward and backward of x.cos().cos().
+  MinCutPartition p = min_cut(joint_of([](Tracer& t) {
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true);
+    return std::vector<Tensor>{cos(cos(x))};
+  }));
+  EXPECT_EQ(ops(p.graphs.forward), (std::vector<std::string>{"cos", "cos_1"}));
+  EXPECT_EQ(p.graphs.saved_values, (std::vector<std::string>{"primals_1"}));
+  EXPECT_EQ(ops(p.graphs.backward), (std::vector<std::string>{"cos", "sin", "neg", "mul", "sin_1", "neg_1", "mul_1"}));
+  ASSERT_EQ(p.report.recomputed.size(), 1u);
+  EXPECT_EQ(p.report.recomputed[0].name, "cos");
+}
+
+TEST(MinCutPartitioner, RaisesGetitemsNextToTheirProducer) {
+  // spec §10.3: split recomputed in the backward, getitem_1 before getitem.
+  MinCutPartition p = min_cut(joint_of([](Tracer& t) {
+    Tensor x = t.input("x", {4}, DType::Float32, true);
+    std::vector<Tensor> y = x.split(2);
+    Tensor s = sin(y[0]);
+    Tensor c = cos(y[1]);
+    return std::vector<Tensor>{s + c};
+  }));
+  EXPECT_EQ(ops(p.graphs.backward),
+            (std::vector<std::string>{"split", "getitem_1", "getitem", "sin_1", "neg", "mul", "cos_1", "mul_1", "cat"}));
+}
+
+TEST(MinCutPartitioner, CheckpointedMatmulIsRecomputed) {
+  // spec §10.8: checkpoint(sigmoid(matmul(x, y))) -> fw mm = 1, bw mm = 3.
+  auto gn = [](Tensor x, Tensor y) { return sigmoid(matmul(x, y)); };
+  GraphModule joint = joint_of([&](Tracer& t) {
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
+    return std::vector<Tensor>{checkpoint(gn, x, y)};
+  });
+  for (bool use_default : {false, true}) {
+    ForwardBackward g;
+    if (use_default) {
+      auto d = default_partition(joint);
+      ASSERT_TRUE(d.ok()) << format_all(d.errors());
+      g = std::move(d->graphs);
+    } else {
+      g = min_cut(joint).graphs;
+    }
+    EXPECT_EQ(count(g.forward, "aten.mm.default"), 1u) << use_default;
+    EXPECT_EQ(count(g.backward, "aten.mm.default"), 3u) << use_default;
+  }
+}
+
+TEST(MinCutPartitioner, MustSaveAndMustRecomputePolicies) {
+  // spec §10.11: cos(sin(mm(mm(x, x), x))): fw mm = 2; MUST_RECOMPUTE mm -> bw mm = 6, MUST_SAVE -> 4.
+  for (auto [policy, bw_mm] : {std::pair{CheckpointPolicy::MustRecompute, 6u}, std::pair{CheckpointPolicy::MustSave, 4u}}) {
+    SacPolicy p = SacPolicy::from_fn([policy = policy](const SacContext& c) {
+      return c.target == "aten.mm.default" ? policy : CheckpointPolicy::PreferRecompute;
+    });
+    auto fn = [](Tensor x) { return cos(sin(mm(mm(x, x), x))); };
+    GraphModule joint = joint_of([&](Tracer& t) {
+      Tensor x = t.input("x", {4, 4}, DType::Float32, true);
+      return std::vector<Tensor>{checkpoint(selective(p, fn), x)};
+    });
+    MinCutPartition m = min_cut(joint);
+    EXPECT_EQ(count(m.graphs.forward, "aten.mm.default"), 2u);
+    EXPECT_EQ(count(m.graphs.backward, "aten.mm.default"), bw_mm) << policy_name(policy);
+  }
+}
+
+TEST(MinCutPartitioner, ReportExplainsEverySavedValue) {
+  MinCutPartition p = min_cut(joint_of([](Tracer& t) {
+    Tensor w = t.parameter("w", {8, 8});
+    Tensor x = t.input("x", {4, 8}, DType::Float32, true);
+    return std::vector<Tensor>{relu(mm(x, w))};
+  }));
+  ASSERT_FALSE(p.report.saved_values.empty());
+  int64_t total = 0;
+  for (const SavedValue& v : p.report.saved_values) {
+    EXPECT_FALSE(v.reason.empty()) << v.name;
+    total += v.bytes;
+  }
+  EXPECT_EQ(total, p.report.saved_bytes_total);
+  EXPECT_TRUE(p.report.cut_value.has_value());
+  std::string json = p.report.json();
+  for (const char* key : {"\"saved_values\"", "\"saved_bytes_total\"", "\"recomputed\"", "\"banned\"", "\"cut_value\""}) {
+    EXPECT_NE(json.find(key), std::string::npos) << key;
+  }
+  // The parameter is free to save (treat_parameters_as_free_to_save).
+  bool w_free = false;
+  for (const auto& e : p.network.edges()) {
+    w_free = w_free || (p.network.names()[e.from] == "primals_1_in" && p.network.names()[e.to] == "primals_1_out" && e.capacity == 0);
+  }
+  EXPECT_TRUE(w_free);
+}
+
+TEST(MinCutPartitioner, CommonSubexpressionsAreMerged) {
+  GraphModule joint = joint_of([](Tracer& t) {
+    Tensor x = t.input("x", {3}, DType::Float32, true);
+    Tensor a = sin(x);
+    Tensor b = sin(x);
+    return std::vector<Tensor>{a * b};
+  });
+  GraphModule copy = joint.clone();
+  EXPECT_GE(eliminate_common_subexpressions(copy.graph()), 1u);
+  EXPECT_TRUE(verify(copy).empty());
+}
+
+}  // namespace
+}  // namespace remat::partition
