@@ -144,6 +144,7 @@ TEST(Partitions, ComputeTheJointGraphsNumbers) {
         o.layers = 3;
         o.checkpoint = *models::CheckpointPlan::parse(plan);
         o.policy = policy;
+        o.dropout = 0.1;  // recomputed dropout must replay the forward's randomness
         auto forward = info.trace(o);
         ASSERT_TRUE(forward.ok()) << info.name;
         auto joint = autodiff::build_joint_graph(*forward);

@@ -1,6 +1,7 @@
 #include "remat/exec/interpreter.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/api/include/torch/version.h>
 
 #include <absl/container/flat_hash_map.h>
@@ -97,6 +98,38 @@ Status check_against_meta(const Node& n, const c10::IValue& v) {
   return {};
 }
 
+// The RNG wrappers of recomputed random ops (spec §8.4): run_and_save_rng_state(op, *args) returns
+// (the CPU generator's state before the op, the op's result); run_with_rng_state(state, op, *args)
+// runs the op from that state and leaves the generator where it was.
+Expected<c10::IValue> run_with_rng(const Node& n, bool with_state,
+                                   const absl::flat_hash_map<const Node*, c10::IValue>& values) {
+  std::span<const Argument> args = n.args();
+  size_t op_at = with_state ? 1 : 0;
+  if (args.size() <= op_at || !args[op_at].is(ArgKind::Op)) return node_error(n, "expects an operator argument");
+  auto op = find_aten_op(args[op_at].as_text());
+  if (!op) return node_error(n, "the installed ATen has no operator " + std::string(args[op_at].as_text()));
+  auto value_of = [&](const Node* x) -> c10::IValue { return values.at(x); };
+  at::Generator gen = at::detail::getDefaultCPUGenerator();
+  at::Tensor saved;
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    saved = gen.get_state();
+    if (with_state) {
+      if (!args[0].is_node() || !values.at(args[0].as_node()).isTensor()) return node_error(n, "expects an RNG state tensor");
+      gen.set_state(values.at(args[0].as_node()).toTensor());
+    }
+  }
+  auto out = call_aten(*op, args.subspan(op_at + 1), n.kwargs(), value_of);
+  if (!out) return node_error(n, out.errors().front().message);
+  c10::IValue result = op->schema().returns().size() == 1 ? std::move((*out)[0]) : c10::ivalue::Tuple::create(std::move(*out));
+  if (with_state) {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(saved);
+    return result;
+  }
+  return c10::IValue(c10::ivalue::Tuple::create({c10::IValue(saved), std::move(result)}));
+}
+
 }  // namespace
 
 Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
@@ -127,6 +160,10 @@ Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
           std::vector<c10::IValue> args;
           for (const Argument& a : n->args()) args.push_back(a.is_node() ? values.at(a.as_node()) : literal(a));
           auto r = run_builtin(*n, args);
+          if (!r) return std::move(r).take_errors();
+          result = std::move(*r);
+        } else if (target == "higher_order.run_and_save_rng_state" || target == "higher_order.run_with_rng_state") {
+          auto r = run_with_rng(*n, target == "higher_order.run_with_rng_state", values);
           if (!r) return std::move(r).take_errors();
           result = std::move(*r);
         } else {

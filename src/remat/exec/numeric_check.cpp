@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/autograd.h>
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
@@ -204,6 +205,13 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
   for (const Node* p : bw_placeholders) saved += !is_tangent(p);
   if (saved > fw_out->size()) return error_message("the backward graph reads more saved values than the forward graph returns");
   size_t num_real = fw_out->size() - saved;
+  // Saved values pair by name (the backward's placeholder is named after the forward value);
+  // otherwise by position after the forward's real outputs.
+  std::vector<Argument> fw_values = forward.outputs();
+  absl::flat_hash_map<std::string, size_t> by_name;
+  for (size_t i = num_real; i < fw_values.size(); ++i) {
+    if (fw_values[i].is_node()) by_name.emplace(fw_values[i].as_node()->name(), i);
+  }
   std::vector<c10::IValue> bw_inputs;
   size_t next_saved = num_real, next_tangent = 0;
   for (const Node* p : bw_placeholders) {
@@ -211,7 +219,9 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
       if (next_tangent >= tangents.size()) return error_message("the backward graph takes more tangents than the joint graph has");
       bw_inputs.push_back(tangents[next_tangent++]);
     } else {
-      bw_inputs.push_back((*fw_out)[next_saved++]);
+      auto it = by_name.find(p->name());
+      bw_inputs.push_back((*fw_out)[it != by_name.end() ? it->second : next_saved]);
+      ++next_saved;
     }
   }
   auto bw_out = run_seeded(backward, bw_inputs, o, {});

@@ -5,6 +5,7 @@
 #include "remat/ir/graph.h"
 #include "remat/partition/node_info.h"
 #include "remat/partition/recompute_tags.h"
+#include "remat/partition/rng_functionalization.h"
 
 namespace remat::partition {
 
@@ -64,6 +65,7 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
   }
   auto graphs = extract_forward_backward(joint, saved, saved_sym);
   if (!graphs) return std::move(graphs).take_errors();
+  result.rng_functionalized = functionalize_recomputed_rng(*graphs);
   result.graphs = std::move(*graphs);
   return result;
 }

@@ -8,6 +8,7 @@
 #include "remat/ops/op_registry.h"
 #include "remat/partition/node_info.h"
 #include "remat/partition/recompute_tags.h"
+#include "remat/partition/rng_functionalization.h"
 #include "remat/support/assert.h"
 
 namespace remat::partition {
@@ -362,6 +363,8 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
     if (n->op() == OpKind::Placeholder) why = "a primal the backward reads";
     reasons.emplace_back(n->name(), why);
   }
+  std::vector<std::string> rng = functionalize_recomputed_rng(*graphs);
+  for (const std::string& n : rng) notes.push_back("random op " + n + " is recomputed with the forward's RNG state (run_and_save_rng_state / run_with_rng_state)");
   MinCutPartition result;
   result.report = describe_partition(joint, *graphs, "min-cut", reasons);
   result.report.cut_value = cut.value;

@@ -1,0 +1,18 @@
+// Random ops the backward recomputes must draw what the forward drew (aot-partition spec §8.4,
+// the path for CPU and other non-graph-safe devices).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "remat/partition/extract.h"
+
+namespace remat::partition {
+
+/// For each random op present in both graphs (matched by name): the forward runs it under
+/// `higher_order.run_and_save_rng_state` and returns the state (named `rng_state_output_<k>`,
+/// before the saved symints); the backward takes that state as an input (before the first
+/// tangent) and runs the op under `higher_order.run_with_rng_state`. Returns the ops changed.
+std::vector<std::string> functionalize_recomputed_rng(ForwardBackward& graphs);
+
+}  // namespace remat::partition
