@@ -266,6 +266,9 @@ TEST(Cli, PartitionWritesGraphsAndAnExplainedReport) {
   EXPECT_NE(report.find("\"saved_bytes_total\": 7168"), std::string::npos) << report;
   CliRun solved = run("flow " + flow);
   EXPECT_NE(solved.out.find("cut value: 7883"), std::string::npos) << solved.out;
+  CliRun verified = run("partition --verify " + sample("ckpt_sin_mm_sigmoid_joint.json"));
+  EXPECT_EQ(verified.exit_code, 0);
+  EXPECT_NE(verified.out.find("verify: 0 violations"), std::string::npos) << verified.out;
   CliRun fallback = run("partition --strategy default " + sample("mlp_relu_joint.json"));
   EXPECT_EQ(fallback.exit_code, 0);
   EXPECT_NE(fallback.out.find("partition (default): 3 saved values"), std::string::npos) << fallback.out;

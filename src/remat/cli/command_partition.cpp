@@ -9,6 +9,7 @@
 #include "remat/io/graph_json.h"
 #include "remat/partition/default_partition.h"
 #include "remat/partition/min_cut_partition.h"
+#include "remat/partition/validity.h"
 #include "remat/print/printer.h"
 #include "remat/support/file_io.h"
 
@@ -35,13 +36,14 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       "the report: every saved value with its bytes and reason, every recomputed node and why.");
   struct Args {
     std::string file, out_dir, strategy = "min-cut", dump_flow;
-    bool explain = false;
+    bool explain = false, verify = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("joint", a->file, "the joint graph (fxgraph-json or readable text)")->required();
   cmd->add_option("--strategy", a->strategy, "min-cut or default")->check(CLI::IsMember({"min-cut", "default"}));
   cmd->add_option("-o,--output-dir", a->out_dir, "where to write the graphs and the report");
   cmd->add_flag("--explain", a->explain, "print the whole report (default: the summary line)");
+  cmd->add_flag("--verify", a->verify, "check the partition's invariants (exit 1 on a violation)");
   cmd->add_option("--dump-flow", a->dump_flow, "write the min-cut flow network as an fxgraph-json/1#flow file");
   cmd->callback([a, &exit_code] {
     Expected<GraphModule> joint = load_graph(a->file);
@@ -60,8 +62,10 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       }
       std::vector<std::pair<std::string, std::string>> reasons;
       for (const std::string& n : p->tags_changed) reasons.emplace_back(n, "checkpoint-region input (tag clean-up made it MUST_SAVE)");
+      for (const std::string& n : p->recompute_inputs) reasons.emplace_back(n, "read by a node the backward recomputes");
       rep = partition::describe_partition(*joint, p->graphs, "default", reasons);
       rep.notes.push_back("forward region found by " + p->forward_region_rule);
+      for (const std::string& n : p->rng_functionalized) rep.notes.push_back("random op " + n + " is recomputed with the forward's RNG state");
       graphs = std::move(p->graphs);
     } else {
       auto p = partition::min_cut_partition(*joint);
@@ -108,6 +112,12 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     std::string text = rep.text();
     fmt::print("{}", a->explain ? text : text.substr(0, text.find('\n') + 1));
     exit_code = kExitOk;
+    if (a->verify) {
+      std::vector<std::string> violations = partition::check_validity(*joint, graphs, rep);
+      for (const std::string& v : violations) fmt::print("violation: {}\n", v);
+      fmt::print("verify: {} violations\n", violations.size());
+      if (!violations.empty()) exit_code = kExitCheckFailed;
+    }
   });
 }
 

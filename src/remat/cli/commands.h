@@ -10,7 +10,7 @@ namespace remat::cli {
 /// Exit codes: 0 success, 1 internal failure, 2 bad input or usage (file:line:col printed).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 2;
-/// `remat check`: the numbers differ beyond tolerance.
+/// `remat check`: the numbers differ beyond tolerance; `remat partition --verify`: a violation.
 inline constexpr int kExitCheckFailed = 1;
 
 /// Prints every diagnostic to stderr and returns kExitBadInput.

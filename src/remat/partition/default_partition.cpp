@@ -1,5 +1,7 @@
 #include "remat/partition/default_partition.h"
 
+#include <algorithm>
+
 #include <absl/container/flat_hash_set.h>
 
 #include "remat/ir/graph.h"
@@ -63,6 +65,36 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
     }
     if (!must_recompute(*n) && seen.insert(n).second) saved.push_back(n);
   }
+  // Nodes left for recomputation must be computable in the backward: the inputs of a recomputed
+  // node that the backward reads are saved (PyTorch relies on the clean-up's case C for region
+  // inputs; a value inside a region with a non-recompute tag needs the same).
+  std::vector<const Node*> work;
+  for (const Node* n : g.nodes()) {
+    if (!forward.contains(n) || !must_recompute(*n)) continue;
+    for (const Node* u : n->users()) {
+      if (u->op() != OpKind::Output && !forward.contains(u)) {
+        work.push_back(n);
+        break;
+      }
+    }
+  }
+  absl::flat_hash_set<const Node*> replayed;
+  while (!work.empty()) {
+    const Node* n = work.back();
+    work.pop_back();
+    if (!replayed.insert(n).second) continue;
+    for (Node* in : n->input_nodes()) {
+      if (!forward.contains(in) || seen.contains(in)) continue;
+      bool tuple_parent = !in->meta.tensor() && in->meta.tensor_tuple();
+      if (must_recompute(*in) || tuple_parent) {
+        work.push_back(in);
+      } else if (seen.insert(in).second) {
+        saved.push_back(in);
+        result.recompute_inputs.push_back(in->name());
+      }
+    }
+  }
+  std::sort(saved.begin(), saved.end(), [](const Node* a, const Node* b) { return a->is_before(b); });
   auto graphs = extract_forward_backward(joint, saved, saved_sym);
   if (!graphs) return std::move(graphs).take_errors();
   result.rng_functionalized = functionalize_recomputed_rng(*graphs);

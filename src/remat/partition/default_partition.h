@@ -15,6 +15,7 @@ struct DefaultPartition {
   /// 1.13's, hand-built ones), "dataflow from the primals to the forward outputs".
   std::string forward_region_rule;
   std::vector<std::string> tags_changed;  ///< nodes the tag clean-up made MUST_SAVE
+  std::vector<std::string> recompute_inputs;  ///< saved because a recomputed node reads them
   std::vector<std::string> rng_functionalized;  ///< random ops recomputed with the forward's RNG state
 };
 

@@ -77,7 +77,10 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
     bool forward_node = fw_names.contains(n->name()) ||
                         (j && (j->meta.partitioner_tag == PartitionerTag::IsForward));
     if (!forward_node) continue;
-    std::string reason = j && j->meta.recompute && is_recompute(*j->meta.recompute)
+    const OpInfo* op = find_op(n->target().view());
+    std::string reason = j && j->meta.recompute == CheckpointPolicy::MustSave && op && op->is(OpCategory::View)
+                             ? "a view: recomputing it is free (PyTorch never bans views, MUST_SAVE ones included)"
+                         : j && j->meta.recompute && is_recompute(*j->meta.recompute)
                              ? "tagged " + std::string(policy_name(*j->meta.recompute)) + " (checkpoint region " +
                                    (j->meta.ac_graph_id() ? std::to_string(*j->meta.ac_graph_id()) : "-") + ")"
                              : "cheaper to recompute from saved values than to save";
