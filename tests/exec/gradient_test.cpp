@@ -159,5 +159,25 @@ TEST(Partitions, ComputeTheJointGraphsNumbers) {
   }
 }
 
+TEST(Partitions, EveryMemoryBudgetComputesTheJointGraphsNumbers) {
+  for (const char* model : {"gpt2", "convnet"}) {
+    models::ModelOptions o;
+    o.dropout = 0.1;
+    auto forward = models::find_model(model)->trace(o);
+    ASSERT_TRUE(forward.ok());
+    auto joint = autodiff::build_joint_graph(*forward);
+    ASSERT_TRUE(joint.ok());
+    for (double budget : {0.0, 0.2, 0.5, 0.8, 1.0}) {
+      partition::MinCutConfig c;
+      c.memory_budget = budget;
+      auto p = partition::min_cut_partition(*joint, c);
+      ASSERT_TRUE(p.ok()) << model << " " << budget << ": " << format_all(p.errors());
+      auto report = exec::check_partition(*joint, p->graphs.forward, p->graphs.backward);
+      ASSERT_TRUE(report.ok()) << model << " " << budget << ": " << format_all(report.errors());
+      EXPECT_TRUE(report->ok()) << model << " budget " << budget << "\n" << report->text();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace remat

@@ -7,6 +7,7 @@
 #include "remat/ir/verify.h"
 #include "remat/partition/default_partition.h"
 #include "remat/partition/min_cut_partition.h"
+#include "remat/partition/validity.h"
 #include "remat/trace/checkpoint.h"
 
 namespace remat::partition {
@@ -171,6 +172,37 @@ TEST(MinCutPartitioner, CommonSubexpressionsAreMerged) {
   GraphModule copy = joint.clone();
   EXPECT_GE(eliminate_common_subexpressions(copy.graph()), 1u);
   EXPECT_TRUE(verify(copy).empty());
+}
+
+TEST(MemoryBudget, ZeroSavesOnlyThePrimalsAndOneIsThePlainCut) {
+  GraphModule joint = joint_of([](Tracer& t) {
+    Tensor w1 = t.parameter("w1", {8, 8}), w2 = t.parameter("w2", {8, 8});
+    Tensor x = t.input("x", {4, 8}, DType::Float32, true);
+    Tensor h = relu(mm(x, w1));
+    return std::vector<Tensor>{sigmoid(mm(h, w2))};
+  });
+  MinCutConfig zero;
+  zero.memory_budget = 0;
+  auto p0 = min_cut_partition(joint, zero);
+  ASSERT_TRUE(p0.ok()) << format_all(p0.errors());
+  for (const std::string& s : p0->graphs.saved_values) EXPECT_TRUE(s.starts_with("primals_")) << s;
+  auto p1 = min_cut_partition(joint);
+  ASSERT_TRUE(p1.ok());
+  int64_t previous = -1;
+  for (int step = 0; step <= 10; ++step) {
+    MinCutConfig c;
+    c.memory_budget = step / 10.0;
+    auto p = min_cut_partition(joint, c);
+    ASSERT_TRUE(p.ok()) << step;
+    EXPECT_TRUE(check_validity(joint, p->graphs, p->report).empty() || step == 0) << step;
+    EXPECT_LE(p->report.saved_bytes_total, p1->report.saved_bytes_total) << step;
+    EXPECT_GE(p->report.saved_bytes_total, p0->report.saved_bytes_total) << step;
+    previous = p->report.saved_bytes_total;
+  }
+  EXPECT_EQ(previous, p1->report.saved_bytes_total);
+  MinCutConfig bad;
+  bad.memory_budget = 1.5;
+  EXPECT_FALSE(min_cut_partition(joint, bad).ok());
 }
 
 }  // namespace

@@ -35,7 +35,9 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       "DIR/backward.json, their readable .txt twins, DIR/report.json and DIR/report.txt, and prints "
       "the report: every saved value with its bytes and reason, every recomputed node and why.");
   struct Args {
-    std::string file, out_dir, strategy = "min-cut", dump_flow;
+    std::string file, out_dir, strategy = "min-cut", dump_flow, knapsack = "dp";
+    double budget = 1.0;
+    bool pareto = false;
     bool explain = false, verify = false;
   };
   auto a = std::make_shared<Args>();
@@ -43,6 +45,9 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--strategy", a->strategy, "min-cut or default")->check(CLI::IsMember({"min-cut", "default"}));
   cmd->add_option("-o,--output-dir", a->out_dir, "where to write the graphs and the report");
   cmd->add_flag("--explain", a->explain, "print the whole report (default: the summary line)");
+  cmd->add_option("--budget", a->budget, "activation memory budget in [0, 1] (min-cut; 1 = no budget)")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--knapsack", a->knapsack, "knapsack solver for the budget: dp, greedy or exact")->check(CLI::IsMember({"dp", "greedy", "exact"}));
+  cmd->add_flag("--pareto", a->pareto, "print saved bytes against recompute FLOPs for budgets 0, 0.1, ..., 1");
   cmd->add_flag("--verify", a->verify, "check the partition's invariants (exit 1 on a violation)");
   cmd->add_option("--dump-flow", a->dump_flow, "write the min-cut flow network as an fxgraph-json/1#flow file");
   cmd->callback([a, &exit_code] {
@@ -68,7 +73,26 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       for (const std::string& n : p->rng_functionalized) rep.notes.push_back("random op " + n + " is recomputed with the forward's RNG state");
       graphs = std::move(p->graphs);
     } else {
-      auto p = partition::min_cut_partition(*joint);
+      partition::MinCutConfig config;
+      config.memory_budget = a->budget;
+      config.knapsack = a->knapsack == "greedy" ? partition::KnapsackSolver::Greedy
+                        : a->knapsack == "exact" ? partition::KnapsackSolver::Exact
+                                                 : partition::KnapsackSolver::Dp;
+      if (a->pareto) {
+        fmt::print("{:>6} {:>14} {:>16} {:>8}\n", "budget", "saved bytes", "recompute FLOPs", "saved");
+        for (int step = 0; step <= 10; ++step) {
+          config.memory_budget = step / 10.0;
+          auto p = partition::min_cut_partition(*joint, config);
+          if (!p) {
+            exit_code = report(p.errors());
+            return;
+          }
+          fmt::print("{:>6.1f} {:>14} {:>16} {:>8}\n", config.memory_budget, p->report.saved_bytes_total, p->report.recompute_flops,
+                     p->report.saved_values.size());
+        }
+        config.memory_budget = a->budget;
+      }
+      auto p = partition::min_cut_partition(*joint, config);
       if (!p) {
         Diagnostics errors = p.errors();
         for (Diagnostic& d : errors) d.file = display_name(a->file);

@@ -46,10 +46,24 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vect
     bool ok = true;
     for_each_node(copy, [&](Node* x) { ok = ok && env.contains(x); });
     if (!ok) {
-      std::string name;
-      for_each_node(copy, [&](Node* x) { name = x->name(); });
-      return error_message("the " + std::string(what) + " graph cannot compute its output " + name +
-                           " from its inputs");
+      // Name the chain down to the value that is missing: neither an input nor computable.
+      const Node* missing = nullptr;
+      for_each_node(copy, [&](Node* x) {
+        if (!missing && !env.contains(x)) missing = x;
+      });
+      std::string chain = missing->name();
+      for (bool deeper = true; deeper;) {
+        deeper = false;
+        for (Node* in : missing->input_nodes()) {
+          if (env.contains(in)) continue;
+          missing = in;
+          chain += " <- " + in->name();
+          deeper = true;
+          break;
+        }
+      }
+      return error_message("the " + std::string(what) + " graph cannot compute " + chain + ": " + missing->name() +
+                           " is neither one of its inputs nor computable from them");
     }
     map_nodes(copy, [&](Node* x) { return env.at(x); });
     out.push_back(std::move(copy));

@@ -6,6 +6,7 @@
 #include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
 #include "remat/ops/op_registry.h"
+#include "remat/partition/knapsack.h"
 #include "remat/partition/node_info.h"
 #include "remat/partition/recompute_tags.h"
 #include "remat/partition/rng_functionalization.h"
@@ -107,8 +108,9 @@ void append_key(std::string& key, const Argument& a) {
 
 class NetworkBuilder {
  public:
-  NetworkBuilder(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config)
-      : joint_(joint), info_(info), config_(config) {}
+  NetworkBuilder(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config,
+                 const absl::flat_hash_set<const Node*>& dont_ban)
+      : joint_(joint), info_(info), config_(config), dont_ban_(dont_ban) {}
 
   FlowGraph& graph() { return g_; }
   [[nodiscard]] const std::vector<BannedNode>& banned() const { return banned_list_; }
@@ -127,7 +129,7 @@ class NetworkBuilder {
   [[nodiscard]] const std::string& reason(int e) const { return edge_reasons_[e]; }
 
   void ban(const Node* n, std::string reason) {
-    if (is_view(n) || must_recompute(*n) || banned_.contains(n)) return;
+    if (is_view(n) || must_recompute(*n) || banned_.contains(n) || dont_ban_.contains(n)) return;
     banned_.insert(n);
     banned_list_.push_back({n->name(), reason});
     edge("source", n->name() + "_in", kInfiniteCapacity, "banned from recomputation: " + reason);
@@ -273,6 +275,7 @@ class NetworkBuilder {
   const GraphModule& joint_;
   const NodeInfo& info_;
   const MinCutConfig& config_;
+  const absl::flat_hash_set<const Node*>& dont_ban_;
   FlowGraph g_;
   absl::flat_hash_map<std::string, int> index_;
   std::vector<std::string> edge_reasons_;
@@ -306,23 +309,20 @@ size_t eliminate_common_subexpressions(Graph& graph) {
   return duplicates.size();
 }
 
-Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const MinCutConfig& config) {
-  GraphModule joint = original.clone();
-  Graph& g = joint.graph();
-  std::vector<std::string> notes;
-  eliminate_dead_code(g);
-  if (config.cse) {
-    size_t merged = eliminate_common_subexpressions(g);
-    if (merged) notes.push_back("common-subexpression elimination merged " + std::to_string(merged) + " nodes");
-  }
-  std::vector<std::pair<std::string, std::string>> reasons;
-  if (has_recomputable_ops(g)) {
-    for (Node* n : cleanup_recompute_tags(g, /*is_default_partition=*/false)) {
-      reasons.emplace_back(n->name(), "boundary between checkpoint regions (tag clean-up made it MUST_SAVE)");
-    }
-  }
-  NodeInfo info = classify_nodes(joint);
-  NetworkBuilder net(joint, info, config);
+namespace {
+
+// One min-cut of the network built with `config` (ban heuristics) and `dont_ban`.
+struct Solved {
+  std::vector<const Node*> saved, saved_sym;
+  std::vector<BannedNode> banned;
+  absl::flat_hash_set<const Node*> banned_nodes;
+  double cut_value = 0;
+  FlowGraph network;
+};
+
+Expected<Solved> solve_once(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config,
+                            const absl::flat_hash_set<const Node*>& dont_ban) {
+  NetworkBuilder net(joint, info, config, dont_ban);
   net.build();
   FlowGraph& fg = net.graph();
   MinCut cut = solve_min_cut(fg, net.vertex("source"), net.vertex("sink"), config.algorithm);
@@ -339,7 +339,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
     return error_message("min-cut partition: no finite cut exists: every edge of this path is infinite (a value "
                          "that can be neither saved nor recomputed):" + path);
   }
-  std::vector<const Node*> saved, saved_sym;
+  Solved s;
   absl::flat_hash_set<std::string> cut_names;
   for (int e : cut.cut_edges) {
     const std::string& from = fg.names()[fg.edges()[e].from];
@@ -347,10 +347,112 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
     REMAT_ASSERT(from.ends_with("_in") && to == from.substr(0, from.size() - 3) + "_out") << "cut edge " << from << " -> " << to;
     cut_names.insert(from.substr(0, from.size() - 3));
   }
-  for (const Node* n : g.nodes()) {
+  for (const Node* n : joint.graph().nodes()) {
     if (!cut_names.contains(n->name())) continue;
-    (n->meta.sym_value() ? saved_sym : saved).push_back(n);
+    (n->meta.sym_value() ? s.saved_sym : s.saved).push_back(n);
   }
+  s.banned = net.banned();
+  for (const Node* n : joint.graph().nodes()) {
+    if (net.is_banned(n)) s.banned_nodes.insert(n);
+  }
+  s.cut_value = cut.value;
+  s.network = std::move(fg);
+  return s;
+}
+
+int64_t total_bytes(const std::vector<const Node*>& nodes) {
+  int64_t total = 0;
+  for (const Node* n : nodes) total += value_bytes(*n);
+  return total;
+}
+
+}  // namespace
+
+Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const MinCutConfig& config) {
+  if (!(config.memory_budget >= 0 && config.memory_budget <= 1)) {
+    return error_message("activation memory budget must be in [0, 1], not " + std::to_string(config.memory_budget));
+  }
+  GraphModule joint = original.clone();
+  Graph& g = joint.graph();
+  std::vector<std::string> notes;
+  eliminate_dead_code(g);
+  if (config.cse) {
+    size_t merged = eliminate_common_subexpressions(g);
+    if (merged) notes.push_back("common-subexpression elimination merged " + std::to_string(merged) + " nodes");
+  }
+  std::vector<std::pair<std::string, std::string>> reasons;
+  if (has_recomputable_ops(g)) {
+    for (Node* n : cleanup_recompute_tags(g, /*is_default_partition=*/false)) {
+      reasons.emplace_back(n->name(), "boundary between checkpoint regions (tag clean-up made it MUST_SAVE)");
+    }
+  }
+  NodeInfo info = classify_nodes(joint);
+  // Spec §7.2: the memory budget picks among cuts of decreasing heuristic caution, then a
+  // knapsack over the banned values decides which may be recomputed after all.
+  double budget = config.memory_budget;
+  Solved chosen;
+  if (budget == 0) {
+    chosen.saved = info.inputs;
+    notes.push_back("memory budget 0: only the primals are saved; everything else is recomputed");
+  } else {
+    auto s0 = solve_once(joint, info, config, {});
+    if (!s0) return std::move(s0).take_errors();
+    chosen = std::move(*s0);
+    double lo = static_cast<double>(total_bytes(info.inputs)), hi = static_cast<double>(total_bytes(chosen.saved));
+    auto ratio = [&](const Solved& s) { return (static_cast<double>(total_bytes(s.saved)) - lo) / (hi - lo); };
+    if (budget < 1 && hi > lo) {
+      MinCutConfig relaxed = config;
+      relaxed.ban_recompute_used_far_apart = relaxed.ban_recompute_long_fusible_chains = relaxed.ban_recompute_materialized_backward = false;
+      auto s1 = solve_once(joint, info, relaxed, {});
+      if (!s1) return std::move(s1).take_errors();
+      if (ratio(*s1) < budget) {
+        chosen = std::move(*s1);
+        notes.push_back("memory budget " + std::to_string(budget) + ": the ban heuristics for far-apart uses, long fusible chains and materialized backward values are off");
+      } else {
+        MinCutConfig aggressive = relaxed;
+        aggressive.ban_recompute_not_in_allowlist = false;
+        auto s2 = solve_once(joint, info, aggressive, {});
+        if (!s2) return std::move(s2).take_errors();
+        if (ratio(*s2) < budget) {
+          chosen = std::move(*s2);
+          notes.push_back("memory budget " + std::to_string(budget) + ": aggressive recomputation (allowlist off)");
+        } else {
+          // The knapsack: which banned values to keep saved within the budget.
+          std::vector<const Node*> candidates, must_save;
+          for (const Node* n : g.nodes()) {
+            // Inputs share storage with themselves: saving them costs nothing extra (spec §7.2.7).
+            if (!s2->banned_nodes.contains(n) || n->op() == OpKind::Placeholder || info.dist_from_bw.at(n) >= kFarFromBackward) continue;
+            (n->meta.recompute == CheckpointPolicy::MustSave ? must_save : candidates).push_back(n);
+          }
+          std::stable_sort(candidates.begin(), candidates.end(), [](const Node* a, const Node* b) { return value_bytes(*a) > value_bytes(*b); });
+          if (candidates.empty()) {
+            chosen.saved = info.inputs;
+            chosen.saved.insert(chosen.saved.end(), must_save.begin(), must_save.end());
+            chosen.saved_sym.clear();
+          } else {
+            std::vector<double> memory, runtime;
+            for (const Node* n : candidates) {
+              memory.push_back(static_cast<double>(value_bytes(*n)) / (hi - lo));
+              runtime.push_back(static_cast<double>(std::max<int64_t>(node_flops(*n), 1)));
+            }
+            KnapsackResult k = config.knapsack == KnapsackSolver::Greedy ? greedy_knapsack(memory, runtime, budget)
+                               : config.knapsack == KnapsackSolver::Exact ? exact_knapsack(memory, runtime, budget)
+                                                                          : dp_knapsack(memory, runtime, budget);
+            absl::flat_hash_set<const Node*> dont_ban;
+            for (int i : k.recompute) dont_ban.insert(candidates[i]);
+            auto s3 = solve_once(joint, info, aggressive, dont_ban);
+            if (!s3) return std::move(s3).take_errors();
+            chosen = std::move(*s3);
+            notes.push_back("memory budget " + std::to_string(budget) + ": the knapsack lets " + std::to_string(k.recompute.size()) +
+                            " of " + std::to_string(candidates.size()) + " banned values be recomputed");
+          }
+        }
+      }
+    }
+  }
+  std::vector<const Node*>& saved = chosen.saved;
+  std::vector<const Node*>& saved_sym = chosen.saved_sym;
+  std::sort(saved.begin(), saved.end(), [](const Node* a, const Node* b) { return a->is_before(b); });
   auto graphs = extract_forward_backward(joint, saved, saved_sym);
   if (!graphs) return std::move(graphs).take_errors();
   for (const Node* n : saved) {
@@ -358,7 +460,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
     for (const auto& [name, why] : reasons) already = already || name == n->name();
     if (already) continue;
     std::string why = n->meta.recompute == CheckpointPolicy::MustSave ? "marked MUST_SAVE"
-                      : net.is_banned(n)                                ? "cheapest cut: recomputing it is banned"
+                      : chosen.banned_nodes.contains(n)                 ? "cheapest cut: recomputing it is banned"
                                                                          : "cheapest cut: saving it costs less than recomputing what needs it";
     if (n->op() == OpKind::Placeholder) why = "a primal the backward reads";
     reasons.emplace_back(n->name(), why);
@@ -367,11 +469,11 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   for (const std::string& n : rng) notes.push_back("random op " + n + " is recomputed with the forward's RNG state (run_and_save_rng_state / run_with_rng_state)");
   MinCutPartition result;
   result.report = describe_partition(joint, *graphs, "min-cut", reasons);
-  result.report.cut_value = cut.value;
-  result.report.banned = net.banned();
+  if (budget != 0) result.report.cut_value = chosen.cut_value;
+  result.report.banned = chosen.banned;
   result.report.notes = std::move(notes);
   result.graphs = std::move(*graphs);
-  result.network = std::move(fg);
+  result.network = std::move(chosen.network);
   return result;
 }
 

@@ -11,8 +11,13 @@
 
 namespace remat::partition {
 
+enum class KnapsackSolver { Dp, Greedy, Exact };
+
 /// The partitioner's switches, with PyTorch's defaults (spec §9).
 struct MinCutConfig {
+  /// activation_memory_budget in [0, 1]: 1 = the plain min-cut, 0 = save only the primals.
+  double memory_budget = 1.0;
+  KnapsackSolver knapsack = KnapsackSolver::Dp;
   bool cse = true;
   bool ban_recompute_used_far_apart = true;
   bool ban_recompute_long_fusible_chains = true;
