@@ -1,5 +1,7 @@
 #include "remat/ir/node.h"
 
+#include <absl/container/flat_hash_set.h>
+
 #include <algorithm>
 #include <array>
 
@@ -60,8 +62,17 @@ void Node::for_each_input_occurrence(F&& fn) const {
 
 void Node::collect_input_nodes(std::vector<Node*>& out) const {
   out.clear();
-  for_each_input_occurrence([&out](Node* n) {
-    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  // Linear de-duplication is fastest for the usual handful of inputs; output nodes of large
+  // graphs read thousands of values, where it turned quadratic (bench_partition showed it).
+  constexpr size_t kLinearLimit = 32;
+  absl::flat_hash_set<Node*> seen;
+  for_each_input_occurrence([&](Node* n) {
+    if (out.size() < kLinearLimit) {
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+      if (out.size() == kLinearLimit) seen.insert(out.begin(), out.end());
+    } else if (seen.insert(n).second) {
+      out.push_back(n);
+    }
   });
 }
 
