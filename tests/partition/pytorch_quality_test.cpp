@@ -1,0 +1,68 @@
+// remat's partitions of PyTorch 1.13's joint graphs beside PyTorch 1.13's own (the
+// `<m>_partition.json` summaries). docs/partitioner.md explains each difference.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "remat/io/graph_json.h"
+#include "remat/io/partition_summary.h"
+#include "remat/partition/default_partition.h"
+#include "remat/partition/min_cut_partition.h"
+#include "remat/support/file_io.h"
+#include "testing/golden.h"
+
+namespace remat::partition {
+namespace {
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+TEST(AgainstPyTorch113, SavedBytesBesidePyTorchs) {
+  struct Expect {
+    const char* model;
+    const char* strategy;
+    int64_t remat_bytes;  // pinned: a change here must come with an update of docs/partitioner.md
+  };
+  const Expect expectations[] = {
+      {"ckpt_sin_mm_sigmoid", "min_cut", 256},  // PyTorch 1.13: 192 (t is a view op on main)
+      {"ckpt_sin_mm_sigmoid", "default", 256},  // PyTorch 1.13: 256
+      {"mlp_relu", "min_cut", 7168},            // PyTorch 1.13: 7168, the same values
+      {"mlp_relu", "default", 7168},            // PyTorch 1.13: 7168
+  };
+  for (const Expect& e : expectations) {
+    auto joint = load_graph_json(testing::data_path(std::string("torch-1.13/") + e.model + "_joint.json"));
+    ASSERT_TRUE(joint.ok()) << e.model;
+    auto text = read_file(testing::data_path(std::string("torch-1.13/") + e.model + "_partition.json"));
+    ASSERT_TRUE(text.ok());
+    auto summary = read_partition_json(*text, e.model);
+    ASSERT_TRUE(summary.ok()) << format_all(summary.errors());
+    const StrategySummary* theirs = nullptr;
+    for (const StrategySummary& s : summary->strategies) {
+      if (s.strategy == e.strategy) theirs = &s;
+    }
+    ASSERT_NE(theirs, nullptr) << e.model << " " << e.strategy;
+    PartitionReport ours;
+    std::vector<std::string> saved;
+    if (std::string_view(e.strategy) == "min_cut") {
+      auto p = min_cut_partition(*joint);
+      ASSERT_TRUE(p.ok()) << format_all(p.errors());
+      ours = p->report;
+      saved = p->graphs.saved_values;
+    } else {
+      auto p = default_partition(*joint);
+      ASSERT_TRUE(p.ok()) << format_all(p.errors());
+      ours = describe_partition(*joint, p->graphs, "default", {});
+      saved = p->graphs.saved_values;
+    }
+    std::printf("%-20s %-8s remat %6lld bytes (%s) | PyTorch 1.13 %6lld bytes (%s)\n", e.model, e.strategy,
+                static_cast<long long>(ours.saved_bytes_total), joined(saved).c_str(),
+                static_cast<long long>(theirs->saved_bytes_total.value_or(-1)), joined(theirs->saved_values).c_str());
+    EXPECT_EQ(ours.saved_bytes_total, e.remat_bytes) << e.model << " " << e.strategy;
+  }
+}
+
+}  // namespace
+}  // namespace remat::partition
