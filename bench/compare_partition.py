@@ -4,7 +4,6 @@ same shape as bench_partition's, and prints remat's time beside it when build/be
 exists:  /usr/bin/python3 bench/compare_partition.py [layers ...]
 """
 import json
-import math
 import os
 import subprocess
 import sys
@@ -13,6 +12,8 @@ import time
 try:
     import torch
     from functorch.compile import aot_function, min_cut_rematerialization_partition
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gpt2_reference import block, params
 except ImportError:
     print("python3-torch is not installed; nothing to compare")
     sys.exit(0)
@@ -20,36 +21,15 @@ except ImportError:
 HIDDEN, SEQ, BATCH, HEADS = 32, 8, 2, 4  # the zoo's gpt2 defaults
 
 
-def block(x, p, mask):
-    B, T, C = x.shape
-    D = C // HEADS
-    h = torch.nn.functional.layer_norm(x, (C,), p[0], p[1])
-    q, k, v = torch.nn.functional.linear(h, p[2], p[3]).split(C, 2)
-    q = q.view(B, T, HEADS, D).transpose(1, 2)
-    k = k.view(B, T, HEADS, D).transpose(1, 2)
-    v = v.view(B, T, HEADS, D).transpose(1, 2)
-    att = ((q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(D))).masked_fill(mask, float("-inf")).softmax(-1)
-    y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
-    x = x + torch.nn.functional.linear(y, p[4], p[5])
-    h = torch.nn.functional.layer_norm(x, (C,), p[6], p[7])
-    h = torch.nn.functional.gelu(torch.nn.functional.linear(h, p[8], p[9]))
-    return x + torch.nn.functional.linear(h, p[10], p[11])
-
-
-def params(c):
-    shapes = [(c,), (c,), (3 * c, c), (3 * c,), (c, c), (c,), (c,), (c,), (4 * c, c), (4 * c,), (c, 4 * c), (c,)]
-    return [torch.randn(s, requires_grad=True) for s in shapes]
-
-
 def functorch_ms(layers):
-    ps = [params(HIDDEN) for _ in range(layers)]
+    ps = [params(HIDDEN, requires_grad=True) for _ in range(layers)]
     flat = [t for p in ps for t in p]
     mask = torch.triu(torch.ones(SEQ, SEQ, dtype=torch.bool), 1)
     timing = {}
 
     def model(x, *flat_params):
         for i in range(layers):
-            x = block(x, flat_params[12 * i: 12 * i + 12], mask)
+            x = block(x, flat_params[12 * i: 12 * i + 12], mask, HEADS)
         return x
 
     def partition(joint, joint_inputs, **kwargs):
