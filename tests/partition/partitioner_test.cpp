@@ -136,6 +136,60 @@ TEST(MinCutPartitioner, MustSaveAndMustRecomputePolicies) {
   }
 }
 
+TEST(MinCutPartitioner, SequentialCheckpointedLayers) {
+  // spec §10.9: two checkpoints of (cos, 3 x mm, cos) -> fw mm = 6; bw cos = 2, mm = 18.
+  auto gn = [](Tensor x) {
+    x = cos(x);
+    for (int i = 0; i < 3; ++i) x = mm(x, x);
+    return cos(x);
+  };
+  GraphModule joint = joint_of([&](Tracer& t) {
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true);
+    Tensor a = checkpoint(gn, x);
+    return std::vector<Tensor>{checkpoint(gn, a)};
+  });
+  MinCutPartition p = min_cut(joint);
+  EXPECT_EQ(count(p.graphs.forward, "aten.mm.default"), 6u);
+  EXPECT_EQ(count(p.graphs.backward, "aten.mm.default"), 18u);
+  EXPECT_EQ(count(p.graphs.backward, "aten.cos.default"), 2u);
+}
+
+TEST(MinCutPartitioner, MultipleCheckpoints) {
+  // spec §10.10: sin, checkpoint(gn), sin, checkpoint(gn) with gn = sigmoid(matmul) -> fw mm 2, bw mm 6.
+  auto gn = [](Tensor x, Tensor y) { return sigmoid(matmul(x, y)); };
+  MinCutPartition p = min_cut(joint_of([&](Tracer& t) {
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
+    Tensor z = checkpoint(gn, sin(x), y);
+    return std::vector<Tensor>{checkpoint(gn, sin(z), y)};
+  }));
+  EXPECT_EQ(count(p.graphs.forward, "aten.mm.default"), 2u);
+  EXPECT_EQ(count(p.graphs.backward, "aten.mm.default"), 6u);
+}
+
+TEST(MinCutPartitioner, RecomputedListOpsAndRandomOps) {
+  // spec §10.13: cat([x, y]).sin(), recompute everything -> cat fw 1, bw 1.
+  auto list_fn = [](Tensor x, Tensor y) { return sin(cat({x, y})); };
+  MinCutPartition lists = min_cut(joint_of([&](Tracer& t) {
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
+    return std::vector<Tensor>{checkpoint(list_fn, x, y)};
+  }));
+  EXPECT_EQ(count(lists.graphs.forward, "aten.cat.default"), 1u);
+  EXPECT_EQ(count(lists.graphs.backward, "aten.cat.default"), 1u);
+  // spec §10.14: save sigmoid; sigmoid(dropout(sigmoid(x))) -> fw sigmoid 2, dropout 1;
+  // bw sigmoid 0, dropout 1 (replayed with the forward's RNG state).
+  SacPolicy save_sigmoid = SacPolicy::save_ops({"aten.sigmoid.default"});
+  auto random_fn = [](Tensor x) { return sigmoid(dropout(sigmoid(x), 0.5)); };
+  MinCutPartition random = min_cut(joint_of([&](Tracer& t) {
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true);
+    return std::vector<Tensor>{checkpoint(selective(save_sigmoid, random_fn), x)};
+  }));
+  EXPECT_EQ(count(random.graphs.forward, "aten.sigmoid.default"), 2u);
+  EXPECT_EQ(count(random.graphs.forward, "higher_order.run_and_save_rng_state") +
+                count(random.graphs.forward, "aten.native_dropout.default"), 1u);
+  EXPECT_EQ(count(random.graphs.backward, "aten.sigmoid.default"), 0u);
+  EXPECT_EQ(count(random.graphs.backward, "higher_order.run_with_rng_state"), 1u);
+}
+
 TEST(MinCutPartitioner, ReportExplainsEverySavedValue) {
   MinCutPartition p = min_cut(joint_of([](Tracer& t) {
     Tensor w = t.parameter("w", {8, 8});
