@@ -49,14 +49,7 @@ Tensor Tracer::add_placeholder(std::string_view name, std::string_view desc,
   REMAT_ASSERT(!has_output_) << "placeholder after output()";
   Graph& g = module_.graph();
   // Placeholders go before the first op, as FX keeps them.
-  Node* first_op = nullptr;
-  for (Node* n : g.nodes()) {
-    if (n->op() != OpKind::Placeholder) {
-      first_op = n;
-      break;
-    }
-  }
-  g.set_insert_point(first_op);
+  g.set_insert_point(first_op_);
   Node* p = g.placeholder(identifier(name));
   g.set_insert_point(nullptr);
   std::vector<SymInt> s(sizes.begin(), sizes.end());
@@ -131,6 +124,7 @@ std::vector<Tensor> Tracer::record(std::string_view target, std::vector<Argument
     n->meta.stack_trace = trace;
     if (!module_stack_json_.empty()) n->meta.mutable_extras().push_back({"nn_module_stack", module_stack_json_});
   }
+  if (!first_op_) first_op_ = appended->node;
   std::vector<Tensor> outputs;
   for (Node* n : appended->outputs) outputs.push_back(n ? Tensor(this, n) : Tensor());
   if (!regions_.empty()) tag(*op, appended->nodes, outputs);

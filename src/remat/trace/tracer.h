@@ -111,6 +111,7 @@ class Tracer {
   int64_t num_inputs_ = 0;
   std::deque<TaggedOp> tagged_;
   absl::flat_hash_map<const Node*, size_t> tagged_by_node_;
+  Node* first_op_ = nullptr;  // placeholders are inserted before it
   bool has_output_ = false;
 };
 
