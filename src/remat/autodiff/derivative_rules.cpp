@@ -228,16 +228,15 @@ void pow_rule(Ctx& c) {
 }
 
 // sum_backward: unsqueeze the reduced dims back (one dim: as given; several: ascending), expand.
+// With no dims (every dim reduced) the gradient is 0-dim and expands as it is.
 Node* unreduce(Ctx& c, Node* grad, const std::optional<Dims>& dims, bool keepdim, const Dims& in) {
   Node* g = grad;
-  if (!keepdim && !in.empty()) {
+  if (!keepdim && !in.empty() && dims && !dims->empty()) {
     if (dims && dims->size() == 1) {
       g = c.emit("aten.unsqueeze.default", {n(g), Argument::integer((*dims)[0])});
     } else {
-      std::vector<bool> reduce(in.size(), !dims || dims->empty());
-      if (dims) {
-        for (int64_t d : *dims) reduce[shape_rules::wrap_dim(d, static_cast<int64_t>(in.size()))] = true;
-      }
+      std::vector<bool> reduce(in.size(), false);
+      for (int64_t d : *dims) reduce[shape_rules::wrap_dim(d, static_cast<int64_t>(in.size()))] = true;
       for (size_t i = 0; i < in.size(); ++i) {
         if (reduce[i]) g = c.emit("aten.unsqueeze.default", {n(g), Argument::integer(static_cast<int64_t>(i))});
       }
