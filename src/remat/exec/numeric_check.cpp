@@ -14,7 +14,6 @@
 namespace remat::exec {
 namespace {
 
-bool is_tangent(const Node* p) { return p->name().find("tangents") != std::string::npos; }
 
 Comparison compare(std::string what, const c10::IValue& expected, const c10::IValue& actual,
                    const CheckOptions& o) {
@@ -74,13 +73,6 @@ std::string describe_output(const GraphModule& m, size_t i, const Argument& valu
   return name;
 }
 
-size_t num_forward_outputs(const GraphModule& joint) {
-  if (joint.num_fwd_outputs) return static_cast<size_t>(*joint.num_fwd_outputs);
-  size_t primals = 0;
-  for (const Node* p : joint.graph().placeholders()) primals += !is_tangent(p);
-  size_t outputs = joint.outputs().size();
-  return outputs >= primals ? outputs - primals : outputs;
-}
 
 Expected<std::vector<c10::IValue>> run_seeded(const GraphModule& m, const std::vector<c10::IValue>& inputs,
                                               const CheckOptions& o, RunOptions run) {
@@ -134,7 +126,7 @@ Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& 
   std::vector<Argument> outputs = joint.outputs();
   std::vector<Node*> placeholders = joint.graph().placeholders();
   std::vector<size_t> primal_index, tangent_index;
-  for (size_t i = 0; i < placeholders.size(); ++i) (is_tangent(placeholders[i]) ? tangent_index : primal_index).push_back(i);
+  for (size_t i = 0; i < placeholders.size(); ++i) (is_tangent(*placeholders[i]) ? tangent_index : primal_index).push_back(i);
   if (outputs.size() != num_fwd + primal_index.size()) {
     return error_message("not a joint graph: " + std::to_string(outputs.size()) + " outputs for " + std::to_string(num_fwd) +
                  " forward outputs and " + std::to_string(primal_index.size()) + " primals");
@@ -193,7 +185,7 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
   if (!joint_out) return std::move(joint_out).take_errors();
   std::vector<Node*> placeholders = joint.graph().placeholders();
   std::vector<c10::IValue> primals, tangents;
-  for (size_t i = 0; i < placeholders.size(); ++i) (is_tangent(placeholders[i]) ? tangents : primals).push_back((*inputs)[i]);
+  for (size_t i = 0; i < placeholders.size(); ++i) (is_tangent(*placeholders[i]) ? tangents : primals).push_back((*inputs)[i]);
   if (forward.graph().placeholders().size() != primals.size()) {
     return error_message("the forward graph takes " + std::to_string(forward.graph().placeholders().size()) + " inputs; the joint graph has " + std::to_string(primals.size()) + " primals");
   }
@@ -202,7 +194,7 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
   // The backward's inputs: the saved values (the forward's outputs after its real ones), then tangents.
   std::vector<Node*> bw_placeholders = backward.graph().placeholders();
   size_t saved = 0;
-  for (const Node* p : bw_placeholders) saved += !is_tangent(p);
+  for (const Node* p : bw_placeholders) saved += !is_tangent(*p);
   if (saved > fw_out->size()) return error_message("the backward graph reads more saved values than the forward graph returns");
   size_t num_real = fw_out->size() - saved;
   // Saved values pair by name (the backward's placeholder is named after the forward value);
@@ -215,7 +207,7 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
   std::vector<c10::IValue> bw_inputs;
   size_t next_saved = num_real, next_tangent = 0;
   for (const Node* p : bw_placeholders) {
-    if (is_tangent(p)) {
+    if (is_tangent(*p)) {
       if (next_tangent >= tangents.size()) return error_message("the backward graph takes more tangents than the joint graph has");
       bw_inputs.push_back(tangents[next_tangent++]);
     } else {

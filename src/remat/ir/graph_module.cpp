@@ -36,4 +36,16 @@ std::vector<Argument> GraphModule::outputs() const {
   return {value};
 }
 
+bool is_tangent(const Node& n) {
+  return n.op() == OpKind::Placeholder && n.name().find("tangents") != std::string::npos;
+}
+
+size_t num_forward_outputs(const GraphModule& joint) {
+  if (joint.num_fwd_outputs) return static_cast<size_t>(*joint.num_fwd_outputs);
+  size_t primals = 0;
+  for (const Node* p : joint.graph().placeholders()) primals += !is_tangent(*p);
+  size_t outputs = joint.outputs().size();
+  return outputs >= primals ? outputs - primals : outputs;
+}
+
 }  // namespace remat

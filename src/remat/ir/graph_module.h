@@ -66,4 +66,11 @@ class GraphModule {
   std::unique_ptr<Graph> graph_;
 };
 
+/// A joint graph's tangent input: a placeholder whose name contains "tangents" (aot-partition
+/// spec §3.2); every other placeholder is a primal.
+bool is_tangent(const Node& n);
+/// How many of a joint graph's outputs are forward outputs: `num_fwd_outputs` when recorded,
+/// else the outputs beyond one gradient per primal.
+size_t num_forward_outputs(const GraphModule& joint);
+
 }  // namespace remat

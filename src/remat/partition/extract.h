@@ -25,9 +25,4 @@ Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
                                                    const std::vector<const Node*>& saved_values,
                                                    const std::vector<const Node*>& saved_symints);
 
-/// Tangent placeholders: the name contains "tangents" (spec §3.2).
-bool is_tangent(const Node& n);
-/// The number of forward outputs of a joint graph (module field, else outputs minus primals).
-size_t num_forward_outputs(const GraphModule& joint);
-
 }  // namespace remat::partition
