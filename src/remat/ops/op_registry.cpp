@@ -69,6 +69,12 @@ Expected<InferredOutputs> infer_outputs(const OpInfo& op, std::span<const Argume
   }
 }
 
+bool node_is(const Node& node, OpCategory category) {
+  if (node.op() != OpKind::CallFunction) return false;
+  const OpInfo* op = find_op(node.target().view());
+  return op && op->is(category);
+}
+
 int64_t count_flops(const OpInfo& op, const BoundCall& call, const InferredOutputs& out) {
   if (op.flops) return op.flops(call, out);
   int64_t total = 0;

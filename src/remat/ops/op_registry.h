@@ -19,6 +19,9 @@ std::span<const OpInfo> all_ops();
 /// would have said (shape mismatch, bad dim, view impossible).
 Expected<InferredOutputs> infer_outputs(const OpInfo& op, std::span<const Argument> args,
                                         std::span<const Kwarg> kwargs = {});
+/// A call_function node whose op the registry knows and files under `category`.
+bool node_is(const Node& node, OpCategory category);
+
 /// FLOPs of a call whose outputs are known.
 int64_t count_flops(const OpInfo& op, const BoundCall& call, const InferredOutputs& out);
 /// FLOPs of a call_function node from its args and value metadata; 0 for unknown ops or

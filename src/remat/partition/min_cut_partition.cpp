@@ -17,14 +17,8 @@ namespace {
 
 const OpInfo* op_of(const Node* n) { return n->op() == OpKind::CallFunction ? find_op(n->target().view()) : nullptr; }
 bool is_getitem(const Node* n) { return n->target().view() == "operator.getitem"; }
-bool is_view(const Node* n) {
-  const OpInfo* op = op_of(n);
-  return op && op->is(OpCategory::View);
-}
-bool is_random(const Node* n) {
-  const OpInfo* op = op_of(n);
-  return op && op->is(OpCategory::Random);
-}
+bool is_view(const Node* n) { return node_is(*n, OpCategory::View); }
+bool is_random(const Node* n) { return node_is(*n, OpCategory::Random); }
 // recomputable_ops ∪ pointwise ∪ views (spec §6.5); getitem is in the list too.
 bool is_recomputable(const Node* n) {
   if (is_getitem(n)) return true;

@@ -77,8 +77,7 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
     bool forward_node = fw_names.contains(n->name()) ||
                         (j && (j->meta.partitioner_tag == PartitionerTag::IsForward));
     if (!forward_node) continue;
-    const OpInfo* op = find_op(n->target().view());
-    std::string reason = j && j->meta.recompute == CheckpointPolicy::MustSave && op && op->is(OpCategory::View)
+    std::string reason = j && j->meta.recompute == CheckpointPolicy::MustSave && node_is(*n, OpCategory::View)
                              ? "a view: recomputing it is free (PyTorch never bans views, MUST_SAVE ones included)"
                          : j && j->meta.recompute && is_recompute(*j->meta.recompute)
                              ? "tagged " + std::string(policy_name(*j->meta.recompute)) + " (checkpoint region " +

@@ -5,22 +5,13 @@
 #include "remat/support/assert.h"
 
 namespace remat::partition {
-namespace {
-
-bool is_random(const Node& n) {
-  if (n.op() != OpKind::CallFunction) return false;
-  const OpInfo* op = find_op(n.target().view());
-  return op && op->is(OpCategory::Random);
-}
-
-}  // namespace
 
 std::vector<std::string> functionalize_recomputed_rng(ForwardBackward& graphs) {
   Graph& fw = graphs.forward.graph();
   Graph& bw = graphs.backward.graph();
   std::vector<Node*> recomputed;
   for (Node* n : bw.nodes()) {
-    if (is_random(*n) && fw.find(n->name())) recomputed.push_back(n);
+    if (node_is(*n, OpCategory::Random) && fw.find(n->name())) recomputed.push_back(n);
   }
   std::vector<std::string> changed;
   Node* first_tangent = nullptr;

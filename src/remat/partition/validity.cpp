@@ -54,8 +54,7 @@ std::vector<std::string> check_validity(const GraphModule& joint, const ForwardB
     const std::string& name = j->name();
     bool must_save = j->meta.recompute == CheckpointPolicy::MustSave || made_must_save.contains(name);
     // Views are the exception PyTorch makes: it never bans recomputing a view, MUST_SAVE or not.
-    const OpInfo* op = j->op() == OpKind::CallFunction ? find_op(j->target().view()) : nullptr;
-    bool view = op && op->is(OpCategory::View);
+    bool view = node_is(*j, OpCategory::View);
     if (must_save && !view && recomputed.contains(name)) v.push_back(name + " is MUST_SAVE but the backward recomputes it");
     if (must_recompute(*j) && saved.contains(name) && !made_must_save.contains(name)) {
       v.push_back(name + " is tagged " + std::string(policy_name(*j->meta.recompute)) + " but the forward saves it");
