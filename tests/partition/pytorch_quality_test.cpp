@@ -54,7 +54,7 @@ TEST(AgainstPyTorch113, SavedBytesBesidePyTorchs) {
     } else {
       auto p = default_partition(*joint);
       ASSERT_TRUE(p.ok()) << format_all(p.errors());
-      ours = describe_partition(*joint, p->graphs, "default", {});
+      ours = p->report;
       saved = p->graphs.saved_values;
     }
     std::printf("%-20s %-8s remat %6lld bytes (%s) | PyTorch 1.13 %6lld bytes (%s)\n", e.model, e.strategy,

@@ -87,13 +87,7 @@ TEST(PartitionValidity, TenThousandRandomTaggedJointGraphs) {
     ASSERT_TRUE(v.empty()) << "trial " << trial << " min-cut: " << v.front() << "\n" << write_graph_json(joint);
     auto dp = default_partition(joint);
     ASSERT_TRUE(dp.ok()) << "trial " << trial << ": " << format_all(dp.errors()) << write_graph_json(joint);
-    PartitionReport rep = describe_partition(joint, dp->graphs, "default", {});
-    for (const std::string& n : dp->tags_changed) {
-      for (SavedValue& s : rep.saved_values) {
-        if (s.name == n) s.reason = "tag clean-up";
-      }
-    }
-    v = check_validity(joint, dp->graphs, rep);
+    v = check_validity(joint, dp->graphs, dp->report);
     ASSERT_TRUE(v.empty()) << "trial " << trial << " default: " << v.front() << "\n" << write_graph_json(joint);
     partitions += 2;
   }

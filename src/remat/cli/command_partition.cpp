@@ -65,12 +65,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
         exit_code = report(p.errors());
         return;
       }
-      std::vector<std::pair<std::string, std::string>> reasons;
-      for (const std::string& n : p->tags_changed) reasons.emplace_back(n, "checkpoint-region input (tag clean-up made it MUST_SAVE)");
-      for (const std::string& n : p->recompute_inputs) reasons.emplace_back(n, "read by a node the backward recomputes");
-      rep = partition::describe_partition(*joint, p->graphs, "default", reasons);
-      rep.notes.push_back("forward region found by " + p->forward_region_rule);
-      for (const std::string& n : p->rng_functionalized) rep.notes.push_back("random op " + n + " is recomputed with the forward's RNG state");
+      rep = std::move(p->report);
       graphs = std::move(p->graphs);
     } else {
       partition::MinCutConfig config;

@@ -14,9 +14,9 @@ namespace remat::partition {
 Expected<DefaultPartition> default_partition(const GraphModule& original) {
   GraphModule joint = original.clone();
   Graph& g = joint.graph();
-  DefaultPartition result;
+  std::vector<std::string> made_must_save, recompute_inputs;
   if (has_recomputable_ops(g)) {
-    for (Node* n : cleanup_recompute_tags(g, /*is_default_partition=*/true)) result.tags_changed.push_back(n->name());
+    for (Node* n : cleanup_recompute_tags(g, /*is_default_partition=*/true)) made_must_save.push_back(n->name());
   }
   // The forward region: by tags up to the last forward-tagged node, else by dataflow.
   absl::flat_hash_set<const Node*> forward;
@@ -24,16 +24,17 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
   for (const Node* n : g.nodes()) {
     if (n->meta.partitioner_tag == PartitionerTag::IsForward || (n->op() == OpKind::Placeholder && !is_tangent(*n))) last = n;
   }
+  std::string region_rule;
   bool tagged = false;
   for (const Node* n : g.nodes()) tagged = tagged || n->meta.partitioner_tag.has_value();
   if (tagged) {
-    result.forward_region_rule = "partitioner tags";
+    region_rule = "partitioner tags";
     for (const Node* n : g.nodes()) {
       if (!is_tangent(*n) && n->op() != OpKind::Output) forward.insert(n);
       if (n == last) break;
     }
   } else {
-    result.forward_region_rule = "dataflow from the primals to the forward outputs";
+    region_rule = "dataflow from the primals to the forward outputs";
     forward = forward_dataflow_nodes(joint);
   }
   std::vector<const Node*> saved, saved_sym;
@@ -90,14 +91,22 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
         work.push_back(in);
       } else if (seen.insert(in).second) {
         saved.push_back(in);
-        result.recompute_inputs.push_back(in->name());
+        recompute_inputs.push_back(in->name());
       }
     }
   }
   std::sort(saved.begin(), saved.end(), [](const Node* a, const Node* b) { return a->is_before(b); });
   auto graphs = extract_forward_backward(joint, saved, saved_sym);
   if (!graphs) return std::move(graphs).take_errors();
-  result.rng_functionalized = functionalize_recomputed_rng(*graphs);
+  std::vector<std::string> rng = functionalize_recomputed_rng(*graphs);
+  std::vector<std::pair<std::string, std::string>> reasons;
+  for (const std::string& n : made_must_save) reasons.emplace_back(n, "checkpoint-region input (tag clean-up made it MUST_SAVE)");
+  for (const std::string& n : recompute_inputs) reasons.emplace_back(n, "read by a node the backward recomputes");
+  DefaultPartition result;
+  result.report = describe_partition(joint, *graphs, "default", reasons);
+  result.report.tags_made_must_save = std::move(made_must_save);
+  result.report.notes.push_back("forward region found by " + region_rule);
+  for (const std::string& n : rng) result.report.notes.push_back("random op " + n + " is recomputed with the forward's RNG state");
   result.graphs = std::move(*graphs);
   return result;
 }

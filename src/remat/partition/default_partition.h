@@ -6,17 +6,15 @@
 #include <vector>
 
 #include "remat/partition/extract.h"
+#include "remat/partition/partition_report.h"
 
 namespace remat::partition {
 
 struct DefaultPartition {
   ForwardBackward graphs;
-  /// How the forward region was found: "partitioner tags" or, for graphs without them (PyTorch
-  /// 1.13's, hand-built ones), "dataflow from the primals to the forward outputs".
-  std::string forward_region_rule;
-  std::vector<std::string> tags_changed;  ///< nodes the tag clean-up made MUST_SAVE
-  std::vector<std::string> recompute_inputs;  ///< saved because a recomputed node reads them
-  std::vector<std::string> rng_functionalized;  ///< random ops recomputed with the forward's RNG state
+  /// Its notes say how the forward region was found: by partitioner tags or, for graphs without
+  /// them (PyTorch 1.13's, hand-built ones), by dataflow from the primals to the forward outputs.
+  PartitionReport report;
 };
 
 Expected<DefaultPartition> default_partition(const GraphModule& joint);

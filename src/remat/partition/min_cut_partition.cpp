@@ -375,9 +375,11 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
     if (merged) notes.push_back("common-subexpression elimination merged " + std::to_string(merged) + " nodes");
   }
   std::vector<std::pair<std::string, std::string>> reasons;
+  std::vector<std::string> made_must_save;
   if (has_recomputable_ops(g)) {
     for (Node* n : cleanup_recompute_tags(g, /*is_default_partition=*/false)) {
       reasons.emplace_back(n->name(), "boundary between checkpoint regions (tag clean-up made it MUST_SAVE)");
+      made_must_save.push_back(n->name());
     }
   }
   NodeInfo info = classify_nodes(joint);
@@ -449,10 +451,9 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   std::sort(saved.begin(), saved.end(), [](const Node* a, const Node* b) { return a->is_before(b); });
   auto graphs = extract_forward_backward(joint, saved, saved_sym);
   if (!graphs) return std::move(graphs).take_errors();
+  absl::flat_hash_set<std::string> explained(made_must_save.begin(), made_must_save.end());
   for (const Node* n : saved) {
-    bool already = false;
-    for (const auto& [name, why] : reasons) already = already || name == n->name();
-    if (already) continue;
+    if (explained.contains(n->name())) continue;
     std::string why = n->meta.recompute == CheckpointPolicy::MustSave ? "marked MUST_SAVE"
                       : chosen.banned_nodes.contains(n)                 ? "cheapest cut: recomputing it is banned"
                                                                          : "cheapest cut: saving it costs less than recomputing what needs it";
@@ -466,6 +467,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   if (budget != 0) result.report.cut_value = chosen.cut_value;
   result.report.banned = chosen.banned;
   result.report.notes = std::move(notes);
+  result.report.tags_made_must_save = std::move(made_must_save);
   result.graphs = std::move(*graphs);
   result.network = std::move(chosen.network);
   return result;

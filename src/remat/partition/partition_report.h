@@ -31,6 +31,7 @@ struct PartitionReport {
   std::vector<std::string> saved_symints;
   std::vector<RecomputedNode> recomputed;
   std::vector<BannedNode> banned;
+  std::vector<std::string> tags_made_must_save;  ///< nodes the recompute-tag clean-up made MUST_SAVE
   std::optional<double> cut_value;  ///< min-cut only
   int64_t saved_bytes_total = 0;
   int64_t recompute_flops = 0;

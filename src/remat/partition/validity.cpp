@@ -37,9 +37,12 @@ std::vector<std::string> check_validity(const GraphModule& joint, const ForwardB
     if (!available.contains(p->name())) v.push_back("backward input " + p->name() + " is neither a primal, a tangent nor a forward output");
   }
   // Tags and bans.
-  absl::flat_hash_set<std::string> made_must_save, banned, saved(graphs.saved_values.begin(), graphs.saved_values.end());
-  for (const SavedValue& s : report.saved_values) {
-    if (s.reason.find("tag clean-up") != std::string::npos) made_must_save.insert(s.name);
+  absl::flat_hash_set<std::string> banned, saved(graphs.saved_values.begin(), graphs.saved_values.end());
+  // The clean-up's MUST_SAVE counts where it took effect: on the values saved. (Getitems it tags
+  // may still be recomputed: PyTorch never bans a getitem.)
+  absl::flat_hash_set<std::string> made_must_save;
+  for (const std::string& n : report.tags_made_must_save) {
+    if (saved.contains(n)) made_must_save.insert(n);
   }
   for (const BannedNode& b : report.banned) banned.insert(b.name);
   absl::flat_hash_set<std::string> recomputed;
