@@ -5,7 +5,7 @@
 
 #include "remat/cli/commands.h"
 #include "remat/io/flow_network.h"
-#include "remat/io/json_text.h"
+#include "remat/support/json_text.h"
 #include "remat/partition/min_cut.h"
 #include "remat/support/file_io.h"
 #include "remat/support/float_repr.h"

@@ -5,7 +5,7 @@
 #include <unordered_set>
 
 #include "remat/io/detail/json_reading.h"
-#include "remat/io/json_text.h"
+#include "remat/support/json_text.h"
 
 namespace remat {
 namespace {

@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "remat/io/graph_json.h"
-#include "remat/io/json_text.h"
+#include "remat/support/json_text.h"
 #include "remat/support/file_io.h"
 
 namespace remat {

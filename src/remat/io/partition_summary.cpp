@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "remat/io/detail/json_reading.h"
-#include "remat/io/json_text.h"
+#include "remat/support/json_text.h"
 
 namespace remat {
 namespace {

@@ -6,22 +6,10 @@
 
 #include "remat/ir/graph.h"
 #include "remat/ops/op_registry.h"
+#include "remat/support/json_text.h"
 
 namespace remat::partition {
 namespace {
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 // Live bytes over one graph's schedule: inputs live from the start; a value dies after its last
 // user; returns the peak, and adds `carried` bytes that stay live throughout.
@@ -111,26 +99,26 @@ std::string PartitionReport::text() const {
 }
 
 std::string PartitionReport::json() const {
-  std::string out = "{\n  \"strategy\": " + json_string(strategy) + ",\n  \"saved_values\": [";
+  std::string out = "{\n  \"strategy\": " + json::quoted(strategy) + ",\n  \"saved_values\": [";
   for (size_t i = 0; i < saved_values.size(); ++i) {
     const SavedValue& v = saved_values[i];
-    out += fmt::format("{}\n    {{\"name\": {}, \"bytes\": {}, \"reason\": {}}}", i ? "," : "", json_string(v.name), v.bytes, json_string(v.reason));
+    out += fmt::format("{}\n    {{\"name\": {}, \"bytes\": {}, \"reason\": {}}}", i ? "," : "", json::quoted(v.name), v.bytes, json::quoted(v.reason));
   }
   out += "\n  ],\n  \"saved_symints\": [";
-  for (size_t i = 0; i < saved_symints.size(); ++i) out += (i ? ", " : "") + json_string(saved_symints[i]);
+  for (size_t i = 0; i < saved_symints.size(); ++i) out += (i ? ", " : "") + json::quoted(saved_symints[i]);
   out += fmt::format("],\n  \"saved_bytes_total\": {},\n  \"recomputed\": [", saved_bytes_total);
   for (size_t i = 0; i < recomputed.size(); ++i) {
     const RecomputedNode& n = recomputed[i];
-    out += fmt::format("{}\n    {{\"name\": {}, \"target\": {}, \"reason\": {}}}", i ? "," : "", json_string(n.name), json_string(n.target), json_string(n.reason));
+    out += fmt::format("{}\n    {{\"name\": {}, \"target\": {}, \"reason\": {}}}", i ? "," : "", json::quoted(n.name), json::quoted(n.target), json::quoted(n.reason));
   }
   out += "\n  ],\n  \"banned\": [";
   for (size_t i = 0; i < banned.size(); ++i) {
-    out += fmt::format("{}\n    {{\"name\": {}, \"reason\": {}}}", i ? "," : "", json_string(banned[i].name), json_string(banned[i].reason));
+    out += fmt::format("{}\n    {{\"name\": {}, \"reason\": {}}}", i ? "," : "", json::quoted(banned[i].name), json::quoted(banned[i].reason));
   }
   out += "\n  ],\n";
   if (cut_value) out += fmt::format("  \"cut_value\": {},\n", *cut_value);
   out += fmt::format("  \"recompute_flops\": {},\n  \"peak_memory_bytes\": {},\n  \"notes\": [", recompute_flops, peak_memory_bytes);
-  for (size_t i = 0; i < notes.size(); ++i) out += (i ? ", " : "") + json_string(notes[i]);
+  for (size_t i = 0; i < notes.size(); ++i) out += (i ? ", " : "") + json::quoted(notes[i]);
   return out + "]\n}\n";
 }
 

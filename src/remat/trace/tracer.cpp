@@ -4,6 +4,7 @@
 #include "remat/ops/op_builder.h"
 #include "remat/ops/op_registry.h"
 #include "remat/support/assert.h"
+#include "remat/support/json_text.h"
 #include "remat/trace/source_frames.h"
 
 namespace remat::trace {
@@ -18,14 +19,6 @@ std::string identifier(std::string_view qualified) {
   return out;
 }
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 }  // namespace
 
@@ -165,7 +158,7 @@ void Tracer::tag(const OpInfo& op, const std::vector<Node*>& nodes, const std::v
 }
 
 void Tracer::name_tensor(const Tensor& t, std::string_view name) {
-  t.node()->meta.mutable_extras().push_back({"checkpoint_name", json_string(name)});
+  t.node()->meta.mutable_extras().push_back({"checkpoint_name", json::quoted(name)});
   auto it = tagged_by_node_.find(t.node());
   if (it == tagged_by_node_.end()) return;
   const TaggedOp& rec = tagged_[it->second];
@@ -201,7 +194,7 @@ void Tracer::update_module_stack_json() {
   for (size_t i = 0; i < modules_.size(); ++i) {
     if (i) module_stack_json_ += ",";
     const auto& [path, type] = modules_[i];
-    module_stack_json_ += json_string(path) + ":[" + json_string(path) + "," + json_string(type) + "]";
+    module_stack_json_ += json::quoted(path) + ":[" + json::quoted(path) + "," + json::quoted(type) + "]";
   }
   module_stack_json_ += "}";
 }

@@ -1,4 +1,4 @@
-#include "remat/io/json_text.h"
+#include "remat/support/json_text.h"
 
 #include <charconv>
 
@@ -56,6 +56,12 @@ void append_int(std::string& out, int64_t v) {
   char buf[24];
   auto res = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, res.ptr);
+}
+
+std::string quoted(std::string_view s) {
+  std::string out;
+  append_string(out, s);
+  return out;
 }
 
 }  // namespace remat::json
