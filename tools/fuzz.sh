@@ -1,25 +1,41 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for a bounded time,
-# seeded from the sample graphs and golden files: tools/fuzz.sh [SECONDS]
-# The mutation seed is fixed (REMAT_FUZZ_SEED, default 1) so a CI run is reproducible; set
-# another seed, or run longer, to explore.
+# Builds the libFuzzer targets with clang (ASan + UBSan) and fuzzes each one, seeded from the
+# sample graphs, the golden files and fuzz/seeds/<target>/ (past findings):
+#   tools/fuzz.sh --runs N   N inputs per target from a fresh corpus with a fixed mutation seed:
+#                            the same commit always runs the same inputs (what CI does)
+#   tools/fuzz.sh [SECONDS]  explore for SECONDS per target (default 60), keeping the corpus in
+#                            build-fuzz/corpus/ between runs; REMAT_FUZZ_SEED picks the seed
+# A crash leaves its input under build-fuzz/; add it to fuzz/seeds/<target>/ with the fix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SECONDS_PER_TARGET="${1:-60}"
+RUNS=""
+SECONDS_PER_TARGET=60
+if [[ "${1:-}" == "--runs" ]]; then
+  RUNS="${2:?--runs needs a count}"
+elif [[ -n "${1:-}" ]]; then
+  SECONDS_PER_TARGET="$1"
+fi
 
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DREMAT_BUILD_FUZZ=ON -DREMAT_SANITIZE=ON -DREMAT_BUILD_TESTS=OFF -DREMAT_BUILD_BENCH=OFF -DREMAT_WITH_TORCH=OFF >/dev/null
 # Only the fuzz targets: Debian's clang 14 lacks std::source_location, which the tracer uses.
 cmake --build build-fuzz --target fuzz_fxgraph_json fuzz_readable fuzz_schema
 
-# run_target NAME SEED_FILES...: fuzz for SECONDS_PER_TARGET seconds from a seeded corpus.
+# run_target NAME SEED_FILES...: fuzz one target from a seeded corpus.
 run_target() {
   local name=$1
   shift
-  local corpus=build-fuzz/corpus/$name log=build-fuzz/$name.log rc=0
+  local corpus=build-fuzz/corpus/$name log=build-fuzz/$name.log rc=0 limit
+  if [[ -n "$RUNS" ]]; then
+    rm -rf "$corpus"
+    limit=(-runs="$RUNS")
+  else
+    limit=(-max_total_time="$SECONDS_PER_TARGET")
+  fi
   mkdir -p "$corpus"
   cp -n "$@" "$corpus"/ 2>/dev/null || true
-  build-fuzz/fuzz/"$name" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 \
+  if [[ -d fuzz/seeds/$name ]]; then cp -n fuzz/seeds/"$name"/* "$corpus"/ 2>/dev/null || true; fi
+  build-fuzz/fuzz/"$name" "${limit[@]}" -max_len=65536 \
     -seed="${REMAT_FUZZ_SEED:-1}" -print_final_stats=1 -artifact_prefix=build-fuzz/"$name"- \
     "$corpus" >"$log" 2>&1 || rc=$?
   if [[ $rc -ne 0 ]]; then
@@ -29,12 +45,12 @@ run_target() {
   fi
   local runs
   runs=$(grep -E "^stat::number_of_executed_units" "$log" | awk '{print $2}')
-  echo "fuzz: $name ran ${SECONDS_PER_TARGET}s, ${runs:-?} inputs, no failure"
+  echo "fuzz: $name ran ${runs:-?} inputs, no failure"
 }
 
 status=0
 run_target fuzz_fxgraph_json tests/data/torch-1.13/*.json tests/golden/io/*.json || status=1
 run_target fuzz_readable tests/data/torch-1.13/*.txt tests/golden/print/*.txt \
   tests/golden/print/samples/*.txt || status=1
-run_target fuzz_schema fuzz/seeds/schema/* || status=1
+run_target fuzz_schema || status=1
 exit $status

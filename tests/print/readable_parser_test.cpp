@@ -300,6 +300,21 @@ TEST(ReadableParser, FuzzFindingAnnotationDictsThatAreNotLiterals) {
   }
 }
 
+TEST(ReadableParser, FuzzFindingFlattenCallQuotedInAComment) {
+  // Found by fuzz_readable in CI: a comment quoting `= fx_pytree.tree_flatten_spec([` made the
+  // whole body look like pytree codegen, so the plain parameters were never bound.
+  std::string text =
+      "class A(torch.nn.Module):\n    def forward(self, x: \"bf16[8]\"):\n"
+      "        # Annotation: {'k': 'a = fx_pytree.tree_flatten_spec([e'} File: /m.py:7 in f, code: y\n"
+      "        relu: \"bf16[8]\" = torch.ops.aten.relu.default(x);  x = None\n"
+      "        return (relu,)\n";
+  GraphModule m = must_parse(text, "flatten.txt");
+  EXPECT_EQ(m.codegen.kind, CodegenKind::Plain);
+  ASSERT_NE(m.graph().find("x"), nullptr);
+  std::string printed = print_readable(m).text;
+  EXPECT_EQ(print_readable(must_parse(printed, "again.txt")).text, printed);
+}
+
 TEST(ReadableParser, DiagnosticsNameTheLineAndColumn) {
   auto error = [](const std::string& text) {
     Expected<GraphModule> m = parse_readable(text, "bad.txt");

@@ -30,6 +30,13 @@ struct SourceLine {
   [[nodiscard]] bool blank() const { return indent == text.size(); }
 };
 
+// `a, b, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)`; a comment that merely
+// quotes it (a stack trace, an annotation) is not one.
+constexpr std::string_view kFlattenCall = " = fx_pytree.tree_flatten_spec([";
+bool is_flatten_statement(std::string_view body) {
+  return !body.starts_with('#') && body.find(kFlattenCall) != std::string_view::npos;
+}
+
 std::string strip_ansi(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -1054,8 +1061,8 @@ bool ReadableParser::parse_statement(GraphModule& m) {
   if (b.starts_with("return ") || b == "return") {
     return parse_return(m);
   }
-  // Pytree flattening: `a, b, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)`.
-  if (size_t spec = b.find(" = fx_pytree.tree_flatten_spec(["); spec != std::string_view::npos) {
+  if (is_flatten_statement(b)) {
+    size_t spec = b.find(kFlattenCall);
     m.codegen.kind = CodegenKind::Pytree;
     m.codegen.in_args.clear();
     for (const Param& p : params_) m.codegen.in_args.push_back(p.name);
@@ -1175,8 +1182,7 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
   // Placeholders of a plain def come from its parameters; a pytree def binds them later.
   bool plain = true;
   for (size_t p = pos_; p < lines_.size() && (lines_[p].blank() || lines_[p].indent >= indent); ++p)
-    if (lines_[p].body().find("= fx_pytree.tree_flatten_spec(") != std::string_view::npos)
-      plain = false;
+    if (is_flatten_statement(lines_[p].body())) plain = false;
   if (plain) {
     for (const Param& p : params_) {
       // torch.fx names a `*args` placeholder `args`; its target keeps the star.
