@@ -122,6 +122,8 @@ TEST(EmissionOrder, RulesEmitWhatLibtorchsAutogradRuns) {
         {"reshape", "view"}, {"narrow", "slice"}, {"to", "_to_copy"}, {"embedding_backward", "embedding_dense_backward"}};
     for (std::string w : formula_ops()) {
       if (w == "lift_fresh") continue;
+      // where's formula calls where(cond, grad, 0): a composite that traces as scalar_tensor + where.self.
+      if (rule.target == "aten.where.self" && w == "where") want.push_back("scalar_tensor");
       auto it = kTracesAs.find(w);
       want.push_back(it == kTracesAs.end() ? w : it->second);
     }

@@ -56,7 +56,8 @@ ConvCall conv_call(Sample& s) {
   c.transposed = s.coin(0.25);
   int64_t cin = c.groups * s.pick(1, 3), cout = c.groups * s.pick(1, 3);
   Ints k = {s.pick(1, 3), s.pick(1, 3)};
-  c.x = {s.pick(1, 2), cin, s.pick(4, 7), s.pick(4, 7)};
+  // At least 5 wide: a dilated 3-tap kernel spans 5.
+  c.x = {s.pick(1, 2), cin, s.pick(5, 8), s.pick(5, 8)};
   c.w = c.transposed ? Ints{cin, cout / c.groups, k[0], k[1]} : Ints{cout, cin / c.groups, k[0], k[1]};
   c.stride = {s.pick(1, 2), s.pick(1, 2)};
   c.padding = {s.pick(0, 1), s.pick(0, 1)};
@@ -78,6 +79,10 @@ std::map<std::string, Generator> aten_generators() {
     if (s.coin()) s.kwargs = {{InternedString("approximate"), Argument::string("tanh")}};
   };
   g["aten.silu.default"] = unary(true);
+  g["aten.elu.default"] = [](Sample& s) {
+    s.args = {s.tensor(s.shape())};
+    if (s.coin()) s.args.insert(s.args.end(), {Argument::floating(1.6732632423543772), Argument::floating(1.0507009873554805)});
+  };
   for (const char* op : {"aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor", "aten.div.Tensor", "aten.maximum.default", "aten.minimum.default"}) g[op] = binary();
   g["aten.pow.Tensor_Tensor"] = [](Sample& s) {
     Ints shape = s.shape();
@@ -285,6 +290,10 @@ std::map<std::string, Generator> aten_generators() {
   g["aten.new_zeros.default"] = [](Sample& s) { s.args = {s.tensor(s.shape(), s.any_dtype()), Sample::ints(s.shape())}; };
   // Backward ops.
   for (const char* op : {"aten.sigmoid_backward.default", "aten.tanh_backward.default", "aten.gelu_backward.default", "aten.silu_backward.default"}) g[op] = same_shape_pair();
+  g["aten.elu_backward.default"] = [](Sample& s) {
+    Ints shape = s.shape();
+    s.args = {s.tensor(shape), Argument::floating(1.0), Argument::floating(1.0), Argument::floating(1.0), Argument::boolean(false), s.tensor(s.coin() ? shape : s.broadcastable_to(shape))};
+  };
   g["aten.threshold_backward.default"] = [](Sample& s) {
     Ints shape = s.shape();
     s.args = {s.tensor(shape), s.tensor(shape), Argument::integer(0)};

@@ -206,6 +206,10 @@ void gelu_rule(Ctx& c) {
   if (c.call().text(1) != "none") kw.push_back({InternedString("approximate"), c.arg(1)});
   c.set_grad(0, c.emit("aten.gelu_backward.default", {n(c.grad()), n(c.input(0))}, std::move(kw)));
 }
+// derivatives.yaml: elu_backward(grad, alpha, scale, input_scale, /*is_result=*/false, self).
+void elu_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.elu_backward.default", {n(c.grad()), c.arg(1), c.arg(2), c.arg(3), Argument::boolean(false), n(c.input(0))}));
+}
 void silu_rule(Ctx& c) { c.set_grad(0, c.emit("aten.silu_backward.default", {n(c.grad()), n(c.input(0))})); }
 void sqrt_rule(Ctx& c) {
   Node* twice = c.emit("aten.mul.Scalar", {n(c.saved()), Argument::integer(2)});
@@ -378,6 +382,7 @@ const std::vector<DerivativeRule>& table() {
       {"aten.relu.default", {0}, {}, relu_rule},
       {"aten.gelu.default", {}, {}, gelu_rule},
       {"aten.silu.default", {}, {}, silu_rule},
+      {"aten.elu.default", {}, {}, elu_rule},
       {"aten.sqrt.default", {0}, {}, sqrt_rule},
       {"aten.rsqrt.default", {0}, {}, rsqrt_rule},
       {"aten.pow.Tensor_Scalar", {}, {}, pow_rule},

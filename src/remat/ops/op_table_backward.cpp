@@ -8,6 +8,10 @@ namespace {
 Expected<InferredOutputs> pointwise_pair(const BoundCall& c) {
   return pointwise(c, {0, 1}, {}, ResultDType::Promote);
 }
+// ATen iterates elu_backward over (grad_output, self_or_result).
+Expected<InferredOutputs> elu_backward(const BoundCall& c) {
+  return pointwise(c, {0, 5}, {}, ResultDType::Promote);
+}
 // ATen computes threshold_backward as threshold(self, threshold, grad): self's layout leads.
 Expected<InferredOutputs> threshold_backward(const BoundCall& c) {
   return pointwise(c, {1, 0}, {}, ResultDType::Promote);
@@ -104,6 +108,7 @@ void add_backward_ops(std::vector<OpInfo>& ops) {
   add("aten::threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", threshold_backward, kPointwiseBackward);
   add("aten::gelu_backward(Tensor grad_output, Tensor self, *, str approximate=\"none\") -> Tensor", pointwise_pair, kPointwiseBackward);
   add("aten::silu_backward(Tensor grad_output, Tensor self) -> Tensor", pointwise_pair, kPointwiseBackward);
+  add("aten::elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor", elu_backward, kPointwiseBackward);
   add("aten::native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor", dropout_backward, kPointwiseBackward);
   add("aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", softmax_backward, kBackward);
   add("aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", softmax_backward, kBackward);

@@ -69,6 +69,7 @@ void add_pointwise_ops(std::vector<OpInfo>& ops) {
   add("aten::relu(Tensor self) -> Tensor", unary_same);
   add("aten::gelu(Tensor self, *, str approximate=\"none\") -> Tensor", unary_same);
   add("aten::silu(Tensor self) -> Tensor", unary_same);
+  add("aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", unary_same);
   add("aten::exp(Tensor self) -> Tensor", unary_float);
   add("aten::log(Tensor self) -> Tensor", unary_float);
   add("aten::sin(Tensor self) -> Tensor", unary_float);

@@ -172,6 +172,10 @@ Tensor gelu(const Tensor& x, std::string_view approximate, Loc loc) {
   return tracer_of(x).record1("aten.gelu.default", {x.arg()}, std::move(kwargs), loc);
 }
 Tensor silu(const Tensor& x, Loc loc) { return unary("aten.silu.default", x, loc); }
+Tensor elu(const Tensor& x, double alpha, double scale, double input_scale, Loc loc) {
+  return tracer_of(x).record1("aten.elu.default", {x.arg(), Argument::floating(alpha), Argument::floating(scale), Argument::floating(input_scale)}, {}, loc);
+}
+Tensor selu(const Tensor& x, Loc loc) { return elu(x, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1.0, loc); }
 Tensor sqrt(const Tensor& x, Loc loc) { return unary("aten.sqrt.default", x, loc); }
 Tensor rsqrt(const Tensor& x, Loc loc) { return unary("aten.rsqrt.default", x, loc); }
 Tensor neg(const Tensor& x, Loc loc) { return unary("aten.neg.default", x, loc); }

@@ -99,6 +99,9 @@ Tensor relu(const Tensor& x, Loc loc = Loc::current());
 /// `approximate` is "none" or "tanh".
 Tensor gelu(const Tensor& x, std::string_view approximate = "none", Loc loc = Loc::current());
 Tensor silu(const Tensor& x, Loc loc = Loc::current());
+Tensor elu(const Tensor& x, double alpha = 1.0, double scale = 1.0, double input_scale = 1.0, Loc loc = Loc::current());
+/// ATen's selu is elu with fixed alpha and scale.
+Tensor selu(const Tensor& x, Loc loc = Loc::current());
 Tensor sqrt(const Tensor& x, Loc loc = Loc::current());
 Tensor rsqrt(const Tensor& x, Loc loc = Loc::current());
 Tensor neg(const Tensor& x, Loc loc = Loc::current());
