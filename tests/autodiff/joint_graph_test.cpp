@@ -9,6 +9,7 @@
 #include "remat/print/printer.h"
 #include "remat/trace/checkpoint.h"
 #include "testing/golden.h"
+#include "testing/traced_joint.h"
 
 namespace remat::autodiff {
 namespace {
@@ -27,19 +28,6 @@ std::vector<std::string> output_names(const GraphModule& m) {
   std::vector<std::string> out;
   for (const Argument& a : m.outputs()) out.push_back(a.is_node() ? a.as_node()->name() : "None");
   return out;
-}
-
-template <class Body>
-GraphModule joint_of(Body body) {
-  Tracer tracer;
-  tracer.output(body(tracer));
-  GraphModule fwd = tracer.finish();
-  auto joint = build_joint_graph(fwd);
-  EXPECT_TRUE(joint.ok()) << (joint.ok() ? "" : format_all(joint.errors()));
-  if (joint.ok()) {
-    EXPECT_TRUE(verify(*joint).empty());
-  }
-  return joint.ok() ? std::move(*joint) : GraphModule{};
 }
 
 TEST(JointGraph, TheSeedModelGivesTheSeedsJointGraph) {
@@ -79,7 +67,7 @@ TEST(JointGraph, TheSeedModelGivesTheSeedsJointGraph) {
 
 TEST(JointGraph, BroadcastGradientsAreReducedAndAccumulated) {
   // x * y + x with y broadcast: mul's other-grad first, then sum_to (sum + view), then add.
-  GraphModule j = joint_of([](Tracer& t) {
+  GraphModule j = testing::traced_joint([](Tracer& t) {
     Tensor x = t.input("x", {2, 3, 4}, DType::Float32, true);
     Tensor y = t.input("y", {4}, DType::Float32, true);
     Tensor m = x * y;
@@ -94,7 +82,7 @@ TEST(JointGraph, BroadcastGradientsAreReducedAndAccumulated) {
 
 TEST(JointGraph, TheEngineRunsTheMostRecentOpFirst) {
   // (x*y).sin() + (x*y).cos(): cos's branch is differentiated before sin's.
-  GraphModule j = joint_of([](Tracer& t) {
+  GraphModule j = testing::traced_joint([](Tracer& t) {
     Tensor x = t.input("x", {3}, DType::Float32, true);
     Tensor y = t.input("y", {3}, DType::Float32, true);
     Tensor a = x * y;
@@ -108,7 +96,7 @@ TEST(JointGraph, TheEngineRunsTheMostRecentOpFirst) {
 }
 
 TEST(JointGraph, InputsWithoutGradGetNone) {
-  GraphModule j = joint_of([](Tracer& t) {
+  GraphModule j = testing::traced_joint([](Tracer& t) {
     Tensor x = t.input("x", {3}, DType::Float32, true);
     Tensor y = t.input("y", {3});  // requires_grad=False
     return std::vector<Tensor>{sin(x) * y};

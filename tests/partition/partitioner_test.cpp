@@ -9,21 +9,12 @@
 #include "remat/partition/min_cut_partition.h"
 #include "remat/partition/validity.h"
 #include "remat/trace/checkpoint.h"
+#include "testing/traced_joint.h"
 
 namespace remat::partition {
 namespace {
 
 using namespace remat::trace;
-
-template <class Body>
-GraphModule joint_of(Body body) {
-  Tracer tracer;
-  tracer.output(body(tracer));
-  GraphModule fwd = tracer.finish();
-  auto joint = autodiff::build_joint_graph(fwd);
-  EXPECT_TRUE(joint.ok()) << (joint.ok() ? "" : format_all(joint.errors()));
-  return joint.ok() ? std::move(*joint) : GraphModule{};
-}
 
 MinCutPartition min_cut(const GraphModule& joint) {
   auto p = min_cut_partition(joint);
@@ -53,14 +44,14 @@ std::vector<std::string> ops(const GraphModule& m) {
 
 TEST(MinCutPartitioner, CosChainsSaveOnlyTheInput) {
   // spec §10.1: x.cos().cos().cos() -> fw (1, 2), bw (2, 1).
-  MinCutPartition p = min_cut(joint_of([](Tracer& t) {
+  MinCutPartition p = min_cut(testing::traced_joint([](Tracer& t) {
     Tensor x = t.input("x", {3}, DType::Float32, true);
     return std::vector<Tensor>{cos(cos(cos(x)))};
   }));
   EXPECT_EQ(ins_outs(p.graphs.forward), (std::pair<size_t, size_t>{1, 2}));
   EXPECT_EQ(ins_outs(p.graphs.backward), (std::pair<size_t, size_t>{2, 1}));
   // (a+b+c+d).cos().cos() -> fw (4, 2), bw (2, 4).
-  MinCutPartition q = min_cut(joint_of([](Tracer& t) {
+  MinCutPartition q = min_cut(testing::traced_joint([](Tracer& t) {
     Tensor a = t.input("a", {3}, DType::Float32, true), b = t.input("b", {3}, DType::Float32, true);
     Tensor c = t.input("c", {3}, DType::Float32, true), d = t.input("d", {3}, DType::Float32, true);
     Tensor s = a + b;
@@ -74,7 +65,7 @@ TEST(MinCutPartitioner, CosChainsSaveOnlyTheInput) {
 
 TEST(MinCutPartitioner, RecomputesCosFromThePrimal) {
   // spec §10.2: the exact forward and backward of x.cos().cos().
-  MinCutPartition p = min_cut(joint_of([](Tracer& t) {
+  MinCutPartition p = min_cut(testing::traced_joint([](Tracer& t) {
     Tensor x = t.input("x", {4, 4}, DType::Float32, true);
     return std::vector<Tensor>{cos(cos(x))};
   }));
@@ -87,7 +78,7 @@ TEST(MinCutPartitioner, RecomputesCosFromThePrimal) {
 
 TEST(MinCutPartitioner, RaisesGetitemsNextToTheirProducer) {
   // spec §10.3: split recomputed in the backward, getitem_1 before getitem.
-  MinCutPartition p = min_cut(joint_of([](Tracer& t) {
+  MinCutPartition p = min_cut(testing::traced_joint([](Tracer& t) {
     Tensor x = t.input("x", {4}, DType::Float32, true);
     std::vector<Tensor> y = x.split(2);
     Tensor s = sin(y[0]);
@@ -101,7 +92,7 @@ TEST(MinCutPartitioner, RaisesGetitemsNextToTheirProducer) {
 TEST(MinCutPartitioner, CheckpointedMatmulIsRecomputed) {
   // spec §10.8: checkpoint(sigmoid(matmul(x, y))) -> fw mm = 1, bw mm = 3.
   auto gn = [](Tensor x, Tensor y) { return sigmoid(matmul(x, y)); };
-  GraphModule joint = joint_of([&](Tracer& t) {
+  GraphModule joint = testing::traced_joint([&](Tracer& t) {
     Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
     return std::vector<Tensor>{checkpoint(gn, x, y)};
   });
@@ -126,7 +117,7 @@ TEST(MinCutPartitioner, MustSaveAndMustRecomputePolicies) {
       return c.target == "aten.mm.default" ? policy : CheckpointPolicy::PreferRecompute;
     });
     auto fn = [](Tensor x) { return cos(sin(mm(mm(x, x), x))); };
-    GraphModule joint = joint_of([&](Tracer& t) {
+    GraphModule joint = testing::traced_joint([&](Tracer& t) {
       Tensor x = t.input("x", {4, 4}, DType::Float32, true);
       return std::vector<Tensor>{checkpoint(selective(p, fn), x)};
     });
@@ -143,7 +134,7 @@ TEST(MinCutPartitioner, SequentialCheckpointedLayers) {
     for (int i = 0; i < 3; ++i) x = mm(x, x);
     return cos(x);
   };
-  GraphModule joint = joint_of([&](Tracer& t) {
+  GraphModule joint = testing::traced_joint([&](Tracer& t) {
     Tensor x = t.input("x", {4, 4}, DType::Float32, true);
     Tensor a = checkpoint(gn, x);
     return std::vector<Tensor>{checkpoint(gn, a)};
@@ -157,7 +148,7 @@ TEST(MinCutPartitioner, SequentialCheckpointedLayers) {
 TEST(MinCutPartitioner, MultipleCheckpoints) {
   // spec §10.10: sin, checkpoint(gn), sin, checkpoint(gn) with gn = sigmoid(matmul) -> fw mm 2, bw mm 6.
   auto gn = [](Tensor x, Tensor y) { return sigmoid(matmul(x, y)); };
-  MinCutPartition p = min_cut(joint_of([&](Tracer& t) {
+  MinCutPartition p = min_cut(testing::traced_joint([&](Tracer& t) {
     Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
     Tensor z = checkpoint(gn, sin(x), y);
     return std::vector<Tensor>{checkpoint(gn, sin(z), y)};
@@ -166,10 +157,97 @@ TEST(MinCutPartitioner, MultipleCheckpoints) {
   EXPECT_EQ(count(p.graphs.backward, "aten.mm.default"), 6u);
 }
 
+// Runs both partitioners on `joint`: {min-cut, default}.
+std::vector<std::pair<std::string, ForwardBackward>> both_partitions(const GraphModule& joint) {
+  std::vector<std::pair<std::string, ForwardBackward>> out;
+  out.emplace_back("min-cut", min_cut(joint).graphs);
+  auto d = default_partition(joint);
+  EXPECT_TRUE(d.ok()) << (d.ok() ? "" : format_all(d.errors()));
+  out.emplace_back("default", d.ok() ? std::move(d->graphs) : ForwardBackward{});
+  return out;
+}
+
+TEST(BothPartitioners, MustNotRecomputeGemm) {
+  // spec §10.12: SAC saving mm; sigmoid(matmul(matmul(x, y), y)) * y -> fw mm = 2, bw mm = 4.
+  SacPolicy save_mm = SacPolicy::save_ops({"aten.mm.default"});
+  auto gn = [](Tensor x, Tensor y) { return sigmoid(matmul(matmul(x, y), y)) * y; };
+  GraphModule joint = testing::traced_joint([&](Tracer& t) {
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
+    return std::vector<Tensor>{checkpoint(selective(save_mm, gn), x, y)};
+  });
+  for (const auto& [name, g] : both_partitions(joint)) {
+    EXPECT_EQ(count(g.forward, "aten.mm.default"), 2u) << name;
+    EXPECT_EQ(count(g.backward, "aten.mm.default"), 4u) << name;
+  }
+}
+
+TEST(BothPartitioners, OutplaceOpsSaveMatmulsAndSigmoid) {
+  // spec §10.13: SAC saving mm and sigmoid; sigmoid(selu(mm(mm(x, y), y))).relu() ->
+  // fw mm = 2, sigmoid = 1; bw mm = 4, sigmoid = 0.
+  SacPolicy save = SacPolicy::save_ops({"aten.mm.default", "aten.sigmoid.default"});
+  auto gn = [](Tensor x, Tensor y) { return relu(sigmoid(selu(matmul(matmul(x, y), y)))); };
+  GraphModule joint = testing::traced_joint([&](Tracer& t) {
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
+    return std::vector<Tensor>{checkpoint(selective(save, gn), x, y)};
+  });
+  for (const auto& [name, g] : both_partitions(joint)) {
+    EXPECT_EQ(count(g.forward, "aten.mm.default"), 2u) << name;
+    EXPECT_EQ(count(g.forward, "aten.sigmoid.default"), 1u) << name;
+    EXPECT_EQ(count(g.backward, "aten.mm.default"), 4u) << name;
+    EXPECT_EQ(count(g.backward, "aten.sigmoid.default"), 0u) << name;
+  }
+}
+
+TEST(BothPartitioners, ParametrizationRecomputesMulAndSigmoid) {
+  // spec §10.15: a weight parametrized as checkpoint(sigmoid(mul(w, w))), mul and sigmoid
+  // MUST_RECOMPUTE, everything else MUST_SAVE; the layer is x @ w.t(). fw mul = 1, sigmoid = 1;
+  // bw sigmoid = 1, mul = 2 with min-cut (CSE merges the two grad * w) and 3 with the default.
+  SacPolicy policy = SacPolicy::from_fn([](const SacContext& c) {
+    return c.target == "aten.mul.Tensor" || c.target == "aten.sigmoid.default" ? CheckpointPolicy::MustRecompute
+                                                                             : CheckpointPolicy::MustSave;
+  });
+  auto parametrization = [](Tensor w) { return sigmoid(w * w); };
+  GraphModule joint = testing::traced_joint([&](Tracer& t) {
+    Tensor w = t.parameter("net1.weight", {16, 16});
+    Tensor x = t.input("x", {8, 16}, DType::Float32, true);
+    Tensor weight = checkpoint(selective(policy, parametrization), w);
+    return std::vector<Tensor>{linear(x, weight)};
+  });
+  for (const auto& [name, g] : both_partitions(joint)) {
+    EXPECT_EQ(count(g.forward, "aten.mul.Tensor"), 1u) << name;
+    EXPECT_EQ(count(g.forward, "aten.sigmoid.default"), 1u) << name;
+    EXPECT_EQ(count(g.backward, "aten.sigmoid.default"), 1u) << name;
+    EXPECT_EQ(count(g.backward, "aten.mul.Tensor"), name == "min-cut" ? 2u : 3u) << name;
+  }
+}
+
+TEST(DefaultPartitioner, HiddenRegionOutputsSaveOnlyThePrimal) {
+  // spec §10.17 (aot_eager's default partition): a vanilla checkpoint around
+  // o = mm(mm(x, x), x); out = sin(x) (leaked as a second user output); cos(sin(o)), sin(x).
+  auto gn = [](Tensor x) {
+    Tensor o = matmul(matmul(x, x), x);
+    Tensor out = sin(x);
+    return std::vector<Tensor>{cos(sin(o)), sin(x), out};
+  };
+  GraphModule joint = testing::traced_joint([&](Tracer& t) {
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true);
+    std::vector<Tensor> outs = checkpoint(gn, x);
+    return std::vector<Tensor>{outs[0] + outs[1], outs[2]};
+  });
+  auto d = default_partition(joint);
+  ASSERT_TRUE(d.ok()) << format_all(d.errors());
+  EXPECT_EQ(ops(d->graphs.forward), (std::vector<std::string>{"mm", "mm_1", "sin", "sin_1", "cos", "sin_2", "add"}));
+  std::vector<std::string> returned;
+  for (const Argument& a : d->graphs.forward.outputs()) returned.push_back(a.as_node()->name());
+  EXPECT_EQ(returned, (std::vector<std::string>{"add", "sin", "primals_1"}));
+  EXPECT_EQ(d->graphs.saved_values, (std::vector<std::string>{"primals_1"}));
+  EXPECT_EQ(count(d->graphs.backward, "aten.mm.default"), 2u + 4u);  // mm, mm_1 again, then 2 per mm
+}
+
 TEST(MinCutPartitioner, RecomputedListOpsAndRandomOps) {
   // spec §10.13: cat([x, y]).sin(), recompute everything -> cat fw 1, bw 1.
   auto list_fn = [](Tensor x, Tensor y) { return sin(cat({x, y})); };
-  MinCutPartition lists = min_cut(joint_of([&](Tracer& t) {
+  MinCutPartition lists = min_cut(testing::traced_joint([&](Tracer& t) {
     Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
     return std::vector<Tensor>{checkpoint(list_fn, x, y)};
   }));
@@ -179,7 +257,7 @@ TEST(MinCutPartitioner, RecomputedListOpsAndRandomOps) {
   // bw sigmoid 0, dropout 1 (replayed with the forward's RNG state).
   SacPolicy save_sigmoid = SacPolicy::save_ops({"aten.sigmoid.default"});
   auto random_fn = [](Tensor x) { return sigmoid(dropout(sigmoid(x), 0.5)); };
-  MinCutPartition random = min_cut(joint_of([&](Tracer& t) {
+  MinCutPartition random = min_cut(testing::traced_joint([&](Tracer& t) {
     Tensor x = t.input("x", {4, 4}, DType::Float32, true);
     return std::vector<Tensor>{checkpoint(selective(save_sigmoid, random_fn), x)};
   }));
@@ -191,7 +269,7 @@ TEST(MinCutPartitioner, RecomputedListOpsAndRandomOps) {
 }
 
 TEST(MinCutPartitioner, ReportExplainsEverySavedValue) {
-  MinCutPartition p = min_cut(joint_of([](Tracer& t) {
+  MinCutPartition p = min_cut(testing::traced_joint([](Tracer& t) {
     Tensor w = t.parameter("w", {8, 8});
     Tensor x = t.input("x", {4, 8}, DType::Float32, true);
     return std::vector<Tensor>{relu(mm(x, w))};
@@ -217,7 +295,7 @@ TEST(MinCutPartitioner, ReportExplainsEverySavedValue) {
 }
 
 TEST(MinCutPartitioner, CommonSubexpressionsAreMerged) {
-  GraphModule joint = joint_of([](Tracer& t) {
+  GraphModule joint = testing::traced_joint([](Tracer& t) {
     Tensor x = t.input("x", {3}, DType::Float32, true);
     Tensor a = sin(x);
     Tensor b = sin(x);
@@ -229,7 +307,7 @@ TEST(MinCutPartitioner, CommonSubexpressionsAreMerged) {
 }
 
 TEST(MemoryBudget, ZeroSavesOnlyThePrimalsAndOneIsThePlainCut) {
-  GraphModule joint = joint_of([](Tracer& t) {
+  GraphModule joint = testing::traced_joint([](Tracer& t) {
     Tensor w1 = t.parameter("w1", {8, 8}), w2 = t.parameter("w2", {8, 8});
     Tensor x = t.input("x", {4, 8}, DType::Float32, true);
     Tensor h = relu(mm(x, w1));

@@ -84,6 +84,10 @@ int64_t count_flops(const OpInfo& op, const BoundCall& call, const InferredOutpu
   return total;
 }
 
+int64_t flop_counter_flops(const Node& node) {
+  return node_is(node, OpCategory::ComputeIntensive) ? node_flops(node) : 0;
+}
+
 int64_t node_flops(const Node& node) {
   if (node.op() != OpKind::CallFunction) return 0;
   const OpInfo* op = find_op(node.target().view());

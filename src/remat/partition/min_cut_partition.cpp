@@ -429,7 +429,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
             std::vector<double> memory, runtime;
             for (const Node* n : candidates) {
               memory.push_back(static_cast<double>(value_bytes(*n)) / (hi - lo));
-              runtime.push_back(static_cast<double>(std::max<int64_t>(node_flops(*n), 1)));
+              runtime.push_back(static_cast<double>(std::max<int64_t>(flop_counter_flops(*n), 1)));
             }
             KnapsackResult k = config.knapsack == KnapsackSolver::Greedy ? greedy_knapsack(memory, runtime, budget)
                                : config.knapsack == KnapsackSolver::Exact ? exact_knapsack(memory, runtime, budget)

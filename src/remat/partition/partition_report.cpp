@@ -43,6 +43,16 @@ int64_t value_bytes(const Node& n) {
   return total;
 }
 
+const Node& storage_root(const Node& n) {
+  const Node* at = &n;
+  while (at->op() == OpKind::CallFunction && !at->args().empty() && at->args()[0].is_node() &&
+         (node_is(*at, OpCategory::View) || at->target().view() == "aten.detach.default" ||
+          at->target().view() == "aten._unsafe_view.default")) {
+    at = at->args()[0].as_node();
+  }
+  return *at;
+}
+
 PartitionReport describe_partition(const GraphModule& joint, const ForwardBackward& graphs, std::string strategy,
                                    const std::vector<std::pair<std::string, std::string>>& reasons) {
   PartitionReport r;
@@ -54,6 +64,13 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
     auto it = why.find(name);
     r.saved_values.push_back({name, bytes, it == why.end() ? "read by the backward" : it->second});
     r.saved_bytes_total += bytes;
+  }
+  absl::flat_hash_set<const Node*> storages;
+  for (const std::string& name : graphs.saved_values) {
+    const Node* n = joint.graph().find(name);
+    if (!n) continue;
+    const Node& root = storage_root(*n);
+    if (root.op() != OpKind::Placeholder && storages.insert(&root).second) r.activation_bytes += value_bytes(root);
   }
   r.saved_symints = graphs.saved_symints;
   // Recomputed: backward nodes that are forward nodes of the joint (tagged or in the forward).
@@ -84,6 +101,7 @@ std::string PartitionReport::text() const {
   std::string out = fmt::format("partition ({}): {} saved values, {} bytes; {} recomputed nodes, {} FLOPs\n", strategy,
                                 saved_values.size(), saved_bytes_total, recomputed.size(), recompute_flops);
   if (cut_value) out += fmt::format("cut value: {}\n", *cut_value);
+  out += fmt::format("activation memory (storage kept for the backward beyond the inputs): {} bytes\n", activation_bytes);
   out += fmt::format("peak memory estimate (forward, then backward): {} bytes\n", peak_memory_bytes);
   for (const std::string& n : notes) out += "note: " + n + "\n";
   out += "saved:\n";
@@ -106,7 +124,7 @@ std::string PartitionReport::json() const {
   }
   out += "\n  ],\n  \"saved_symints\": [";
   for (size_t i = 0; i < saved_symints.size(); ++i) out += (i ? ", " : "") + json::quoted(saved_symints[i]);
-  out += fmt::format("],\n  \"saved_bytes_total\": {},\n  \"recomputed\": [", saved_bytes_total);
+  out += fmt::format("],\n  \"saved_bytes_total\": {},\n  \"activation_bytes\": {},\n  \"recomputed\": [", saved_bytes_total, activation_bytes);
   for (size_t i = 0; i < recomputed.size(); ++i) {
     const RecomputedNode& n = recomputed[i];
     out += fmt::format("{}\n    {{\"name\": {}, \"target\": {}, \"reason\": {}}}", i ? "," : "", json::quoted(n.name), json::quoted(n.target), json::quoted(n.reason));

@@ -34,6 +34,10 @@ struct PartitionReport {
   std::vector<std::string> tags_made_must_save;  ///< nodes the recompute-tag clean-up made MUST_SAVE
   std::optional<double> cut_value;  ///< min-cut only
   int64_t saved_bytes_total = 0;
+  /// What saving costs in memory: the distinct storages the saved values keep alive, other than
+  /// the inputs' (a view or detach shares its base's storage). PyTorch's memory-budget tests
+  /// measure this with the allocator.
+  int64_t activation_bytes = 0;
   int64_t recompute_flops = 0;
   /// Peak of live tensor bytes running the forward then the backward, freeing each value after
   /// its last use (inputs and saved values count while they live).
@@ -51,5 +55,7 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
 
 /// Bytes of a node's value: tensor numel x itemsize (tuples: the sum), 0 for symbolic values.
 int64_t value_bytes(const Node& n);
+/// The node whose storage `n`'s value lives in: through views, detach and _unsafe_view.
+const Node& storage_root(const Node& n);
 
 }  // namespace remat::partition
