@@ -315,6 +315,18 @@ TEST(ReadableParser, FuzzFindingFlattenCallQuotedInAComment) {
   EXPECT_EQ(print_readable(must_parse(printed, "again.txt")).text, printed);
 }
 
+TEST(ReadableParser, FuzzFindingBareModuleNameAsArgument) {
+  // Found by fuzz_readable: `torch.sin(torch)` read `torch` as an enum member without a class,
+  // and printing it read past the end of the name.
+  std::string text =
+      "class A(torch.nn.Module):\n    def forward(self, x):\n"
+      "        y = torch.sin(torch);  x = None\n        return (y,)\n";
+  GraphModule m = must_parse(text, "bare.txt");
+  std::string printed = print_readable(m).text;
+  EXPECT_NE(printed.find("torch.sin(torch)"), std::string::npos) << printed;
+  EXPECT_EQ(print_readable(must_parse(printed, "again.txt")).text, printed);
+}
+
 TEST(ReadableParser, DiagnosticsNameTheLineAndColumn) {
   auto error = [](const std::string& text) {
     Expected<GraphModule> m = parse_readable(text, "bad.txt");

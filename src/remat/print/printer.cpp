@@ -247,8 +247,9 @@ std::string CodeGen::repr(const Argument& a, bool colored) {
       return add_global(a.as_text());
     case ArgKind::Enum: {
       std::string_view q = a.as_text();
-      if (q.starts_with("torch.")) return std::string(q);
       size_t member = q.rfind('.');
+      // `torch.float32` and a bare global such as `torch` print as they read.
+      if (q.starts_with("torch.") || member == std::string_view::npos) return std::string(q);
       std::string_view cls = q.substr(0, member);
       size_t cls_dot = cls.rfind('.');
       std::string_view cls_name = cls_dot == std::string_view::npos ? cls : cls.substr(cls_dot + 1);
