@@ -4,6 +4,7 @@
 #include <absl/container/flat_hash_set.h>
 
 #include <algorithm>
+#include <span>
 
 namespace remat {
 namespace {
@@ -19,6 +20,41 @@ std::string quoted(const std::string& s) {
   return "'" + s + "'";
 }
 
+// Membership in a node's users or inputs. Short lists are scanned; long ones (the users of a
+// value read everywhere, the inputs of an output node that returns thousands of values) get a
+// set built once, so that verifying stays linear in the number of edges.
+class Membership {
+ public:
+  bool has_user(const Node* value, const Node* user) {
+    const auto& u = value->users();
+    if (u.size() <= kScan) return std::find(u.begin(), u.end(), user) != u.end();
+    auto [it, fresh] = users_.try_emplace(value);
+    if (fresh) it->second.insert(u.begin(), u.end());
+    return it->second.contains(user);
+  }
+  bool reads(const Node* user, const Node* value) {
+    for (const Argument& a : user->args()) {
+      if (a.is_node() && a.as_node() == value) return true;
+    }
+    auto [it, fresh] = inputs_.try_emplace(user);  // nested references: lists, kwargs
+    if (fresh) {
+      std::vector<Node*> in = user->input_nodes();
+      it->second.insert(in.begin(), in.end());
+    }
+    return it->second.contains(value);
+  }
+
+ private:
+  static constexpr size_t kScan = 32;
+  absl::flat_hash_map<const Node*, absl::flat_hash_set<const Node*>> users_, inputs_;
+};
+
+bool has_duplicates(std::span<Node* const> users) {
+  std::vector<const Node*> sorted(users.begin(), users.end());
+  std::sort(sorted.begin(), sorted.end());
+  return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+}
+
 }  // namespace
 
 Diagnostics verify(const Graph& graph) {
@@ -29,6 +65,8 @@ Diagnostics verify(const Graph& graph) {
   names.reserve(graph.size());
   size_t outputs = 0;
   size_t count = 0;
+  Membership membership;
+  std::vector<Node*> inputs;
   const Node* prev = nullptr;
   for (const Node* n : graph.nodes()) {
     const std::string where = "node " + quoted(n->name());
@@ -40,7 +78,8 @@ Diagnostics verify(const Graph& graph) {
     if (n->op() == OpKind::Output) ++outputs;
 
     // Definition before use, and every input lists this node as a user.
-    for (const Node* input : n->input_nodes()) {
+    n->collect_input_nodes(inputs);
+    for (const Node* input : inputs) {
       if (input->graph() != &graph) {
         report(problems, where, "uses " + quoted(input->name()) + " from another graph");
         continue;
@@ -50,26 +89,20 @@ Diagnostics verify(const Graph& graph) {
                "uses " + quoted(input->name()) +
                    (input == n ? " (itself)" : " before its definition"));
       }
-      const auto& u = input->users();
-      if (std::find(u.begin(), u.end(), n) == u.end())
+      if (!membership.has_user(input, n))
         report(problems, where, "missing from the users of its input " + quoted(input->name()));
     }
     // Every user really uses this node, and users are unique.
     auto users = n->users();
+    bool duplicates = has_duplicates(users);
     for (size_t u = 0; u < users.size(); ++u) {
       const Node* user = users[u];
-      if (std::find(users.begin(), users.begin() + static_cast<std::ptrdiff_t>(u), user) !=
-          users.begin() + static_cast<std::ptrdiff_t>(u)) {
+      if (duplicates && std::find(users.begin(), users.begin() + static_cast<std::ptrdiff_t>(u), user) !=
+                            users.begin() + static_cast<std::ptrdiff_t>(u)) {
         report(problems, where, "lists user " + quoted(user->name()) + " twice");
         continue;
       }
-      bool uses = false;
-      for (const Argument& a : user->args()) uses = uses || (a.is_node() && a.as_node() == n);
-      if (!uses) {
-        auto inputs = user->input_nodes();  // nested references: the slow path
-        uses = std::find(inputs.begin(), inputs.end(), n) != inputs.end();
-      }
-      if (!uses)
+      if (!membership.reads(user, n))
         report(problems, where, "lists user " + quoted(user->name()) + " which does not use it");
     }
     if (const TensorMeta* t = n->meta.tensor()) {

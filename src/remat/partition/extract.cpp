@@ -10,31 +10,93 @@
 namespace remat::partition {
 namespace {
 
-// The subgraph of `joint` computable from `inputs` that produces `outputs` (spec §8.1): a
-// call_function is copied when every node it reads is available; then dead code goes.
+// Which nodes of `joint` a graph with `inputs` can compute: the inputs, then every call_function
+// (not tagged `invalid_tag`) whose inputs are all available (spec §8.1).
+absl::flat_hash_set<const Node*> available_nodes(const GraphModule& joint, const std::vector<const Node*>& inputs,
+                                                 PartitionerTag invalid_tag) {
+  absl::flat_hash_set<const Node*> available(inputs.begin(), inputs.end());
+  available.reserve(joint.graph().size());
+  std::vector<Node*> ins;
+  for (const Node* n : joint.graph().nodes()) {
+    if (n->op() != OpKind::CallFunction || n->meta.partitioner_tag == invalid_tag) continue;
+    ins.clear();
+    n->collect_input_nodes(ins);
+    bool ok = true;
+    for (const Node* in : ins) ok = ok && available.contains(in);
+    if (ok) available.insert(n);
+  }
+  return available;
+}
+
+// The nodes the values in `roots` are computed from, stopping at `inputs` (which replace what
+// they were computed from).
+absl::flat_hash_set<const Node*> needed_nodes(std::vector<const Node*> roots, const std::vector<const Node*>& inputs) {
+  absl::flat_hash_set<const Node*> stop(inputs.begin(), inputs.end()), needed;
+  std::vector<Node*> ins;
+  while (!roots.empty()) {
+    const Node* n = roots.back();
+    roots.pop_back();
+    if (!needed.insert(n).second || stop.contains(n)) continue;
+    ins.clear();
+    n->collect_input_nodes(ins);
+    roots.insert(roots.end(), ins.begin(), ins.end());
+  }
+  return needed;
+}
+
+// The subgraph of `joint` computable from `inputs` that produces `outputs`: placeholders for
+// the inputs, then the call_functions the outputs (and impure available nodes) need, in joint
+// order. Only needed nodes are copied, so nothing is created to be removed again.
 Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vector<const Node*>& inputs,
                                        const std::vector<Argument>& outputs, std::string_view what,
                                        PartitionerTag invalid_tag) {
+  absl::flat_hash_set<const Node*> available = available_nodes(joint, inputs, invalid_tag);
+  std::vector<const Node*> roots;
+  for (const Argument& a : outputs) {
+    const Node* missing = nullptr;
+    for_each_node(a, [&](Node* x) {
+      roots.push_back(x);
+      if (!missing && !available.contains(x)) missing = x;
+    });
+    if (!missing) continue;
+    // Name the chain down to the value that is missing: neither an input nor computable.
+    std::string chain = missing->name();
+    for (bool deeper = true; deeper;) {
+      deeper = false;
+      for (Node* in : missing->input_nodes()) {
+        if (available.contains(in)) continue;
+        missing = in;
+        chain += " <- " + in->name();
+        deeper = true;
+        break;
+      }
+    }
+    return error_message("the " + std::string(what) + " graph cannot compute " + chain + ": " + missing->name() +
+                         " is neither one of its inputs nor computable from them");
+  }
+  for (const Node* n : joint.graph().nodes()) {
+    if (n->op() == OpKind::CallFunction && available.contains(n) && is_impure(*n)) roots.push_back(n);
+  }
+  absl::flat_hash_set<const Node*> needed = needed_nodes(std::move(roots), inputs);
+
   GraphModule m;
   m.class_name = "GraphModule";
   Graph& g = m.graph();
   absl::flat_hash_map<const Node*, Node*> env;
+  env.reserve(needed.size() + inputs.size());
   for (const Node* in : inputs) {
     Node* p = g.create_node_exact(OpKind::Placeholder, InternedString(in->name()), in->name());
     REMAT_ASSERT(p != nullptr) << "duplicate input " << in->name();
     p->meta = in->meta;
     env[in] = p;
   }
+  auto mapped = [&](Node* x) { return env.at(x); };
   for (const Node* n : joint.graph().nodes()) {
-    if (n->op() != OpKind::CallFunction || env.contains(n)) continue;
-    if (n->meta.partitioner_tag == invalid_tag) continue;
-    bool available = true;
-    for (Node* in : n->input_nodes()) available = available && env.contains(in);
-    if (!available) continue;
+    if (n->op() != OpKind::CallFunction || env.contains(n) || !needed.contains(n)) continue;
     std::vector<Argument> args(n->args().begin(), n->args().end());
-    for (Argument& a : args) map_nodes(a, [&](Node* x) { return env.at(x); });
+    for (Argument& a : args) map_nodes(a, mapped);
     std::vector<Kwarg> kwargs(n->kwargs().begin(), n->kwargs().end());
-    for (Kwarg& kw : kwargs) map_nodes(kw.value, [&](Node* x) { return env.at(x); });
+    for (Kwarg& kw : kwargs) map_nodes(kw.value, mapped);
     Node* c = g.create_node_exact(OpKind::CallFunction, n->target(), n->name(), std::move(args), std::move(kwargs));
     REMAT_ASSERT(c != nullptr) << "name taken twice: " << n->name();
     c->meta = n->meta;
@@ -43,33 +105,10 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vect
   std::vector<Argument> out;
   for (const Argument& a : outputs) {
     Argument copy = a;
-    bool ok = true;
-    for_each_node(copy, [&](Node* x) { ok = ok && env.contains(x); });
-    if (!ok) {
-      // Name the chain down to the value that is missing: neither an input nor computable.
-      const Node* missing = nullptr;
-      for_each_node(copy, [&](Node* x) {
-        if (!missing && !env.contains(x)) missing = x;
-      });
-      std::string chain = missing->name();
-      for (bool deeper = true; deeper;) {
-        deeper = false;
-        for (Node* in : missing->input_nodes()) {
-          if (env.contains(in)) continue;
-          missing = in;
-          chain += " <- " + in->name();
-          deeper = true;
-          break;
-        }
-      }
-      return error_message("the " + std::string(what) + " graph cannot compute " + chain + ": " + missing->name() +
-                           " is neither one of its inputs nor computable from them");
-    }
-    map_nodes(copy, [&](Node* x) { return env.at(x); });
+    map_nodes(copy, mapped);
     out.push_back(std::move(copy));
   }
   g.output(Argument::list(std::move(out)));
-  eliminate_dead_code(g);
   return m;
 }
 
@@ -145,20 +184,21 @@ Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
   std::vector<const Node*> primals, tangents;
   for (const Node* p : joint.graph().placeholders()) (is_tangent(*p) ? tangents : primals).push_back(p);
 
-  // A provisional backward tells which saved values are read at all.
   auto bw_inputs = [&](const std::vector<const Node*>& values, const std::vector<const Node*>& syms) {
     std::vector<const Node*> in = syms;
     in.insert(in.end(), values.begin(), values.end());
     in.insert(in.end(), tangents.begin(), tangents.end());
     return in;
   };
-  auto provisional = extract_subgraph(joint, bw_inputs(saved_values, saved_symints), grads, "backward", PartitionerTag::MustBeInForward);
-  if (!provisional) return std::move(provisional).take_errors();
+  // Which saved values the backward reads at all: those its outputs are computed from.
+  std::vector<const Node*> all_inputs = bw_inputs(saved_values, saved_symints);
+  std::vector<const Node*> grad_roots;
+  for (const Argument& a : grads) for_each_node(a, [&](Node* x) { grad_roots.push_back(x); });
+  absl::flat_hash_set<const Node*> reached = needed_nodes(std::move(grad_roots), all_inputs);
   auto used = [&](const std::vector<const Node*>& list) {
     std::vector<const Node*> out;
     for (const Node* v : list) {
-      const Node* p = provisional->graph().find(v->name());
-      if (p && !p->users().empty()) out.push_back(v);
+      if (reached.contains(v)) out.push_back(v);
     }
     return out;
   };

@@ -366,14 +366,17 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   if (!(config.memory_budget >= 0 && config.memory_budget <= 1)) {
     return error_message("activation memory budget must be in [0, 1], not " + std::to_string(config.memory_budget));
   }
+  StageTimer timer;
   GraphModule joint = original.clone();
   Graph& g = joint.graph();
+  timer.lap("copy the joint graph");
   std::vector<std::string> notes;
   eliminate_dead_code(g);
   if (config.cse) {
     size_t merged = eliminate_common_subexpressions(g);
     if (merged) notes.push_back("common-subexpression elimination merged " + std::to_string(merged) + " nodes");
   }
+  timer.lap("dead code and common subexpressions");
   std::vector<std::pair<std::string, std::string>> reasons;
   std::vector<std::string> made_must_save;
   if (has_recomputable_ops(g)) {
@@ -383,6 +386,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
     }
   }
   NodeInfo info = classify_nodes(joint);
+  timer.lap("tag clean-up and node classification");
   // Spec §7.2: the memory budget picks among cuts of decreasing heuristic caution, then a
   // knapsack over the banned values decides which may be recomputed after all.
   double budget = config.memory_budget;
@@ -449,7 +453,9 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   std::vector<const Node*>& saved = chosen.saved;
   std::vector<const Node*>& saved_sym = chosen.saved_sym;
   std::sort(saved.begin(), saved.end(), [](const Node* a, const Node* b) { return a->is_before(b); });
+  timer.lap("flow network and min-cut");
   auto graphs = extract_forward_backward(joint, saved, saved_sym);
+  timer.lap("forward and backward extraction");
   if (!graphs) return std::move(graphs).take_errors();
   absl::flat_hash_set<std::string> explained(made_must_save.begin(), made_must_save.end());
   for (const Node* n : saved) {
@@ -470,6 +476,8 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   result.report.tags_made_must_save = std::move(made_must_save);
   result.graphs = std::move(*graphs);
   result.network = std::move(chosen.network);
+  timer.lap("report");
+  result.stages = timer.take();
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include "remat/partition/extract.h"
 #include "remat/partition/min_cut.h"
 #include "remat/partition/partition_report.h"
+#include "remat/support/stage_timer.h"
 
 namespace remat::partition {
 
@@ -33,6 +34,7 @@ struct MinCutPartition {
   ForwardBackward graphs;
   PartitionReport report;
   FlowGraph network;  ///< the network solved (for --dump-flow)
+  std::vector<StageTime> stages;  ///< wall time per pass, for progress output and metrics
 };
 
 /// Partitions `joint`. An unbounded cut (a value that can be neither saved nor recomputed) is an
