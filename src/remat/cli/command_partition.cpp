@@ -46,7 +46,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output-dir", a->out_dir, "where to write the graphs and the report");
   cmd->add_flag("--explain", a->explain, "print the whole report (default: the summary line)");
   cmd->add_option("--budget", a->budget, "activation memory budget in [0, 1] (min-cut; 1 = no budget)")->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--knapsack", a->knapsack, "knapsack solver for the budget: dp, greedy or exact")->check(CLI::IsMember({"dp", "greedy", "exact"}));
+  cmd->add_option("--knapsack", a->knapsack, "knapsack solver for the budget: dp, greedy, exact, or dynamic (dp at the knee budget up to --budget)")->check(CLI::IsMember({"dp", "greedy", "exact", "dynamic"}));
   cmd->add_flag("--pareto", a->pareto, "print saved bytes against recompute FLOPs for budgets 0, 0.1, ..., 1");
   cmd->add_flag("--verify", a->verify, "check the partition's invariants (exit 1 on a violation)");
   cmd->add_option("--dump-flow", a->dump_flow, "write the min-cut flow network as an fxgraph-json/1#flow file");
@@ -72,6 +72,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       config.memory_budget = a->budget;
       config.knapsack = a->knapsack == "greedy" ? partition::KnapsackSolver::Greedy
                         : a->knapsack == "exact" ? partition::KnapsackSolver::Exact
+                        : a->knapsack == "dynamic" ? partition::KnapsackSolver::Dynamic
                                                  : partition::KnapsackSolver::Dp;
       if (a->pareto) {
         fmt::print("{:>6} {:>14} {:>16} {:>8}\n", "budget", "saved bytes", "recompute FLOPs", "saved");

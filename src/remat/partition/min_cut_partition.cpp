@@ -7,6 +7,7 @@
 #include "remat/ir/graph.h"
 #include "remat/ops/op_registry.h"
 #include "remat/partition/knapsack.h"
+#include "remat/partition/knapsack_evaluator.h"
 #include "remat/partition/node_info.h"
 #include "remat/partition/recompute_tags.h"
 #include "remat/partition/rng_functionalization.h"
@@ -435,9 +436,15 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
               memory.push_back(static_cast<double>(value_bytes(*n)) / (hi - lo));
               runtime.push_back(static_cast<double>(std::max<int64_t>(flop_counter_flops(*n), 1)));
             }
-            KnapsackResult k = config.knapsack == KnapsackSolver::Greedy ? greedy_knapsack(memory, runtime, budget)
-                               : config.knapsack == KnapsackSolver::Exact ? exact_knapsack(memory, runtime, budget)
-                                                                          : dp_knapsack(memory, runtime, budget);
+            double capacity = budget;
+            if (config.knapsack == KnapsackSolver::Dynamic) {
+              KnapsackEvaluator evaluator(knapsack_items(g, candidates, memory, runtime));
+              capacity = evaluator.knee_point_budget(dp_knapsack, budget, 0.001, 100);
+              notes.push_back("dynamic memory budget: the knee of the saved-memory / recompute-runtime curve is at " + std::to_string(capacity));
+            }
+            KnapsackResult k = config.knapsack == KnapsackSolver::Greedy ? greedy_knapsack(memory, runtime, capacity)
+                               : config.knapsack == KnapsackSolver::Exact ? exact_knapsack(memory, runtime, capacity)
+                                                                          : dp_knapsack(memory, runtime, capacity);
             absl::flat_hash_set<const Node*> dont_ban;
             for (int i : k.recompute) dont_ban.insert(candidates[i]);
             auto s3 = solve_once(joint, info, aggressive, dont_ban);

@@ -12,7 +12,9 @@
 
 namespace remat::partition {
 
-enum class KnapsackSolver { Dp, Greedy, Exact };
+/// Dynamic: the DP at the knee budget between 0.001 and the requested one (KnapsackEvaluator),
+/// PyTorch's dynamic_memory_budget_dp.
+enum class KnapsackSolver { Dp, Greedy, Exact, Dynamic };
 
 /// The partitioner's switches, with PyTorch's defaults (spec §9).
 struct MinCutConfig {
