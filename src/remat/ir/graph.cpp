@@ -193,9 +193,11 @@ bool Graph::rename_exact(Node* n, std::string_view name) {
   return true;
 }
 
-std::unordered_map<const Node*, Node*> clone_graph(const Graph& src, Graph& dst) {
+absl::flat_hash_map<const Node*, Node*> clone_graph(const Graph& src, Graph& dst) {
   REMAT_ASSERT(dst.empty()) << "clone_graph into a non-empty graph";
-  std::unordered_map<const Node*, Node*> map;
+  absl::flat_hash_map<const Node*, Node*> map;
+  map.reserve(src.size());
+  dst.reserve(src.size());
   auto remap = [&](Node* n) {
     auto it = map.find(n);
     REMAT_ASSERT(it != map.end()) << n->name() << " used before its definition";

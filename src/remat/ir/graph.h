@@ -6,9 +6,9 @@
 #include <iterator>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 
 #include "remat/ir/naming.h"
@@ -155,6 +155,6 @@ class Graph {
 };
 
 /// A deep copy of `src` into the empty graph `dst`; returns the old->new node map.
-std::unordered_map<const Node*, Node*> clone_graph(const Graph& src, Graph& dst);
+absl::flat_hash_map<const Node*, Node*> clone_graph(const Graph& src, Graph& dst);
 
 }  // namespace remat

@@ -82,6 +82,7 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vect
   GraphModule m;
   m.class_name = "GraphModule";
   Graph& g = m.graph();
+  g.reserve(needed.size() + inputs.size() + 1);
   absl::flat_hash_map<const Node*, Node*> env;
   env.reserve(needed.size() + inputs.size());
   for (const Node* in : inputs) {

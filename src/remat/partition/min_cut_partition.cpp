@@ -101,33 +101,38 @@ void append_key(std::string& key, const Argument& a) {
 
 // --- the flow network ---
 
+// Vertices are created on first use (so the network has exactly PyTorch's vertices, in its
+// order) and found through per-node slots; edge reasons are indices into a short table.
 class NetworkBuilder {
  public:
   NetworkBuilder(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config,
                  const absl::flat_hash_set<const Node*>& dont_ban)
-      : joint_(joint), info_(info), config_(config), dont_ban_(dont_ban) {}
+      : joint_(joint), info_(info), config_(config), dont_ban_(dont_ban) {
+    slot_.reserve(joint.graph().size());
+    for (const Node* n : joint.graph().nodes()) slot_.emplace(n, static_cast<int>(slot_.size()));
+    vertex_in_.assign(slot_.size(), -1);
+    vertex_out_.assign(slot_.size(), -1);
+  }
 
   FlowGraph& graph() { return g_; }
+  int source() { return terminal(source_, "source"); }
+  int sink() { return terminal(sink_, "sink"); }
   [[nodiscard]] const std::vector<BannedNode>& banned() const { return banned_list_; }
   [[nodiscard]] bool is_banned(const Node* n) const { return banned_.contains(n); }
-
-  int vertex(const std::string& name) {
-    auto [it, fresh] = index_.try_emplace(name, 0);
-    if (fresh) it->second = g_.add_vertex(name);
-    return it->second;
+  [[nodiscard]] const std::string& reason(int e) const { return reasons_[edge_reason_[e]]; }
+  /// The node a cut edge saves: edge `v_in -> v_out` of a node's split.
+  [[nodiscard]] const Node* saved_by(const FlowGraph::Edge& e) const {
+    const Node* n = vertex_node_[e.from];
+    return n && vertex_in_[slot_.at(n)] == e.from && vertex_out_[slot_.at(n)] == e.to ? n : nullptr;
   }
-  void edge(const std::string& a, const std::string& b, double capacity, std::string why) {
-    int u = vertex(a), v = vertex(b);
-    g_.add_edge(u, v, capacity);
-    edge_reasons_.push_back(std::move(why));
-  }
-  [[nodiscard]] const std::string& reason(int e) const { return edge_reasons_[e]; }
 
   void ban(const Node* n, std::string reason) {
     if (is_view(n) || must_recompute(*n) || banned_.contains(n) || dont_ban_.contains(n)) return;
     banned_.insert(n);
     banned_list_.push_back({n->name(), reason});
-    edge("source", n->name() + "_in", kInfiniteCapacity, "banned from recomputation: " + reason);
+    reasons_.push_back("banned from recomputation: " + reason);
+    int from = source();
+    edge(from, in(n), kInfiniteCapacity, static_cast<int>(reasons_.size()) - 1);
   }
 
   std::optional<std::string> should_ban(const Node* n) const {
@@ -165,14 +170,17 @@ class NetworkBuilder {
       if (n->op() == OpKind::Output) continue;
       if (info_.required_bw.contains(n)) {
         if (!info_.tangents_closure.contains(n)) {
-          edge(n->name() + "_out", "sink", kInfiniteCapacity, "must be computed in the backward");
+          int from = out(n);
+          edge(from, sink(), kInfiniteCapacity, kNeededInBackward);
         } else {
-          edge(n->name() + "_in", "sink", kInfiniteCapacity, "depends on a tangent");
+          int from = in(n);
+          edge(from, sink(), kInfiniteCapacity, kDependsOnTangent);
           continue;
         }
       }
       if (must_recompute(*n)) {
-        edge(n->name() + "_in", "sink", kInfiniteCapacity, "tagged for recomputation: cannot be saved");
+        int from = in(n);
+        edge(from, sink(), kInfiniteCapacity, kTaggedRecompute);
         continue;
       }
       if (n->op() == OpKind::Placeholder && !is_tangent(*n)) ban(n, "primal input");
@@ -180,8 +188,12 @@ class NetworkBuilder {
         if (auto reason = should_ban(n)) ban(n, *reason);
       }
       double c = capacity(n);
-      edge(n->name() + "_in", n->name() + "_out", c, std::isinf(c) ? "cannot be saved (not a tensor)" : "saving cost");
-      for (const Node* u : n->users()) edge(n->name() + "_out", u->name() + "_in", kInfiniteCapacity, "data dependency");
+      int from = in(n);
+      edge(from, out(n), c, std::isinf(c) ? kNotATensor : kSavingCost);
+      for (const Node* u : n->users()) {
+        int produced = out(n);
+        edge(produced, in(u), kInfiniteCapacity, kDataDependency);
+      }
     }
     if (config_.ban_recompute_used_far_apart) ban_used_far_apart();
     if (config_.ban_recompute_long_fusible_chains) ban_long_fusible_chains();
@@ -267,13 +279,44 @@ class NetworkBuilder {
     }
   }
 
+  enum Reason : int { kNeededInBackward, kDependsOnTangent, kTaggedRecompute, kNotATensor, kSavingCost, kDataDependency };
+  int vertex(const Node* n, std::vector<int>& slots, const char* suffix) {
+    int& v = slots[slot_.at(n)];
+    if (v < 0) {
+      v = g_.add_vertex(n->name() + suffix);
+      vertex_node_.push_back(n);
+    }
+    return v;
+  }
+  int terminal(int& v, const char* name) {
+    if (v < 0) {
+      v = g_.add_vertex(name);
+      vertex_node_.push_back(nullptr);
+    }
+    return v;
+  }
+  int in(const Node* n) { return vertex(n, vertex_in_, "_in"); }
+  int out(const Node* n) { return vertex(n, vertex_out_, "_out"); }
+  // Callers create `u` before `v`: vertices appear in the order PyTorch's add_edge calls add them.
+  void edge(int u, int v, double capacity, int reason) {
+    g_.add_edge(u, v, capacity);
+    edge_reason_.push_back(reason);
+  }
+
   const GraphModule& joint_;
   const NodeInfo& info_;
   const MinCutConfig& config_;
   const absl::flat_hash_set<const Node*>& dont_ban_;
   FlowGraph g_;
-  absl::flat_hash_map<std::string, int> index_;
-  std::vector<std::string> edge_reasons_;
+  int source_ = -1, sink_ = -1;
+  absl::flat_hash_map<const Node*, int> slot_;  // node -> index into the vertex tables
+  std::vector<int> vertex_in_, vertex_out_;
+  std::vector<const Node*> vertex_node_;  // per vertex; null for source and sink
+  std::vector<int> edge_reason_;
+  // Indexed by Reason, then one entry per ban.
+  std::vector<std::string> reasons_ = {"must be computed in the backward", "depends on a tangent",
+                                       "tagged for recomputation: cannot be saved", "cannot be saved (not a tensor)",
+                                       "saving cost", "data dependency"};
   absl::flat_hash_set<const Node*> banned_;
   std::vector<BannedNode> banned_list_;
 };
@@ -320,7 +363,7 @@ Expected<Solved> solve_once(const GraphModule& joint, const NodeInfo& info, cons
   NetworkBuilder net(joint, info, config, dont_ban);
   net.build();
   FlowGraph& fg = net.graph();
-  MinCut cut = solve_min_cut(fg, net.vertex("source"), net.vertex("sink"), config.algorithm);
+  MinCut cut = solve_min_cut(fg, net.source(), net.sink(), config.algorithm);
   if (cut.unbounded()) {
     std::string path;
     for (size_t i = 0; i + 1 < cut.infinite_path.size(); ++i) {
@@ -335,16 +378,15 @@ Expected<Solved> solve_once(const GraphModule& joint, const NodeInfo& info, cons
                          "that can be neither saved nor recomputed):" + path);
   }
   Solved s;
-  absl::flat_hash_set<std::string> cut_names;
+  absl::flat_hash_set<const Node*> cut_nodes;
   for (int e : cut.cut_edges) {
-    const std::string& from = fg.names()[fg.edges()[e].from];
-    const std::string& to = fg.names()[fg.edges()[e].to];
-    REMAT_ASSERT(from.ends_with("_in") && to == from.substr(0, from.size() - 3) + "_out") << "cut edge " << from << " -> " << to;
-    cut_names.insert(from.substr(0, from.size() - 3));
+    const FlowGraph::Edge& edge = fg.edges()[e];
+    const Node* n = net.saved_by(edge);
+    REMAT_ASSERT(n != nullptr) << "cut edge " << fg.names()[edge.from] << " -> " << fg.names()[edge.to];
+    cut_nodes.insert(n);
   }
   for (const Node* n : joint.graph().nodes()) {
-    if (!cut_names.contains(n->name())) continue;
-    (n->meta.sym_value() ? s.saved_sym : s.saved).push_back(n);
+    if (cut_nodes.contains(n)) (n->meta.sym_value() ? s.saved_sym : s.saved).push_back(n);
   }
   s.banned = net.banned();
   for (const Node* n : joint.graph().nodes()) {

@@ -7,6 +7,7 @@ namespace remat::partition {
 
 absl::flat_hash_set<const Node*> forward_dataflow_nodes(const GraphModule& joint) {
   absl::flat_hash_set<const Node*> computable;
+  computable.reserve(joint.graph().size());
   for (const Node* n : joint.graph().nodes()) {
     if (n->op() == OpKind::Placeholder) {
       if (!is_tangent(*n)) computable.insert(n);
@@ -38,6 +39,8 @@ absl::flat_hash_set<const Node*> forward_dataflow_nodes(const GraphModule& joint
 NodeInfo classify_nodes(const GraphModule& joint) {
   NodeInfo info;
   const Graph& g = joint.graph();
+  info.fw_order.reserve(g.size());
+  info.dist_from_bw.reserve(g.size());
   for (const Node* n : g.nodes()) {
     if (is_tangent(*n) || n->meta.partitioner_tag == PartitionerTag::MustBeInBackward) info.required_bw.insert(n);
     if (info.required_bw.contains(n)) {
