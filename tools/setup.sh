@@ -13,6 +13,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev                        # ATen: schema and shape oracle in tests, executor
   libboost-graph-dev                  # max-flow for the min-cut partitioner
+  libssl-dev                          # MD5 of trace-log payloads
+  chromium                            # the report's browser test
 )
 
 missing=()

@@ -1,0 +1,212 @@
+#include "remat/tracelog/trace_reader.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "remat/support/diagnostic.h"
+
+namespace remat::tracelog {
+namespace {
+
+constexpr size_t kChunk = 4 << 20;  // bytes read at a time
+
+// Envelope keys of the format (trace-log spec A.5): context first, then events.
+constexpr std::array<std::string_view, 7> kContextKeys = {"rank", "compiled_autograd_id", "frame_id", "frame_compile_id",
+                                                          "attempt", "has_payload", "stack"};
+constexpr std::array<std::string_view, 43> kEventKeys = {
+    "str", "dynamo_start", "dynamo_output_graph", "optimize_ddp_split_graph", "optimize_ddp_split_child",
+    "compiled_autograd_graph", "aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph",
+    "inductor_pre_grad_graph", "inductor_post_grad_graph", "dynamo_cpp_guards_str", "graph_dump", "exported_program",
+    "inductor_output_code", "dynamo_guards", "artifact", "compilation_metrics", "bwd_compilation_metrics",
+    "aot_autograd_backward_compilation_metrics", "compilation_metrics_runtime", "link", "dump_file", "chromium_event",
+    "symbolic_shape_specialization", "guard_added", "guard_added_fast", "propagate_real_tensors_provenance",
+    "create_unbacked_symbol", "create_symbol", "expression_created", "missing_fake_kernel", "mismatched_fake_kernel",
+    "describe_storage", "describe_tensor", "describe_source", "unbacked_symbol", "sym_expr_info",
+    "inductor_provenance_tracking_node_mappings", "graph_execution", "fx_graph_cache_hit", "fx_graph_cache_miss"};
+
+bool is_context(std::string_view k) { return std::find(kContextKeys.begin(), kContextKeys.end(), k) != kContextKeys.end(); }
+bool is_event(std::string_view k) { return std::find(kEventKeys.begin(), kEventKeys.end(), k) != kEventKeys.end(); }
+
+std::optional<int64_t> optional_int(simdjson::dom::element e) {
+  int64_t v;
+  if (e.get_int64().get(v) == simdjson::SUCCESS) return v;
+  return std::nullopt;  // null (or not an integer)
+}
+
+}  // namespace
+
+struct TraceReader::Json {
+  simdjson::dom::parser parser;
+};
+
+std::string TraceStats::summary() const {
+  std::string out = "Stats {";
+  bool first = true;
+  auto add = [&](const char* name, uint64_t v) {
+    if (v == 0) return;
+    out += (first ? " " : ", ") + std::string(name) + ": " + std::to_string(v);
+    first = false;
+  };
+  add("ok", ok);
+  add("other_rank", other_rank);
+  add("fail_glog", fail_glog);
+  add("fail_json", fail_json);
+  add("fail_payload_md5", fail_payload_md5);
+  add("unknown", unknown);
+  return out + (first ? "}" : " }");
+}
+
+Expected<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return error_message(path + ": cannot open: " + std::strerror(errno));
+  std::fseek(f, 0, SEEK_END);
+  long size = std::ftell(f);
+  std::fseek(f, 0, SEEK_SET);
+  return std::unique_ptr<TraceReader>(new TraceReader(f, size < 0 ? 0 : static_cast<uint64_t>(size)));
+}
+
+TraceReader::TraceReader(std::FILE* file, uint64_t size) : file_(file), file_size_(size), buffer_(kChunk), json_(std::make_unique<Json>()) {}
+
+TraceReader::~TraceReader() { std::fclose(file_); }
+
+bool TraceReader::fill() {
+  if (eof_) return false;
+  // Keep the unread tail, then read after it.
+  if (begin_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a line longer than the buffer
+  size_t n = std::fread(buffer_.data() + end_, 1, buffer_.size() - end_, file_);
+  if (n == 0) eof_ = true;
+  end_ += n;
+  bytes_read_ += n;
+  return n > 0;
+}
+
+bool TraceReader::next_line(std::string_view& line) {
+  for (;;) {
+    const char* start = buffer_.data() + begin_;
+    const void* nl = std::memchr(start, '\n', end_ - begin_);
+    if (nl == nullptr) {
+      if (fill()) continue;
+      if (begin_ == end_) return false;
+      line = std::string_view(buffer_.data() + begin_, end_ - begin_);  // last line without '\n'
+      begin_ = end_;
+    } else {
+      size_t len = static_cast<const char*>(nl) - start;
+      line = std::string_view(start, len);
+      begin_ += len + 1;
+    }
+    ++lineno_;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) return true;  // blank lines are log-shipper stutter, never content
+  }
+}
+
+bool TraceReader::peek_is_payload() {
+  for (;;) {
+    if (begin_ < end_) return buffer_[begin_] == '\t';
+    if (!fill()) return false;
+  }
+}
+
+bool TraceReader::decode_envelope(std::string_view text, TraceRecord& r) {
+  simdjson::dom::element doc;
+  if (json_->parser.parse(text.data(), text.size(), /*realloc_if_needed=*/true).get(doc) != simdjson::SUCCESS) return false;
+  simdjson::dom::object obj;
+  if (doc.get_object().get(obj) != simdjson::SUCCESS) return false;
+  CompileId id;
+  bool has_id = false;
+  for (auto [key, value] : obj) {
+    if (key == "rank") r.rank = optional_int(value);
+    else if (key == "compiled_autograd_id") id.compiled_autograd_id = optional_int(value), has_id = true;
+    else if (key == "frame_id") id.frame_id = optional_int(value), has_id = true;
+    else if (key == "frame_compile_id") id.frame_compile_id = optional_int(value), has_id = true;
+    else if (key == "attempt") id.attempt = optional_int(value), has_id = true;
+    else if (key == "has_payload") {
+      std::string_view s;
+      if (value.get_string().get(s) != simdjson::SUCCESS) return false;
+      r.has_payload = std::string(s);
+    } else if (key == "stack") {
+      r.stack = simdjson::minify(value);
+    } else if (r.event.empty() && is_event(key)) {
+      r.event = std::string(key);
+      r.metadata = simdjson::minify(value);
+    } else if (!is_context(key)) {
+      r.unknown_keys.emplace_back(key);
+    }
+  }
+  // A record with no part of a compile id has none (`unknown_<line>` in reports).
+  if (has_id && (id.frame_id || id.frame_compile_id || id.compiled_autograd_id || id.attempt)) r.compile_id = id;
+  return true;
+}
+
+bool TraceReader::next(TraceRecord& r) {
+  std::string_view line;
+  while (next_line(line)) {
+    uint64_t lineno = lineno_;
+    size_t json_start = 0;
+    r = TraceRecord{};
+    r.lineno = lineno;
+    if (line.front() == '\t' || !parse_glog_header(line, r.header, json_start)) {
+      ++stats_.fail_glog;
+      continue;
+    }
+    r.envelope = std::string(line.substr(json_start));
+    bool decoded = decode_envelope(r.envelope, r);
+    // Payload lines follow the header whatever its JSON; they belong to this record.
+    if (decoded && r.has_payload) {
+      bool first = true;
+      while (peek_is_payload() && next_line(line)) {
+        if (!first) r.payload += '\n';
+        first = false;
+        r.payload.append(line.substr(1));
+      }
+      md5_.update(r.payload);
+      r.payload_md5_ok = md5_.hex() == *r.has_payload;
+      if (!r.payload_md5_ok) ++stats_.fail_payload_md5;
+    } else {
+      while (peek_is_payload() && next_line(line)) {
+      }
+    }
+    if (!decoded) {
+      ++stats_.fail_json;
+      continue;
+    }
+    for (const std::string& k : r.unknown_keys) {
+      ++stats_.unknown;
+      if (std::find(unknown_fields_.begin(), unknown_fields_.end(), k) == unknown_fields_.end()) unknown_fields_.push_back(k);
+    }
+    if (r.event == "str") {
+      // {"str": [name, index]}
+      simdjson::dom::element e;
+      std::string_view name;
+      int64_t index;
+      if (json_->parser.parse(r.metadata).get(e) == simdjson::SUCCESS && e.at(0).get_string().get(name) == simdjson::SUCCESS &&
+          e.at(1).get_int64().get(index) == simdjson::SUCCESS && index >= 0 && index < (1 << 24)) {
+        if (strings_.size() <= static_cast<size_t>(index)) strings_.resize(index + 1);
+        strings_[index] = std::string(name);
+        ++stats_.str;
+      } else {
+        ++stats_.fail_json;
+      }
+      continue;
+    }
+    if (!expected_rank_) {
+      if (r.rank) expected_rank_ = r.rank;
+    } else if (*expected_rank_ != r.rank) {
+      ++stats_.other_rank;
+      continue;
+    }
+    ++stats_.ok;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace remat::tracelog
