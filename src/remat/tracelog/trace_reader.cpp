@@ -146,6 +146,10 @@ bool TraceReader::decode_envelope(std::string_view text, TraceRecord& r) {
   return true;
 }
 
+void TraceReader::problem(uint64_t line, const char* what) {
+  if (problems_.size() < 20) problems_.push_back(std::to_string(line) + ": " + what);
+}
+
 bool TraceReader::next(TraceRecord& r) {
   std::string_view line;
   while (next_line(line)) {
@@ -155,6 +159,7 @@ bool TraceReader::next(TraceRecord& r) {
     r.lineno = lineno;
     if (line.front() == '\t' || !parse_glog_header(line, r.header, json_start)) {
       ++stats_.fail_glog;
+      problem(lineno, "not a glog line (`V1206 15:18:20.253000 123 file.py:10] {...}`)");
       continue;
     }
     r.envelope = std::string(line.substr(json_start));
@@ -169,13 +174,17 @@ bool TraceReader::next(TraceRecord& r) {
       }
       md5_.update(r.payload);
       r.payload_md5_ok = md5_.hex() == *r.has_payload;
-      if (!r.payload_md5_ok) ++stats_.fail_payload_md5;
+      if (!r.payload_md5_ok) {
+        ++stats_.fail_payload_md5;
+        problem(lineno, "the payload's MD5 differs from has_payload (lines lost or changed)");
+      }
     } else {
       while (peek_is_payload() && next_line(line)) {
       }
     }
     if (!decoded) {
       ++stats_.fail_json;
+      problem(lineno, "the envelope is not a JSON object");
       continue;
     }
     for (const std::string& k : r.unknown_keys) {
@@ -201,6 +210,7 @@ bool TraceReader::next(TraceRecord& r) {
       if (r.rank) expected_rank_ = r.rank;
     } else if (*expected_rank_ != r.rank) {
       ++stats_.other_rank;
+      problem(lineno, "a record of another rank than the first one seen");
       continue;
     }
     ++stats_.ok;

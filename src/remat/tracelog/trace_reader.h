@@ -49,6 +49,8 @@ class TraceReader {
   [[nodiscard]] uint64_t file_size() const { return file_size_; }
   /// Envelope keys never seen before in this file that no part of the format knows.
   [[nodiscard]] const std::vector<std::string>& unknown_fields() const { return unknown_fields_; }
+  /// The first bad lines, as `<line>: <what>` (at most 20).
+  [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
 
  private:
   explicit TraceReader(std::FILE* file, uint64_t size);
@@ -70,6 +72,8 @@ class TraceReader {
   std::vector<std::optional<std::string>> strings_;
   std::optional<std::optional<int64_t>> expected_rank_;
   std::vector<std::string> unknown_fields_;
+  std::vector<std::string> problems_;
+  void problem(uint64_t line, const char* what);
   Md5 md5_;
   struct Json;
   std::unique_ptr<Json> json_;

@@ -1,0 +1,282 @@
+#include "remat/report/graph_html.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "remat/report/html.h"
+#include "remat/report/python_html.h"
+
+namespace remat::report {
+namespace {
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<int64_t> int_after(std::string_view s, std::string_view key) {
+  size_t at = s.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  size_t i = at + key.size();
+  while (i < s.size() && s[i] == ' ') ++i;
+  int64_t v = 0;
+  size_t start = i;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) v = v * 10 + (s[i++] - '0');
+  if (i == start) return std::nullopt;
+  return v;
+}
+
+std::string policy_in(std::string_view s) {
+  for (std::string_view p : {"PREFER_RECOMPUTE", "MUST_RECOMPUTE", "PREFER_SAVE", "MUST_SAVE"}) {
+    if (s.find(p) != std::string_view::npos) return std::string(p);
+  }
+  return "";
+}
+
+// `name: "annotation"` / `name = ...` at the start of a statement; the name, or empty.
+std::string leading_name(std::string_view body, std::string_view& annotation) {
+  size_t i = 0;
+  while (i < body.size() && ident_char(body[i])) ++i;
+  if (i == 0 || std::isdigit(static_cast<unsigned char>(body[0]))) return "";
+  std::string_view name = body.substr(0, i), rest = body.substr(i);
+  static constexpr std::string_view kNotNames[] = {"return", "def", "class", "self", "import", "from", "if", "for", "with"};
+  for (std::string_view k : kNotNames) {
+    if (name == k) return "";
+  }
+  annotation = {};
+  if (rest.starts_with(": \"") || rest.starts_with(": '")) {
+    char q = rest[2];
+    size_t end = rest.find(q, 3);
+    if (end == std::string_view::npos) return "";
+    annotation = rest.substr(3, end - 3);
+    return std::string(name);
+  }
+  if (rest.starts_with(" = ")) return std::string(name);
+  if (rest.starts_with(",") || rest.empty()) return std::string(name);  // a bare parameter
+  return "";
+}
+
+}  // namespace
+
+std::optional<uint64_t> annotation_bytes(std::string_view a) {
+  size_t open = a.find('[');
+  if (open == std::string_view::npos || open == 0) return std::nullopt;
+  std::string_view dtype = a.substr(0, open);
+  uint64_t item = 0;
+  static const std::pair<std::string_view, uint64_t> kSizes[] = {
+      {"f64", 8}, {"f32", 4}, {"f16", 2}, {"bf16", 2}, {"i64", 8}, {"i32", 4}, {"i16", 2}, {"i8", 1}, {"u8", 1}, {"b8", 1},
+      {"c64", 8}, {"c128", 16}, {"c32", 4}, {"f8e4m3fn", 1}, {"f8e5m2", 1}, {"u16", 2}, {"u32", 4}, {"u64", 8}};
+  for (auto [name, size] : kSizes) {
+    if (dtype == name) item = size;
+  }
+  if (item == 0) return std::nullopt;
+  size_t close = a.find(']', open);
+  if (close == std::string_view::npos) return std::nullopt;
+  uint64_t numel = 1;
+  std::string_view dims = a.substr(open + 1, close - open - 1);
+  size_t i = 0;
+  while (i < dims.size()) {
+    while (i < dims.size() && (dims[i] == ' ' || dims[i] == ',')) ++i;
+    if (i >= dims.size()) break;
+    if (!std::isdigit(static_cast<unsigned char>(dims[i]))) return std::nullopt;  // symbolic
+    uint64_t d = 0;
+    while (i < dims.size() && std::isdigit(static_cast<unsigned char>(dims[i]))) d = d * 10 + static_cast<uint64_t>(dims[i++] - '0');
+    numel *= d;
+  }
+  return numel * item;
+}
+
+std::vector<GraphLine> graph_lines(std::string_view text) {
+  std::vector<GraphLine> out;
+  // Pytree codegen binds the inputs in its flatten statement, not in the signature; the types
+  // come from an annotation-only statement before it (`primals_1: "f32[4]"; ...`).
+  bool pytree = text.find("= fx_pytree.tree_flatten_spec(") != std::string_view::npos;
+  std::map<std::string, std::optional<uint64_t>, std::less<>> annotated;
+  std::optional<int64_t> pending_id;
+  std::string pending_policy;
+  bool in_signature = false;
+  size_t start = 0, index = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    std::string_view body = trim(line);
+    size_t this_line = index++;
+    start = nl == std::string_view::npos ? text.size() : nl + 1;
+    if (body.starts_with("#")) {
+      // `# ac_graph_id: 2 - PREFER_RECOMPUTE`, `# recompute: MUST_SAVE`, and the tag inside a
+      // stack-trace comment (PyTorch's later placements).
+      if (auto id = int_after(body, "ac_graph_id:")) pending_id = id;
+      if (body.find("recompute") != std::string_view::npos || body.find("ac_graph_id") != std::string_view::npos) {
+        std::string p = policy_in(body);
+        if (!p.empty()) pending_policy = p;
+      }
+      continue;
+    }
+    if (body.starts_with("def forward(")) {
+      if (pytree) continue;
+      std::string_view params = body.substr(12);
+      if (params.empty()) {
+        in_signature = true;  // expanded: one parameter per line
+        continue;
+      }
+      // Plain: `def forward(self, x: "f32[4]", y):`
+      size_t i = 0;
+      while (i < params.size()) {
+        while (i < params.size() && (params[i] == ' ' || params[i] == ',')) ++i;
+        std::string_view annotation;
+        std::string name = leading_name(params.substr(i), annotation);
+        if (!name.empty()) {
+          GraphLine g{this_line, name, std::nullopt, "", annotation_bytes(annotation)};
+          out.push_back(g);
+        }
+        // Skip to the next top-level comma.
+        bool quoted = false;
+        char q = 0;
+        while (i < params.size()) {
+          char c = params[i];
+          if (quoted) {
+            if (c == q) quoted = false;
+          } else if (c == '"' || c == '\'') {
+            quoted = true;
+            q = c;
+          } else if (c == ',' || c == ')') {
+            break;
+          }
+          ++i;
+        }
+        if (i < params.size() && params[i] == ')') break;
+      }
+      continue;
+    }
+    if (in_signature) {
+      if (body.starts_with(")")) {
+        in_signature = false;
+        continue;
+      }
+      std::string_view annotation;
+      std::string name = leading_name(body, annotation);
+      if (!name.empty()) out.push_back({this_line, name, std::nullopt, "", annotation_bytes(annotation)});
+      continue;
+    }
+    if (size_t flatten = body.find("= fx_pytree.tree_flatten_spec("); flatten != std::string_view::npos) {
+      std::string_view names = body.substr(0, flatten);
+      size_t i = 0;
+      while (i < names.size()) {
+        while (i < names.size() && (names[i] == ' ' || names[i] == ',')) ++i;
+        size_t j = i;
+        while (j < names.size() && ident_char(names[j])) ++j;
+        if (j > i) {
+          std::string name(names.substr(i, j - i));
+          auto it = annotated.find(name);
+          out.push_back({this_line, name, std::nullopt, "", it == annotated.end() ? std::nullopt : it->second});
+        }
+        i = j + 1;
+      }
+      continue;
+    }
+    std::string_view annotation;
+    std::string name = leading_name(body, annotation);
+    if (name.empty()) continue;
+    if (pytree && body.find(" = ") == std::string_view::npos && body.find(';') != std::string_view::npos) {
+      // `a: "f32[4]"; b: "f32[4]"; `: annotations of the inputs the flatten statement binds.
+      std::string_view rest = body;
+      while (!rest.empty()) {
+        size_t semi = rest.find("; ");
+        std::string_view part = trim(rest.substr(0, semi));
+        std::string_view a;
+        std::string n = leading_name(part, a);
+        if (!n.empty()) annotated[n] = annotation_bytes(a);
+        if (semi == std::string_view::npos) break;
+        rest = rest.substr(semi + 2);
+      }
+      continue;
+    }
+    out.push_back({this_line, name, pending_id, pending_policy, annotation_bytes(annotation)});
+    pending_id.reset();
+    pending_policy.clear();
+  }
+  return out;
+}
+
+std::optional<Mark> PartitionMarks::mark(const std::string& name) const {
+  if (saved.contains(name)) return Mark::Saved;
+  if (recomputed.contains(name)) return Mark::Recomputed;
+  bool fw = forward.contains(name), bw = backward.contains(name);
+  if (fw && !bw) return Mark::ForwardOnly;
+  if (bw && !fw) return Mark::BackwardOnly;
+  return std::nullopt;
+}
+
+std::string graph_html(std::string_view title, std::string_view text, const PartitionMarks* marks, std::string_view text_url) {
+  std::vector<GraphLine> nodes = graph_lines(text);
+  std::map<size_t, const GraphLine*> by_line;
+  std::set<int64_t> regions;
+  for (const GraphLine& g : nodes) {
+    by_line.emplace(g.line, &g);
+    if (g.ac_graph_id) regions.insert(*g.ac_graph_id);
+  }
+  std::string body = "<h1>" + html_escape(title) + "</h1>\n<p class=\"meta\">" + std::to_string(nodes.size()) + " nodes, " +
+                     human_bytes(text.size()) + " &middot; <a href=\"" + html_escape(text_url) + "\">plain text</a></p>\n";
+  // Region colors: evenly spread hues, the same id always the same color.
+  auto region_color = [](int64_t id) { return fmt::format("hsl({}, 75%, 92%)", (id * 67) % 360); };
+  auto region_border = [](int64_t id) { return fmt::format("hsl({}, 60%, 45%)", (id * 67) % 360); };
+  if (!regions.empty()) {
+    body += "<p class=\"legend\" id=\"regions\">Checkpoint regions: ";
+    for (int64_t id : regions) {
+      body += "<span style=\"background:" + region_color(id) + ";border-left:4px solid " + region_border(id) +
+              ";padding:0 .4em\">ac_graph_id " + std::to_string(id) + "</span>";
+    }
+    body += "</p>\n";
+  }
+  uint64_t saved_bytes = 0;
+  size_t counts[4] = {0, 0, 0, 0};
+  if (marks) {
+    for (const GraphLine& g : nodes) {
+      if (auto m = marks->mark(g.name)) ++counts[static_cast<int>(*m)];
+    }
+    for (const auto& [name, bytes] : marks->saved) saved_bytes += bytes;
+    body += fmt::format(
+        "<p class=\"legend\" id=\"partition-legend\"><span class=\"mark mark-saved\">saved</span> {} ({}) "
+        "<span class=\"mark mark-recomputed\">recomputed</span> {} <span class=\"mark mark-forward\">forward only</span> {} "
+        "<span class=\"mark mark-backward\">backward only</span> {}</p>\n",
+        counts[0], human_bytes(saved_bytes), counts[1], counts[2], counts[3]);
+  }
+  body += "<pre class=\"code\">";
+  size_t start = 0, index = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    size_t n = index++;
+    start = nl == std::string_view::npos ? text.size() : nl + 1;
+    auto it = by_line.find(n);
+    const GraphLine* g = it == by_line.end() ? nullptr : it->second;
+    std::string attrs = " id=\"L" + std::to_string(n + 1) + "\"";
+    if (g) {
+      attrs += " data-node=\"" + html_escape(g->name) + "\"";
+      if (g->ac_graph_id) {
+        attrs += " data-ac-graph-id=\"" + std::to_string(*g->ac_graph_id) + "\" style=\"background:" + region_color(*g->ac_graph_id) +
+                 ";border-left:4px solid " + region_border(*g->ac_graph_id) + "\"";
+      }
+    }
+    body += "<span class=\"line\"" + attrs + "><span class=\"ln\">" + std::to_string(n + 1) + "</span>" + highlight_python_line(line);
+    if (g && marks) {
+      if (auto m = marks->mark(g->name)) {
+        static constexpr const char* kClass[] = {"saved", "recomputed", "forward", "backward"};
+        static constexpr const char* kText[] = {"saved", "recomputed", "forward only", "backward only"};
+        auto k = static_cast<int>(*m);
+        std::optional<uint64_t> bytes = g->bytes;
+        if (*m == Mark::Saved) bytes = marks->saved.at(g->name);
+        body += std::string("<span class=\"mark mark-") + kClass[k] + "\">" + kText[k] + (bytes ? " " + human_bytes(*bytes) : "") + "</span>";
+      }
+    }
+    body += "</span>";
+  }
+  body += "</pre>\n";
+  return body;
+}
+
+}  // namespace remat::report

@@ -1,0 +1,49 @@
+// FX graph text (print_readable output, as logged) as an HTML page: highlighted, each node's
+// line anchored, nodes of each checkpoint region (ac_graph_id) in their own color, and for a
+// joint graph with a partition, each node marked saved / recomputed / forward only / backward
+// only with its bytes. Works from the text alone, so it reads PyTorch's graphs as well.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace remat::report {
+
+/// One statement or parameter line of a graph text.
+struct GraphLine {
+  size_t line = 0;  ///< 0-based
+  std::string name;
+  std::optional<int64_t> ac_graph_id;  ///< from the tag comment above it
+  std::string recompute;               ///< policy from the tag comment, if any
+  std::optional<uint64_t> bytes;       ///< from its annotation ("f32[4, 4]" -> 64)
+};
+
+/// The nodes a graph text defines, in order: parameters of an expanded or plain signature,
+/// pytree-unpacked inputs, and every `name: "annotation" = ...` / `name = ...` statement.
+std::vector<GraphLine> graph_lines(std::string_view text);
+
+/// Bytes of a tensor annotation such as `f32[4, 4][4, 1]cuda:0`; nullopt for symbolic sizes,
+/// tuples or unknown dtypes.
+std::optional<uint64_t> annotation_bytes(std::string_view annotation);
+
+enum class Mark { Saved, Recomputed, ForwardOnly, BackwardOnly };
+
+/// What a partition did with the joint graph's nodes.
+struct PartitionMarks {
+  std::map<std::string, uint64_t> saved;  ///< name -> bytes (from the partition report)
+  std::set<std::string> recomputed;
+  std::set<std::string> forward;   ///< nodes the forward graph defines
+  std::set<std::string> backward;  ///< nodes the backward graph defines
+  [[nodiscard]] std::optional<Mark> mark(const std::string& name) const;
+};
+
+/// The page body for one graph artifact. `marks` only for a joint graph with a partition.
+std::string graph_html(std::string_view title, std::string_view text, const PartitionMarks* marks,
+                       std::string_view text_url);
+
+}  // namespace remat::report

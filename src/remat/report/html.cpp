@@ -1,0 +1,66 @@
+#include "remat/report/html.h"
+
+#include <fmt/format.h>
+
+namespace remat::report {
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+constexpr std::string_view kCss = R"(
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 1.5em 2em; color: #1f2328; line-height: 1.45; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; border-bottom: 1px solid #d0d7de; padding-bottom: .2em; margin-top: 1.6em; }
+a { color: #0969da; text-decoration: none; } a:hover { text-decoration: underline; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
+pre.code { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; padding: .6em 0; overflow-x: auto; }
+pre.code .line { display: block; padding: 0 .8em; white-space: pre; }
+pre.code .ln { display: inline-block; width: 3.5em; color: #8c959f; user-select: none; text-align: right; margin-right: 1em; }
+.k { color: #cf222e; } .s { color: #0a3069; } .n { color: #0550ae; } .c { color: #6e7781; font-style: italic; } .op { color: #8250df; } .b { color: #953800; }
+table { border-collapse: collapse; margin: .5em 0; } th, td { border: 1px solid #d0d7de; padding: .25em .6em; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.meta { color: #57606a; font-size: .9em; }
+.mark { display: inline-block; min-width: 7.5em; font-size: 11px; border-radius: 3px; padding: 0 .4em; margin-left: 1em; }
+.mark-saved { background: #dafbe1; color: #116329; } .mark-recomputed { background: #fff1d6; color: #9a6700; }
+.mark-forward { background: #ddf4ff; color: #0550ae; } .mark-backward { background: #fbefff; color: #8250df; }
+.legend span { margin-right: 1em; }
+ul.trie { list-style: none; padding-left: 1.2em; } ul.trie li { margin: .1em 0; }
+.status-ok { color: #116329; } .status-fail { color: #cf222e; } .status-missing { color: #8250df; }
+footer { margin-top: 3em; border-top: 1px solid #d0d7de; padding-top: .6em; color: #57606a; font-size: .85em; }
+)";
+}  // namespace
+
+std::string html_page(std::string_view title, std::string_view body, std::string_view footer) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
+  out += html_escape(title);
+  out += "</title>\n<style>";
+  out += kCss;
+  out += "</style>\n</head>\n<body>\n";
+  out += body;
+  out += "\n<footer>";
+  out += footer;
+  out += "</footer>\n</body>\n</html>\n";
+  return out;
+}
+
+std::string human_bytes(uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  if (bytes < 1024 * 1024) return fmt::format("{:.1f} KB", static_cast<double>(bytes) / 1024);
+  if (bytes < 1024ull * 1024 * 1024) return fmt::format("{:.1f} MB", static_cast<double>(bytes) / (1024.0 * 1024));
+  return fmt::format("{:.2f} GB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+}
+
+}  // namespace remat::report

@@ -1,0 +1,17 @@
+// HTML building blocks of the report: escaping, the page frame, the shared style sheet.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace remat::report {
+
+/// Text for element content and attribute values.
+std::string html_escape(std::string_view text);
+/// A complete page: title, the shared CSS, `body`, and the footer naming the tool and command.
+std::string html_page(std::string_view title, std::string_view body, std::string_view footer);
+/// "1.2 KB", "3.4 MB": sizes for listings.
+std::string human_bytes(uint64_t bytes);
+
+}  // namespace remat::report

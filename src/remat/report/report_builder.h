@@ -1,0 +1,43 @@
+// `remat report`: a TORCH_TRACE log (remat's or PyTorch's) as a static site in tlparse's layout
+// (trace-log spec A.7): index.html, compile_directory.json, raw.jsonl, raw.log,
+// failures_and_restarts.html, chromium_events.json, per-compile-id folders whose artifacts are
+// numbered by one report-wide counter, payloads/ for what no page claims. Beyond tlparse: graph
+// pages with checkpoint regions and partition marks, a partition summary per compile id, node
+// counts and sizes in the listing, and a footer naming the tool and the command.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "remat/support/expected.h"
+#include "remat/tracelog/trace_reader.h"
+
+namespace remat::report {
+
+struct ReportOptions {
+  std::string version;       ///< remat's, for the footer
+  std::string command_line;  ///< for the footer
+  int year = 1970;           ///< glog headers have no year; raw.jsonl's timestamps use this one
+  /// Called now and then while reading: bytes read, file size.
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+struct ReportResult {
+  tracelog::TraceStats stats;
+  uint64_t fail_parser = 0;        ///< payloads a page could not render (bad JSON artifacts)
+  uint64_t fail_key_conflict = 0;  ///< records left out of raw.jsonl (a key tlparse adds was taken)
+  std::vector<std::string> unknown_fields;
+  std::vector<std::string> problems;  ///< `line N: what` for the first bad lines
+  size_t compile_ids = 0;
+  size_t artifacts = 0;
+  std::vector<std::string> files;  ///< every file written, relative to the output folder
+};
+
+/// Reads `log_path` and writes the report into `out_dir`, which must exist and be empty.
+/// Bad lines are counted, never fatal; only an unreadable log or an unwritable folder is an
+/// error.
+Expected<ReportResult> write_report(const std::string& log_path, const std::string& out_dir, const ReportOptions& options);
+
+}  // namespace remat::report

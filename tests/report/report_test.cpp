@@ -1,0 +1,160 @@
+// The report on PyTorch's own logs (tlparse's test inputs): the files tlparse writes, with the
+// same compile ids, artifact names and numbers; and graph pages from the text alone.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "remat/report/graph_html.h"
+#include "remat/report/report_builder.h"
+#include "remat/support/file_io.h"
+#include "testing/golden.h"
+
+namespace remat::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+ReportResult report_of(const std::string& log, const std::string& name) {
+  std::string out = ::testing::TempDir() + "/remat_report_" + name;
+  fs::remove_all(out);
+  fs::create_directories(out);
+  ReportOptions options;
+  options.version = "test";
+  options.year = 2024;
+  auto r = write_report(testing::data_path(log), out, options);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : format_all(r.errors()));
+  return r.ok() ? *r : ReportResult{};
+}
+
+size_t lines_of(const std::string& path) {
+  std::ifstream f(path);
+  size_t n = 0;
+  for (std::string line; std::getline(f, line);) ++n;
+  return n;
+}
+
+TEST(Report, SimpleLogGivesTlparsesFiles) {
+  ReportResult r = report_of("tlparse-logs/simple.log", "simple");
+  std::set<std::string> files(r.files.begin(), r.files.end());
+  // tlparse numbers every output with one counter, in log order.
+  for (const char* f : {"-_0_0_0/dynamo_output_graph_0.txt", "-_0_0_0/aot_forward_graph_fw_metadata_1.txt",
+                        "-_0_0_0/aot_inference_graph_2.txt", "-_0_0_0/fx_graph_runnable_3.txt",
+                        "-_0_0_0/inductor_post_grad_graph_4.txt",
+                        "-_0_0_0/inductor_output_code_cyjwx6x6efpuwt4dvr4ev42v4ghac5zo2uggvscht2otwnesito6_5.html",
+                        "-_0_0_0/fx_graph_cache_miss_6.json", "-_0_0_0/aotautograd_cache_hash_7.json",
+                        "-_0_0_0/dynamo_cpp_guards_str_8.txt", "-_0_0_0/compilation_metrics_9.html", "index.html",
+                        "compile_directory.json", "failures_and_restarts.html", "raw.jsonl", "raw.log", "chromium_events.json"}) {
+    EXPECT_TRUE(files.contains(f)) << f;
+  }
+  EXPECT_EQ(r.artifacts, 10u);
+  EXPECT_EQ(r.stats.failures(), 0u);
+  std::string out = ::testing::TempDir() + "/remat_report_simple";
+  EXPECT_EQ(lines_of(out + "/raw.jsonl"), 15u);  // the string table + 14 records
+  auto first = read_file(out + "/raw.jsonl");
+  ASSERT_TRUE(first.ok());
+  EXPECT_TRUE(first->starts_with("{\"string_table\":")) << first->substr(0, 80);
+  EXPECT_NE(first->find("\"timestamp\":\"2024-12-06T15:18:20.254000Z\""), std::string::npos);
+  auto directory = read_file(out + "/compile_directory.json");
+  ASSERT_TRUE(directory.ok());
+  EXPECT_NE(directory->find("\"[0/0]\""), std::string::npos);
+  EXPECT_NE(directory->find("\"name\": \"fx_graph_cache_miss_6.json\""), std::string::npos);
+  EXPECT_NE(directory->find("\"suffix\": \"\u274c\""), std::string::npos);
+  auto index = read_file(out + "/index.html");
+  ASSERT_TRUE(index.ok());
+  EXPECT_NE(index->find("test_torchinductor.py"), std::string::npos);  // the stack trie
+  EXPECT_NE(index->find("nodes,"), std::string::npos);                 // sizes beside graph artifacts
+  // 50 chromium events, as one JSON array.
+  auto chromium = read_file(out + "/chromium_events.json");
+  ASSERT_TRUE(chromium.ok());
+  EXPECT_EQ(std::count(chromium->begin(), chromium->end(), '\n'), 52);
+}
+
+TEST(Report, TheSameLogGivesTheSameBytes) {
+  report_of("tlparse-logs/simple.log", "again_a");
+  report_of("tlparse-logs/simple.log", "again_b");
+  std::string a = ::testing::TempDir() + "/remat_report_again_a", b = ::testing::TempDir() + "/remat_report_again_b";
+  size_t compared = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(a)) {
+    if (!entry.is_regular_file()) continue;
+    std::string rel = fs::relative(entry.path(), a).string();
+    auto x = read_file(entry.path().string()), y = read_file((fs::path(b) / rel).string());
+    ASSERT_TRUE(x.ok() && y.ok()) << rel;
+    EXPECT_EQ(*x, *y) << rel;
+    ++compared;
+  }
+  EXPECT_GT(compared, 15u);
+}
+
+TEST(Report, CorruptedLogIsReportedWithItsBadLineCounted) {
+  ReportResult r = report_of("tlparse-logs/simple_corrupted_json.log", "corrupted");
+  EXPECT_EQ(r.stats.fail_payload_md5, 1u);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_TRUE(r.problems[0].starts_with("13: ")) << r.problems[0];
+  EXPECT_EQ(lines_of(::testing::TempDir() + "/remat_report_corrupted/raw.jsonl"), 15u);
+  auto chromium = read_file(::testing::TempDir() + "/remat_report_corrupted/chromium_events.json");
+  ASSERT_TRUE(chromium.ok());
+  EXPECT_EQ(std::count(chromium->begin(), chromium->end(), '\n'), 51);  // the broken event is left out
+}
+
+TEST(Report, CompilationFailuresAreListed) {
+  ReportResult r = report_of("tlparse-logs/comp_failure.log", "failure");
+  std::set<std::string> files(r.files.begin(), r.files.end());
+  bool metrics = false, graph = false;
+  for (const std::string& f : files) {
+    metrics = metrics || f.starts_with("-_0_0_0/compilation_metrics");
+    graph = graph || f.starts_with("-_0_0_0/dynamo_output_graph");
+  }
+  EXPECT_TRUE(metrics);
+  EXPECT_TRUE(graph);
+  auto failures = read_file(::testing::TempDir() + "/remat_report_failure/failures_and_restarts.html");
+  ASSERT_TRUE(failures.ok());
+  EXPECT_NE(failures->find("<td>"), std::string::npos);
+}
+
+TEST(Report, ArtifactsLogHasTheCacheHash) {
+  ReportResult r = report_of("tlparse-logs/artifacts.log", "artifacts");
+  bool found = false;
+  for (const std::string& f : r.files) found = found || f.starts_with("-_0_0_0/fx_graph_cache_hash");
+  EXPECT_TRUE(found);
+}
+
+TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {
+  std::string text =
+      "class inner_f(torch.nn.Module):\n"
+      "    def forward(self, primals, tangents):\n"
+      "        primals_1: \"f32[4, 4][4, 1]cpu\"; primals_2: \"f32[4, 4][4, 1]cpu\"; tangents_1: \"f32[4, 4][4, 1]cpu\"; \n"
+      "        primals_1, primals_2, tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)\n"
+      "        sin: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.sin.default(primals_1)\n"
+      "        \n"
+      "        # ac_graph_id: 1 - PREFER_RECOMPUTE\n"
+      "        mm: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.mm.default(sin, primals_2)\n"
+      "        sigmoid_backward: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.sigmoid_backward.default(tangents_1, mm)\n"
+      "        return pytree.tree_unflatten([mm, sigmoid_backward], self._out_spec)\n";
+  std::vector<GraphLine> nodes = graph_lines(text);
+  std::vector<std::string> names;
+  for (const GraphLine& g : nodes) names.push_back(g.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"primals_1", "primals_2", "tangents_1", "sin", "mm", "sigmoid_backward"}));
+  EXPECT_EQ(nodes[4].ac_graph_id, 1);
+  EXPECT_EQ(nodes[4].recompute, "PREFER_RECOMPUTE");
+  EXPECT_FALSE(nodes[3].ac_graph_id.has_value());
+  EXPECT_EQ(nodes[3].bytes, 64u);
+  EXPECT_EQ(annotation_bytes("bf16[2, 3]"), 12u);
+  EXPECT_FALSE(annotation_bytes("f32[s0, 4]").has_value());
+  PartitionMarks marks;
+  marks.saved["sin"] = 64;
+  marks.recomputed.insert("mm");
+  marks.forward = {"primals_1", "primals_2", "sin", "mm"};
+  marks.backward = {"sin", "primals_2", "tangents_1", "mm", "sigmoid_backward"};
+  std::string html = graph_html("joint", text, &marks, "joint.txt");
+  EXPECT_NE(html.find("data-node=\"mm\" data-ac-graph-id=\"1\""), std::string::npos);
+  EXPECT_NE(html.find("mark-saved\">saved 64 B"), std::string::npos);
+  EXPECT_NE(html.find("mark-recomputed\">recomputed 64 B"), std::string::npos);
+  EXPECT_NE(html.find("mark-backward\">backward only 64 B"), std::string::npos);
+  EXPECT_NE(html.find("mark-forward\">forward only 64 B"), std::string::npos);  // primals_1
+  EXPECT_NE(html.find("<span class=\"op\">torch.ops.aten.mm.default</span>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace remat::report
