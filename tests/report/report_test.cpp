@@ -152,7 +152,7 @@ TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {
   EXPECT_NE(html.find("mark-saved\">saved 64 B"), std::string::npos);
   EXPECT_NE(html.find("mark-recomputed\">recomputed 64 B"), std::string::npos);
   EXPECT_NE(html.find("mark-backward\">backward only 64 B"), std::string::npos);
-  EXPECT_NE(html.find("mark-forward\">forward only 64 B"), std::string::npos);  // primals_1
+  EXPECT_NE(html.find("mark-forward\">primals_1: forward only 64 B"), std::string::npos);  // three inputs on one line
   EXPECT_NE(html.find("<span class=\"op\">torch.ops.aten.mm.default</span>"), std::string::npos);
 }
 

@@ -22,6 +22,8 @@ void add_print_command(CLI::App& app, int& exit_code);
 void add_trace_command(CLI::App& app, int& exit_code);
 void add_flow_command(CLI::App& app, int& exit_code);
 void add_partition_command(CLI::App& app, int& exit_code);
+void add_report_command(CLI::App& app, int& exit_code);
+void add_compile_command(CLI::App& app, int& exit_code);
 #ifdef REMAT_WITH_TORCH
 void add_check_command(CLI::App& app, int& exit_code);
 #endif

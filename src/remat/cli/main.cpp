@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "remat/cli/commands.h"
+#include "remat/cli/report_options.h"
 
 namespace remat::cli {
 
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
       "recomputed, change it, and check the result.",
       "remat"};
   app.set_version_flag("--version", std::string("remat ") + REMAT_VERSION);
+  remat::cli::set_command_line(argc, argv);
   app.require_subcommand(1);
   app.fallthrough(false);
   int exit_code = remat::cli::kExitOk;
@@ -28,6 +30,8 @@ int main(int argc, char** argv) {
   remat::cli::add_trace_command(app, exit_code);
   remat::cli::add_flow_command(app, exit_code);
   remat::cli::add_partition_command(app, exit_code);
+  remat::cli::add_report_command(app, exit_code);
+  remat::cli::add_compile_command(app, exit_code);
 #ifdef REMAT_WITH_TORCH
   remat::cli::add_check_command(app, exit_code);
 #endif

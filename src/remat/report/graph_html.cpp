@@ -38,7 +38,7 @@ std::string policy_in(std::string_view s) {
 }
 
 // `name: "annotation"` / `name = ...` at the start of a statement; the name, or empty.
-std::string leading_name(std::string_view body, std::string_view& annotation) {
+std::string leading_name(std::string_view body, std::string_view& annotation, bool parameter = false) {
   size_t i = 0;
   while (i < body.size() && ident_char(body[i])) ++i;
   if (i == 0 || std::isdigit(static_cast<unsigned char>(body[0]))) return "";
@@ -56,7 +56,7 @@ std::string leading_name(std::string_view body, std::string_view& annotation) {
     return std::string(name);
   }
   if (rest.starts_with(" = ")) return std::string(name);
-  if (rest.starts_with(",") || rest.empty()) return std::string(name);  // a bare parameter
+  if (parameter && (rest.starts_with(",") || rest.starts_with(")") || rest.empty())) return std::string(name);  // a bare parameter
   return "";
 }
 
@@ -92,10 +92,12 @@ std::optional<uint64_t> annotation_bytes(std::string_view a) {
 
 std::vector<GraphLine> graph_lines(std::string_view text) {
   std::vector<GraphLine> out;
-  // Pytree codegen binds the inputs in its flatten statement, not in the signature; the types
-  // come from an annotation-only statement before it (`primals_1: "f32[4]"; ...`).
+  // Pytree codegen binds the inputs in its flatten statement, not in the signature; their types
+  // come first, in annotation-only statements (`primals_1: "f32[4]"; ...` on one line, or one
+  // per line with descriptor comments when the definition is expanded). Each input is a node
+  // where it is first named.
   bool pytree = text.find("= fx_pytree.tree_flatten_spec(") != std::string_view::npos;
-  std::map<std::string, std::optional<uint64_t>, std::less<>> annotated;
+  std::set<std::string, std::less<>> seen;
   std::optional<int64_t> pending_id;
   std::string pending_policy;
   bool in_signature = false;
@@ -117,8 +119,8 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
       continue;
     }
     if (body.starts_with("def forward(")) {
-      if (pytree) continue;
       std::string_view params = body.substr(12);
+      if (pytree && !params.empty()) continue;
       if (params.empty()) {
         in_signature = true;  // expanded: one parameter per line
         continue;
@@ -128,7 +130,7 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
       while (i < params.size()) {
         while (i < params.size() && (params[i] == ' ' || params[i] == ',')) ++i;
         std::string_view annotation;
-        std::string name = leading_name(params.substr(i), annotation);
+        std::string name = leading_name(params.substr(i), annotation, /*parameter=*/true);
         if (!name.empty()) {
           GraphLine g{this_line, name, std::nullopt, "", annotation_bytes(annotation)};
           out.push_back(g);
@@ -157,8 +159,9 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
         in_signature = false;
         continue;
       }
+      if (pytree) continue;  // `primals, tangents`: the flatten statement binds the nodes
       std::string_view annotation;
-      std::string name = leading_name(body, annotation);
+      std::string name = leading_name(body, annotation, /*parameter=*/true);
       if (!name.empty()) out.push_back({this_line, name, std::nullopt, "", annotation_bytes(annotation)});
       continue;
     }
@@ -171,8 +174,7 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
         while (j < names.size() && ident_char(names[j])) ++j;
         if (j > i) {
           std::string name(names.substr(i, j - i));
-          auto it = annotated.find(name);
-          out.push_back({this_line, name, std::nullopt, "", it == annotated.end() ? std::nullopt : it->second});
+          if (seen.insert(name).second) out.push_back({this_line, name, std::nullopt, "", std::nullopt});
         }
         i = j + 1;
       }
@@ -181,20 +183,20 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
     std::string_view annotation;
     std::string name = leading_name(body, annotation);
     if (name.empty()) continue;
-    if (pytree && body.find(" = ") == std::string_view::npos && body.find(';') != std::string_view::npos) {
-      // `a: "f32[4]"; b: "f32[4]"; `: annotations of the inputs the flatten statement binds.
+    if (pytree && body.find(" = ") == std::string_view::npos) {
       std::string_view rest = body;
       while (!rest.empty()) {
         size_t semi = rest.find("; ");
         std::string_view part = trim(rest.substr(0, semi));
         std::string_view a;
         std::string n = leading_name(part, a);
-        if (!n.empty()) annotated[n] = annotation_bytes(a);
+        if (!n.empty() && seen.insert(n).second) out.push_back({this_line, n, std::nullopt, "", annotation_bytes(a)});
         if (semi == std::string_view::npos) break;
         rest = rest.substr(semi + 2);
       }
       continue;
     }
+    seen.insert(name);
     out.push_back({this_line, name, pending_id, pending_policy, annotation_bytes(annotation)});
     pending_id.reset();
     pending_policy.clear();
@@ -213,10 +215,10 @@ std::optional<Mark> PartitionMarks::mark(const std::string& name) const {
 
 std::string graph_html(std::string_view title, std::string_view text, const PartitionMarks* marks, std::string_view text_url) {
   std::vector<GraphLine> nodes = graph_lines(text);
-  std::map<size_t, const GraphLine*> by_line;
+  std::map<size_t, std::vector<const GraphLine*>> by_line;
   std::set<int64_t> regions;
   for (const GraphLine& g : nodes) {
-    by_line.emplace(g.line, &g);
+    by_line[g.line].push_back(&g);
     if (g.ac_graph_id) regions.insert(*g.ac_graph_id);
   }
   std::string body = "<h1>" + html_escape(title) + "</h1>\n<p class=\"meta\">" + std::to_string(nodes.size()) + " nodes, " +
@@ -253,7 +255,7 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
     size_t n = index++;
     start = nl == std::string_view::npos ? text.size() : nl + 1;
     auto it = by_line.find(n);
-    const GraphLine* g = it == by_line.end() ? nullptr : it->second;
+    const GraphLine* g = it == by_line.end() ? nullptr : it->second.front();
     std::string attrs = " id=\"L" + std::to_string(n + 1) + "\"";
     if (g) {
       attrs += " data-node=\"" + html_escape(g->name) + "\"";
@@ -263,14 +265,15 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
       }
     }
     body += "<span class=\"line\"" + attrs + "><span class=\"ln\">" + std::to_string(n + 1) + "</span>" + highlight_python_line(line);
-    if (g && marks) {
-      if (auto m = marks->mark(g->name)) {
+    for (const GraphLine* node : g && marks ? it->second : std::vector<const GraphLine*>{}) {
+      if (auto m = marks->mark(node->name)) {
         static constexpr const char* kClass[] = {"saved", "recomputed", "forward", "backward"};
         static constexpr const char* kText[] = {"saved", "recomputed", "forward only", "backward only"};
         auto k = static_cast<int>(*m);
-        std::optional<uint64_t> bytes = g->bytes;
-        if (*m == Mark::Saved) bytes = marks->saved.at(g->name);
-        body += std::string("<span class=\"mark mark-") + kClass[k] + "\">" + kText[k] + (bytes ? " " + human_bytes(*bytes) : "") + "</span>";
+        std::optional<uint64_t> bytes = node->bytes;
+        if (*m == Mark::Saved) bytes = marks->saved.at(node->name);
+        std::string who = it->second.size() > 1 ? node->name + ": " : "";
+        body += std::string("<span class=\"mark mark-") + kClass[k] + "\">" + html_escape(who) + kText[k] + (bytes ? " " + human_bytes(*bytes) : "") + "</span>";
       }
     }
     body += "</span>";

@@ -3,6 +3,9 @@
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -544,6 +547,70 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
 }
 
 }  // namespace
+
+Expected<std::string> resolve_log(const std::string& path, bool latest) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    if (!fs::exists(path, ec)) return error_message(path + ": no such file or folder");
+    return path;
+  }
+  std::vector<fs::path> logs;
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".log") logs.push_back(entry.path());
+  }
+  if (logs.empty()) return error_message(path + ": no .log file in this folder");
+  std::sort(logs.begin(), logs.end());
+  if (logs.size() == 1) return logs[0].string();
+  if (!latest) {
+    return error_message(path + ": " + std::to_string(logs.size()) + " logs in this folder; name one, or pass --latest for the newest");
+  }
+  auto newest = std::max_element(logs.begin(), logs.end(), [](const fs::path& a, const fs::path& b) {
+    std::error_code e;
+    return fs::last_write_time(a, e) < fs::last_write_time(b, e);
+  });
+  return newest->string();
+}
+
+Expected<ReportResult> write_report_folder(const std::string& log_path, const std::string& out_dir, const ReportOptions& options,
+                                           bool overwrite, bool strict) {
+  std::error_code ec;
+  fs::path out = fs::path(out_dir).lexically_normal();
+  if (out.filename().empty()) out = out.parent_path();
+  if (fs::exists(out, ec) && !overwrite) return error_message(out.string() + ": already exists (pass --overwrite to replace it)");
+  fs::path temp = out;
+  temp += ".remat-tmp-" + std::to_string(::getpid());
+  fs::remove_all(temp, ec);
+  fs::create_directories(temp, ec);
+  if (ec) return error_message(temp.string() + ": cannot create: " + ec.message());
+  auto cleanup = [&] { fs::remove_all(temp, ec); };
+  auto result = write_report(log_path, temp.string(), options);
+  if (!result) {
+    cleanup();
+    return result;
+  }
+  if (strict && result->stats.failures() + result->fail_parser > 0) {
+    cleanup();
+    Diagnostics errors;
+    for (const std::string& p : result->problems) {
+      size_t colon = p.find(": ");
+      Diagnostic d;
+      d.file = log_path;
+      d.line = std::stoi(p.substr(0, colon));
+      d.message = p.substr(colon + 2);
+      errors.push_back(std::move(d));
+    }
+    errors.push_back(error_message(log_path + ": --strict: " + result->stats.summary() +
+                                   (result->fail_parser ? ", " + std::to_string(result->fail_parser) + " payloads no page could render" : "")));
+    return errors;
+  }
+  if (fs::exists(out, ec)) fs::remove_all(out, ec);
+  fs::rename(temp, out, ec);
+  if (ec) {
+    cleanup();
+    return error_message(out.string() + ": cannot move the finished report into place: " + ec.message());
+  }
+  return result;
+}
 
 Expected<ReportResult> write_report(const std::string& log_path, const std::string& out_dir, const ReportOptions& options) {
   auto reader = tracelog::TraceReader::open(log_path);

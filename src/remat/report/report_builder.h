@@ -35,6 +35,16 @@ struct ReportResult {
   std::vector<std::string> files;  ///< every file written, relative to the output folder
 };
 
+/// A log file from a path that may name a folder of them (TORCH_TRACE=<dir>): the folder's only
+/// `*.log`, or with `latest` its newest one.
+Expected<std::string> resolve_log(const std::string& path, bool latest);
+
+/// The report of `log_path` in `out_dir`, written completely or not at all: into a sibling
+/// temporary folder, renamed at the end. An existing `out_dir` is an error unless `overwrite`
+/// (then it is replaced). With `strict`, any bad line is an error naming `file:line`.
+Expected<ReportResult> write_report_folder(const std::string& log_path, const std::string& out_dir, const ReportOptions& options,
+                                           bool overwrite, bool strict);
+
 /// Reads `log_path` and writes the report into `out_dir`, which must exist and be empty.
 /// Bad lines are counted, never fatal; only an unreadable log or an unwritable folder is an
 /// error.

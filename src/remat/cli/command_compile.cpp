@@ -1,0 +1,235 @@
+// remat compile --model NAME ... -o OUT: the main job. Trace, joint graph, partition, numeric
+// check, then the TORCH_TRACE log PyTorch would write for that compile (OUT/trace/) and its
+// report (OUT/report/).
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "remat/autodiff/joint_graph.h"
+#include "remat/cli/commands.h"
+#include "remat/cli/model_flags.h"
+#include "remat/cli/report_options.h"
+#include "remat/ir/graph.h"
+#include "remat/partition/default_partition.h"
+#include "remat/partition/min_cut_partition.h"
+#include "remat/print/printer.h"
+#include "remat/report/html.h"
+#include "remat/support/json_text.h"
+#include "remat/support/stage_timer.h"
+#include "remat/tracelog/trace_writer.h"
+#ifdef REMAT_WITH_TORCH
+#include "remat/exec/numeric_check.h"
+#endif
+
+namespace remat::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The frames of a Python-style traceback (`  File "f", line N, in fn\n    code\n`).
+std::vector<tracelog::StackFrame> frames_of(std::string_view traceback) {
+  std::vector<tracelog::StackFrame> out;
+  size_t at = 0;
+  while ((at = traceback.find("File \"", at)) != std::string_view::npos) {
+    size_t file_end = traceback.find('"', at + 6);
+    if (file_end == std::string_view::npos) break;
+    tracelog::StackFrame f;
+    f.filename = std::string(traceback.substr(at + 6, file_end - at - 6));
+    size_t line = traceback.find(", line ", file_end);
+    size_t in = traceback.find(", in ", file_end);
+    size_t eol = traceback.find('\n', file_end);
+    if (line != std::string_view::npos && line < eol) f.line = std::atoll(std::string(traceback.substr(line + 7, 12)).c_str());
+    if (in != std::string_view::npos && in < eol) f.name = std::string(traceback.substr(in + 5, eol - in - 5));
+    out.push_back(std::move(f));
+    at = file_end;
+  }
+  return out;
+}
+
+size_t count_ops(const GraphModule& m) {
+  size_t n = 0;
+  for (const Node* node : m.graph().nodes()) n += node->op() == OpKind::CallFunction;
+  return n;
+}
+
+void stage_line(std::string_view what, std::string_view detail, double ms) {
+  std::fprintf(stderr, "  %-12s %-64s %9.1f ms\n", std::string(what).c_str(), std::string(detail).c_str(), ms);
+}
+
+}  // namespace
+
+void add_compile_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "compile",
+      "The main job: trace a zoo model, build its joint graph, partition it, check the partition's "
+      "numbers through libtorch, then write the TORCH_TRACE log PyTorch would write for that compile "
+      "(OUT/trace/) and its HTML report (OUT/report/index.html). Exit 1 if the check fails.");
+  struct Args {
+    ModelFlags model;
+    std::string out, strategy = "min-cut";
+    double budget = 1.0;
+    bool no_check = false;
+  };
+  auto a = std::make_shared<Args>();
+  a->model.add_to(*cmd);
+  cmd->add_option("--strategy", a->strategy, "min-cut (default) or default")->check(CLI::IsMember({"min-cut", "default"}));
+  cmd->add_option("--budget", a->budget, "activation memory budget in [0, 1] (min-cut)")->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--no-check", a->no_check, "skip the numeric check through libtorch");
+  cmd->add_option("-o,--output", a->out, "output folder: trace/ and report/ go in it")->required();
+  cmd->callback([a, &exit_code] {
+    auto model = a->model.resolve("compile");
+    if (!model) {
+      exit_code = report(model.errors());
+      return;
+    }
+    const models::ModelOptions& o = a->model.options;
+    std::fprintf(stderr, "remat compile: %s, %lld layers, checkpoint %s, policy %s, %s\n", a->model.model.c_str(),
+                 static_cast<long long>(o.layers), a->model.checkpoint.c_str(), o.policy.c_str(), a->strategy.c_str());
+    StageTimer timer;
+    std::vector<StageTime> stages;
+    auto lap = [&](const char* name) {
+      timer.lap(name);
+      stages.push_back(timer.stages().back());
+      return stages.back().ms;
+    };
+    Expected<GraphModule> forward = (*model)->trace(o);
+    if (!forward) {
+      exit_code = report(forward.errors());
+      return;
+    }
+    stage_line("trace", fmt::format("{} nodes, {} ops", forward->graph().size(), count_ops(*forward)), lap("trace"));
+    Expected<GraphModule> joint = autodiff::build_joint_graph(*forward);
+    if (!joint) {
+      exit_code = report(joint.errors());
+      return;
+    }
+    stage_line("joint graph", fmt::format("{} nodes", joint->graph().size()), lap("joint graph"));
+
+    partition::ForwardBackward graphs;
+    partition::PartitionReport preport;
+    std::vector<StageTime> passes;
+    if (a->strategy == "default") {
+      auto p = partition::default_partition(*joint);
+      if (!p) {
+        exit_code = report(p.errors());
+        return;
+      }
+      graphs = std::move(p->graphs);
+      preport = std::move(p->report);
+    } else {
+      partition::MinCutConfig config;
+      config.memory_budget = a->budget;
+      auto p = partition::min_cut_partition(*joint, config);
+      if (!p) {
+        exit_code = report(p.errors());
+        return;
+      }
+      graphs = std::move(p->graphs);
+      preport = std::move(p->report);
+      passes = std::move(p->stages);
+    }
+    stage_line("partition",
+               fmt::format("{}: {} saved ({}), {} recomputed", preport.strategy, preport.saved_values.size(),
+                           report::human_bytes(static_cast<uint64_t>(preport.saved_bytes_total)), preport.recomputed.size()),
+               lap("partition"));
+
+    bool check_ok = true;
+    std::string check_summary = "skipped";
+#ifdef REMAT_WITH_TORCH
+    if (!a->no_check) {
+      auto check = exec::check_partition(*joint, graphs.forward, graphs.backward);
+      if (!check) {
+        exit_code = report(check.errors());
+        return;
+      }
+      double worst = 0;
+      for (const exec::Comparison& c : check->comparisons) worst = std::max(worst, c.max_abs);
+      check_ok = check->ok();
+      check_summary = fmt::format("{} values, max abs error {:.3g}{}", check->comparisons.size(), worst, check_ok ? "" : " - BEYOND TOLERANCE");
+      stage_line("check", check_summary, lap("numeric check"));
+      if (!check_ok) std::fputs(check->text().c_str(), stderr);
+    }
+#else
+    check_summary = "skipped (built without libtorch)";
+#endif
+
+    // The log, with the events PyTorch writes for one compile.
+    fs::path out(a->out), trace_dir = out / "trace";
+    std::error_code ec;
+    if (fs::is_directory(trace_dir, ec)) {
+      for (const auto& entry : fs::directory_iterator(trace_dir, ec)) {
+        if (entry.path().filename().string().starts_with("dedicated_log_torch_trace_")) fs::remove(entry.path(), ec);
+      }
+    }
+    auto writer = tracelog::TraceWriter::create(trace_dir.string());
+    if (!writer) {
+      exit_code = report(writer.errors());
+      return;
+    }
+    tracelog::TraceWriter& w = **writer;
+    w.set_source("remat/cli/command_compile.cpp", __LINE__);
+    tracelog::CompileId id{std::nullopt, 0, 0, 0};
+    std::vector<tracelog::StackFrame> stack;
+    for (const Node* n : forward->graph().nodes()) {
+      if (n->op() == OpKind::CallFunction && !n->meta.stack_trace.view().empty()) {
+        stack = frames_of(n->meta.stack_trace.view());
+        break;
+      }
+    }
+    w.write("dynamo_start", "{\"stack\": " + w.stack_json(stack) + "}", id);
+    PrintOptions logged = PrintOptions::tlparse();
+    logged.expanded_def = false;
+    w.write("dynamo_output_graph", "{}", id, print_readable(*forward, logged).text);
+    w.write("aot_joint_graph", "{}", id, print_readable(*joint, PrintOptions::tlparse()).text);
+    w.write("aot_forward_graph", "{}", id, print_readable(graphs.forward, PrintOptions::tlparse()).text);
+    w.write("aot_backward_graph", "{}", id, print_readable(graphs.backward, PrintOptions::tlparse()).text);
+    w.artifact("remat_partition", "json", id, preport.json());
+    std::string metrics = "{\"co_name\": " + json::quoted(a->model.model) + ", \"co_filename\": \"remat model zoo\", \"co_firstlineno\": 0";
+    metrics += fmt::format(", \"graph_op_count\": {}, \"graph_node_count\": {}, \"graph_input_count\": {}", count_ops(*forward),
+                           forward->graph().size(), forward->graph().placeholders().size());
+    double total_ms = 0, backend_ms = 0;
+    for (const StageTime& s : stages) {
+      total_ms += s.ms;
+      if (s.name != "trace") backend_ms += s.ms;
+      std::string key = s.name;
+      std::replace(key.begin(), key.end(), ' ', '_');
+      metrics += fmt::format(", \"remat_{}_time_s\": {:.6f}", key, s.ms / 1000);
+    }
+    metrics += fmt::format(", \"entire_frame_compile_time_s\": {:.6f}, \"backend_compile_time_s\": {:.6f}", total_ms / 1000, backend_ms / 1000);
+    for (const StageTime& s : passes) {
+      std::string key = s.name;
+      std::replace(key.begin(), key.end(), ' ', '_');
+      metrics += fmt::format(", \"remat_partition_{}_time_s\": {:.6f}", key, s.ms / 1000);
+    }
+    metrics += fmt::format(", \"remat_saved_bytes\": {}, \"remat_activation_bytes\": {}, \"remat_recomputed_nodes\": {}, \"remat_peak_memory_bytes\": {}",
+                           preport.saved_bytes_total, preport.activation_bytes, preport.recomputed.size(), preport.peak_memory_bytes);
+    metrics += ", \"remat_numeric_check\": " + json::quoted(check_summary) + "}";
+    w.write("compilation_metrics", metrics, id);
+    auto log = w.close();
+    if (!log) {
+      exit_code = report(log.errors());
+      return;
+    }
+    lap("log");
+
+    fs::path report_dir = out / "report";
+    auto result = report::write_report_folder(*log, report_dir.string(), report_options_for(*log, app_command_line()), /*overwrite=*/true,
+                                              /*strict=*/true);
+    if (!result) {
+      exit_code = report(result.errors());
+      return;
+    }
+    stage_line("log, report", fmt::format("{} records, {} artifacts", result->stats.ok, result->artifacts), lap("report"));
+
+    fmt::print("{}: {} forward nodes, joint graph {} nodes\n", a->model.model, forward->graph().size(), joint->graph().size());
+    fmt::print("saved: {} values, {} ({} activation memory beyond the inputs)\n", preport.saved_values.size(),
+               report::human_bytes(static_cast<uint64_t>(preport.saved_bytes_total)), report::human_bytes(static_cast<uint64_t>(preport.activation_bytes)));
+    fmt::print("recomputed in the backward: {} ops, {} FLOPs\n", preport.recomputed.size(), preport.recompute_flops);
+    fmt::print("peak memory estimate (forward, then backward): {}\n", report::human_bytes(static_cast<uint64_t>(preport.peak_memory_bytes)));
+    fmt::print("numeric check: {}\n", check_summary);
+    fmt::print("log: {}\nreport: {}/index.html\n", *log, report_dir.string());
+    exit_code = check_ok ? kExitOk : kExitCheckFailed;
+  });
+}
+
+}  // namespace remat::cli
