@@ -1,0 +1,136 @@
+// End-to-end: `remat report` on PyTorch's logs and `remat compile` (the main job).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "testing/golden.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path scratch(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("remat_report_cli_" + std::to_string(getpid()) + "_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+CliResult run(const std::string& args, const fs::path& dir) {
+  std::string cmd = std::string(REMAT_EXE) + " " + args + " >" + (dir / "stdout").string() + " 2>" + (dir / "stderr").string();
+  int status = std::system(cmd.c_str());
+  return {WEXITSTATUS(status), slurp(dir / "stdout"), slurp(dir / "stderr")};
+}
+
+std::string log_path(const std::string& name) { return remat::testing::data_path("tlparse-logs/" + name); }
+
+TEST(ReportCli, PyTorchsLogGivesTheSite) {
+  fs::path dir = scratch("simple");
+  CliResult r = run("report " + log_path("simple.log") + " -o " + (dir / "site").string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("index.html (10 artifacts"), std::string::npos) << r.out;
+  for (const char* f : {"index.html", "compile_directory.json", "raw.jsonl", "raw.log", "failures_and_restarts.html",
+                        "-_0_0_0/aot_inference_graph_2.txt", "-_0_0_0/compilation_metrics_9.html"}) {
+    EXPECT_TRUE(fs::exists(dir / "site" / f)) << f;
+  }
+  // An existing folder is kept unless --overwrite; nothing half-written is left behind.
+  CliResult again = run("report " + log_path("simple.log") + " -o " + (dir / "site").string(), dir);
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+  CliResult overwrite = run("report " + log_path("simple.log") + " -o " + (dir / "site").string() + " --overwrite", dir);
+  EXPECT_EQ(overwrite.exit_code, 0) << overwrite.err;
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(dir)) entries += e.path().filename().string().find("remat-tmp") != std::string::npos;
+  EXPECT_EQ(entries, 0u);
+}
+
+TEST(ReportCli, CorruptedLogCountsItsBadLineAndStrictRefusesIt) {
+  fs::path dir = scratch("corrupted");
+  CliResult lenient = run("report " + log_path("simple_corrupted_json.log") + " -o " + (dir / "site").string(), dir);
+  EXPECT_EQ(lenient.exit_code, 0) << lenient.err;
+  EXPECT_NE(lenient.err.find("fail_payload_md5: 1"), std::string::npos) << lenient.err;
+  EXPECT_NE(lenient.err.find("simple_corrupted_json.log:13:"), std::string::npos) << lenient.err;
+  CliResult strict = run("report " + log_path("simple_corrupted_json.log") + " -o " + (dir / "strict").string() + " --strict", dir);
+  EXPECT_EQ(strict.exit_code, 2);
+  EXPECT_NE(strict.err.find("simple_corrupted_json.log:13: error:"), std::string::npos) << strict.err;
+  EXPECT_FALSE(fs::exists(dir / "strict"));
+  CliResult clean = run("report " + log_path("simple.log") + " -o " + (dir / "clean").string() + " --strict", dir);
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+}
+
+TEST(ReportCli, FolderOfLogs) {
+  fs::path dir = scratch("folder");
+  fs::create_directories(dir / "logs");
+  fs::copy_file(log_path("simple.log"), dir / "logs" / "dedicated_log_torch_trace_a.log");
+  CliResult one = run("report " + (dir / "logs").string() + " -o " + (dir / "one").string(), dir);
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  fs::copy_file(log_path("comp_failure.log"), dir / "logs" / "dedicated_log_torch_trace_b.log");
+  CliResult two = run("report " + (dir / "logs").string() + " -o " + (dir / "two").string(), dir);
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.err.find("--latest"), std::string::npos) << two.err;
+  CliResult latest = run("report " + (dir / "logs").string() + " --latest -o " + (dir / "latest").string(), dir);
+  EXPECT_EQ(latest.exit_code, 0) << latest.err;
+  EXPECT_TRUE(fs::exists(dir / "latest" / "-_0_0_0"));
+  CliResult missing = run("report " + (dir / "nothing_here").string(), dir);
+  EXPECT_EQ(missing.exit_code, 2);
+}
+
+TEST(CompileCli, Gpt2WithCheckpointsGivesLogAndReport) {
+  // The README's main job: the joint graph's page shows the recompute tags and the partition.
+  fs::path dir = scratch("compile");
+  CliResult r = run("compile --model gpt2 --layers 4 --checkpoint each-layer -o " + (dir / "out").string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("saved: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("report: "), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("partition"), std::string::npos) << r.err;  // progress, stage by stage
+  size_t logs = 0;
+  for (const auto& e : fs::directory_iterator(dir / "out" / "trace")) logs += e.path().filename().string().starts_with("dedicated_log_torch_trace_");
+  EXPECT_EQ(logs, 1u);
+  fs::path site = dir / "out" / "report";
+  std::string joint = slurp(site / "-_0_0_0" / "aot_joint_graph_1.html");
+  ASSERT_FALSE(joint.empty());
+  EXPECT_NE(joint.find("# ac_graph_id: 4 - PREFER_RECOMPUTE"), std::string::npos);
+  EXPECT_NE(joint.find("data-ac-graph-id=\"4\""), std::string::npos);
+  for (const char* mark : {"mark-saved", "mark-recomputed", "mark-forward", "mark-backward"}) {
+    EXPECT_NE(joint.find(mark), std::string::npos) << mark;
+  }
+  std::string index = slurp(site / "index.html");
+  EXPECT_NE(index.find("activation bytes"), std::string::npos);
+  EXPECT_NE(index.find("remat compile --model gpt2"), std::string::npos);  // the footer's command line
+  EXPECT_TRUE(fs::exists(site / "-_0_0_0" / "remat_partition_4.json"));
+  // The log reads back through `remat report --strict` too (tlparse's own checks).
+  CliResult again = run("report " + (dir / "out" / "trace").string() + " --strict -o " + (dir / "again").string(), dir);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  // CliResult twice: one log, the report replaced.
+  CliResult twice = run("compile --model gpt2 --layers 4 --checkpoint each-layer -o " + (dir / "out").string(), dir);
+  EXPECT_EQ(twice.exit_code, 0) << twice.err;
+  logs = 0;
+  for (const auto& e : fs::directory_iterator(dir / "out" / "trace")) logs += e.path().filename().string().starts_with("dedicated_log_torch_trace_");
+  EXPECT_EQ(logs, 1u);
+}
+
+TEST(CompileCli, BadModelExitsTwo) {
+  fs::path dir = scratch("bad");
+  CliResult r = run("compile --model nope -o " + (dir / "out").string(), dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown model 'nope'"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+}  // namespace
