@@ -68,7 +68,14 @@ Expected<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path
   return std::unique_ptr<TraceReader>(new TraceReader(f, size < 0 ? 0 : static_cast<uint64_t>(size)));
 }
 
-TraceReader::TraceReader(std::FILE* file, uint64_t size) : file_(file), file_size_(size), buffer_(kChunk), json_(std::make_unique<Json>()) {}
+std::unique_ptr<TraceReader> TraceReader::from_stream(std::FILE* file, uint64_t size) {
+  return std::unique_ptr<TraceReader>(new TraceReader(file, size));
+}
+
+// Small logs get a small buffer (it grows for longer lines): allocating 4 MB per tiny log would
+// dominate (the fuzzer reads thousands a second).
+TraceReader::TraceReader(std::FILE* file, uint64_t size)
+    : file_(file), file_size_(size), buffer_(std::clamp<uint64_t>(size + 1, 4096, kChunk)), json_(std::make_unique<Json>()) {}
 
 TraceReader::~TraceReader() { std::fclose(file_); }
 

@@ -34,6 +34,8 @@ class TraceReader {
  public:
   /// Opens `path`; an unreadable file is an error.
   static Expected<std::unique_ptr<TraceReader>> open(const std::string& path);
+  /// Reads `file` (closed by the reader), e.g. an fmemopen'd buffer; `size` for progress only.
+  static std::unique_ptr<TraceReader> from_stream(std::FILE* file, uint64_t size = 0);
   ~TraceReader();
   TraceReader(const TraceReader&) = delete;
   TraceReader& operator=(const TraceReader&) = delete;

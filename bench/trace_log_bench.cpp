@@ -1,0 +1,104 @@
+// Trace-log reading and reporting at scale: generates a log of realistic records (graph dumps,
+// chromium events, metrics), then reads it with TraceReader and reports it, each in a child
+// process so that its peak memory (ru_maxrss) is its own. Prints MB/s and peak RSS.
+//   bench_trace_log [--size-mb 1024] [--report-mb 100] [--dir /tmp]
+// The log is read right after it is written, so from the page cache: this measures the
+// reader's CPU cost, not the disk.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "remat/report/report_builder.h"
+#include "remat/tracelog/trace_reader.h"
+#include "remat/tracelog/trace_writer.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// A log of about `mb` megabytes: per compile id a dynamo start, four graphs of ~100 KB, an
+// artifact, metrics, and chromium events.
+std::string generate(const fs::path& dir, uint64_t mb) {
+  auto w = remat::tracelog::TraceWriter::create(dir.string());
+  if (!w) std::abort();
+  std::string graph;
+  for (int i = 0; i < 1200; ++i) {
+    graph += "        mm_" + std::to_string(i) + ": \"f32[64, 64][64, 1]cuda:0\" = torch.ops.aten.mm.default(sin_" + std::to_string(i) +
+             ", primals_2);  sin_" + std::to_string(i) + " = None\n";
+  }
+  uint64_t target = mb << 20;
+  for (int64_t frame = 0; fs::exists((*w)->path()) && fs::file_size((*w)->path()) < target; ++frame) {
+    remat::tracelog::CompileId id{std::nullopt, frame, 0, 0};
+    (*w)->write("dynamo_start", "{\"stack\": " + (*w)->stack_json({{"/src/train.py", 10, "main"}, {"/src/model.py", 42, "forward"}}) + "}", id);
+    for (const char* e : {"dynamo_output_graph", "aot_joint_graph", "aot_forward_graph", "aot_backward_graph"}) (*w)->write(e, "{}", id, graph);
+    (*w)->artifact("fx_graph_cache_miss", "json", id, "{\"key\": \"abc\", \"components\": [1, 2, 3]}");
+    for (int i = 0; i < 20; ++i) {
+      (*w)->write("chromium_event", "{}", std::nullopt, "{\n\"name\": \"compile\",\n\"ts\": " + std::to_string(frame * 100 + i) + ",\n\"ph\": \"B\"\n}");
+    }
+    (*w)->write("compilation_metrics", "{\"co_name\": \"forward\", \"entire_frame_compile_time_s\": 1.5}", id);
+  }
+  auto path = (*w)->close();
+  if (!path) std::abort();
+  return *path;
+}
+
+// Runs `work` in a child; returns its wall seconds and peak RSS in MB.
+template <class F>
+std::pair<double, double> in_child(F work) {
+  auto start = Clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    work();
+    std::_Exit(0);
+  }
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) std::fprintf(stderr, "child failed\n");
+  return {seconds, static_cast<double>(usage.ru_maxrss) / 1024};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t size_mb = 1024, report_mb = 100;
+  fs::path dir = fs::temp_directory_path();
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--size-mb")) size_mb = std::stoull(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--report-mb")) report_mb = std::stoull(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--dir")) dir = argv[i + 1];
+  }
+  fs::path work = dir / ("remat_bench_trace_log_" + std::to_string(getpid()));
+  fs::create_directories(work);
+
+  std::string big = generate(work / "big", size_mb);
+  double mb = static_cast<double>(fs::file_size(big)) / (1 << 20);
+  auto [read_s, read_rss] = in_child([&] {
+    auto reader = remat::tracelog::TraceReader::open(big);
+    remat::tracelog::TraceRecord r;
+    uint64_t records = 0;
+    while ((*reader)->next(r)) ++records;
+    if ((*reader)->stats().failures() != 0) std::_Exit(1);
+  });
+  std::printf("read:   %8.1f MB log in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB\n", mb, read_s, mb / read_s, read_rss);
+
+  std::string medium = generate(work / "medium", report_mb);
+  double medium_mb = static_cast<double>(fs::file_size(medium)) / (1 << 20);
+  auto [report_s, report_rss] = in_child([&] {
+    remat::report::ReportOptions options;
+    options.version = "bench";
+    auto result = remat::report::write_report_folder(medium, (work / "report").string(), options, true, true);
+    if (!result) std::_Exit(1);
+  });
+  std::printf("report: %8.1f MB log in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB\n", medium_mb, report_s, medium_mb / report_s, report_rss);
+  fs::remove_all(work);
+  return 0;
+}
