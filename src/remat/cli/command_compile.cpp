@@ -10,8 +10,7 @@
 #include "remat/cli/model_flags.h"
 #include "remat/cli/report_options.h"
 #include "remat/ir/graph.h"
-#include "remat/partition/default_partition.h"
-#include "remat/partition/min_cut_partition.h"
+#include "remat/partition/partition_joint.h"
 #include "remat/print/printer.h"
 #include "remat/report/html.h"
 #include "remat/support/json_text.h"
@@ -105,29 +104,16 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     }
     stage_line("joint graph", fmt::format("{} nodes", joint->graph().size()), lap("joint graph"));
 
-    partition::ForwardBackward graphs;
-    partition::PartitionReport preport;
-    std::vector<StageTime> passes;
-    if (a->strategy == "default") {
-      auto p = partition::default_partition(*joint);
-      if (!p) {
-        exit_code = report(p.errors());
-        return;
-      }
-      graphs = std::move(p->graphs);
-      preport = std::move(p->report);
-    } else {
-      partition::MinCutConfig config;
-      config.memory_budget = a->budget;
-      auto p = partition::min_cut_partition(*joint, config);
-      if (!p) {
-        exit_code = report(p.errors());
-        return;
-      }
-      graphs = std::move(p->graphs);
-      preport = std::move(p->report);
-      passes = std::move(p->stages);
+    partition::MinCutConfig config;
+    config.memory_budget = a->budget;
+    auto p = partition::partition_joint(*joint, *partition::parse_strategy(a->strategy), config);
+    if (!p) {
+      exit_code = report(p.errors());
+      return;
     }
+    partition::ForwardBackward& graphs = p->graphs;
+    const partition::PartitionReport& preport = p->report;
+    const std::vector<StageTime>& passes = p->stages;
     stage_line("partition",
                fmt::format("{}: {} saved ({}), {} recomputed", preport.strategy, preport.saved_values.size(),
                            report::human_bytes(static_cast<uint64_t>(preport.saved_bytes_total)), preport.recomputed.size()),

@@ -7,8 +7,7 @@
 #include "remat/cli/graph_files.h"
 #include "remat/io/flow_network.h"
 #include "remat/io/graph_json.h"
-#include "remat/partition/default_partition.h"
-#include "remat/partition/min_cut_partition.h"
+#include "remat/partition/partition_joint.h"
 #include "remat/partition/validity.h"
 #include "remat/print/printer.h"
 #include "remat/support/file_io.h"
@@ -56,49 +55,37 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       exit_code = report(joint.errors());
       return;
     }
-    partition::ForwardBackward graphs;
-    partition::PartitionReport rep;
-    std::optional<partition::FlowGraph> network;
-    if (a->strategy == "default") {
-      auto p = partition::default_partition(*joint);
-      if (!p) {
-        exit_code = report(p.errors());
-        return;
-      }
-      rep = std::move(p->report);
-      graphs = std::move(p->graphs);
-    } else {
-      partition::MinCutConfig config;
-      config.memory_budget = a->budget;
-      config.knapsack = a->knapsack == "greedy" ? partition::KnapsackSolver::Greedy
-                        : a->knapsack == "exact" ? partition::KnapsackSolver::Exact
-                        : a->knapsack == "dynamic" ? partition::KnapsackSolver::Dynamic
-                                                 : partition::KnapsackSolver::Dp;
-      if (a->pareto) {
-        fmt::print("{:>6} {:>14} {:>16} {:>8}\n", "budget", "saved bytes", "recompute FLOPs", "saved");
-        for (int step = 0; step <= 10; ++step) {
-          config.memory_budget = step / 10.0;
-          auto p = partition::min_cut_partition(*joint, config);
-          if (!p) {
-            exit_code = report(p.errors());
-            return;
-          }
-          fmt::print("{:>6.1f} {:>14} {:>16} {:>8}\n", config.memory_budget, p->report.saved_bytes_total, p->report.recompute_flops,
-                     p->report.saved_values.size());
+    partition::MinCutConfig config;
+    config.memory_budget = a->budget;
+    config.knapsack = a->knapsack == "greedy" ? partition::KnapsackSolver::Greedy
+                      : a->knapsack == "exact" ? partition::KnapsackSolver::Exact
+                      : a->knapsack == "dynamic" ? partition::KnapsackSolver::Dynamic
+                                               : partition::KnapsackSolver::Dp;
+    auto strategy = *partition::parse_strategy(a->strategy);
+    if (a->pareto && strategy == partition::Strategy::MinCut) {
+      fmt::print("{:>6} {:>14} {:>16} {:>8}\n", "budget", "saved bytes", "recompute FLOPs", "saved");
+      partition::MinCutConfig sweep = config;
+      for (int step = 0; step <= 10; ++step) {
+        sweep.memory_budget = step / 10.0;
+        auto p = partition::min_cut_partition(*joint, sweep);
+        if (!p) {
+          exit_code = report(p.errors());
+          return;
         }
-        config.memory_budget = a->budget;
+        fmt::print("{:>6.1f} {:>14} {:>16} {:>8}\n", sweep.memory_budget, p->report.saved_bytes_total, p->report.recompute_flops,
+                   p->report.saved_values.size());
       }
-      auto p = partition::min_cut_partition(*joint, config);
-      if (!p) {
-        Diagnostics errors = p.errors();
-        for (Diagnostic& d : errors) d.file = display_name(a->file);
-        exit_code = report(errors);
-        return;
-      }
-      rep = std::move(p->report);
-      graphs = std::move(p->graphs);
-      network = std::move(p->network);
     }
+    auto p = partition::partition_joint(*joint, strategy, config);
+    if (!p) {
+      Diagnostics errors = p.errors();
+      for (Diagnostic& d : errors) d.file = display_name(a->file);
+      exit_code = report(errors);
+      return;
+    }
+    partition::ForwardBackward& graphs = p->graphs;
+    partition::PartitionReport& rep = p->report;
+    std::optional<partition::FlowGraph>& network = p->network;
     if (!a->dump_flow.empty()) {
       if (!network) {
         exit_code = report({error_message("partition: --dump-flow needs --strategy min-cut")});

@@ -1,0 +1,31 @@
+#include "remat/partition/partition_joint.h"
+
+#include "remat/partition/default_partition.h"
+
+namespace remat::partition {
+
+std::optional<Strategy> parse_strategy(std::string_view name) {
+  if (name == "min-cut") return Strategy::MinCut;
+  if (name == "default") return Strategy::Default;
+  return std::nullopt;
+}
+
+Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy, const MinCutConfig& config) {
+  Partition out;
+  if (strategy == Strategy::Default) {
+    auto p = default_partition(joint);
+    if (!p) return std::move(p).take_errors();
+    out.graphs = std::move(p->graphs);
+    out.report = std::move(p->report);
+    return out;
+  }
+  auto p = min_cut_partition(joint, config);
+  if (!p) return std::move(p).take_errors();
+  out.graphs = std::move(p->graphs);
+  out.report = std::move(p->report);
+  out.network = std::move(p->network);
+  out.stages = std::move(p->stages);
+  return out;
+}
+
+}  // namespace remat::partition

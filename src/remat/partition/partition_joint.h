@@ -1,0 +1,30 @@
+// One entry point for either strategy, for callers that let the user choose (remat partition,
+// remat compile).
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "remat/partition/min_cut.h"
+#include "remat/partition/min_cut_partition.h"
+#include "remat/support/stage_timer.h"
+
+namespace remat::partition {
+
+enum class Strategy { MinCut, Default };
+
+/// `min-cut` or `default`; nullopt for anything else.
+std::optional<Strategy> parse_strategy(std::string_view name);
+
+struct Partition {
+  ForwardBackward graphs;
+  PartitionReport report;
+  std::optional<FlowGraph> network;  ///< min-cut only
+  std::vector<StageTime> stages;     ///< min-cut only: wall time per pass
+};
+
+/// PyTorch's default partition, or the min-cut partition with `config`.
+Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy, const MinCutConfig& config = {});
+
+}  // namespace remat::partition
