@@ -1,8 +1,6 @@
 // remat report LOG|DIR: a TORCH_TRACE log (remat's or PyTorch's) as a static HTML site.
 #include <fmt/format.h>
 
-#include <filesystem>
-
 #include "remat/cli/commands.h"
 #include "remat/cli/report_options.h"
 #include "remat/report/report_builder.h"

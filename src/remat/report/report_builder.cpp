@@ -1,6 +1,5 @@
 #include "remat/report/report_builder.h"
 
-#include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
 #include <unistd.h>
@@ -17,7 +16,6 @@
 #include "remat/report/html.h"
 #include "remat/report/python_html.h"
 #include "remat/support/file_io.h"
-#include "remat/support/json_text.h"
 #include "remat/tracelog/trace_reader.h"
 
 namespace remat::report {
@@ -53,10 +51,6 @@ struct OutputFile {
   std::string suffix;
   std::optional<std::string> readable_url;
   std::string detail;  // "25 nodes, 3.2 KB"
-};
-
-struct Frame {
-  std::string text;  // "file.py:12 in fn"
 };
 
 struct CompileDir {
@@ -109,7 +103,7 @@ class Builder {
   size_t dir_for(const std::optional<CompileId>& id);
   Status write(const std::string& rel, std::string_view content);
   void add_file(size_t dir, std::string rel, std::string_view content, std::string detail = {},
-                std::optional<std::string> readable = std::nullopt, bool counted = true);
+                std::optional<std::string> readable = std::nullopt);
   std::vector<std::string> frames_of(std::string_view stack_json, tracelog::TraceReader& reader);
   std::string metrics_page(const TraceRecord& r, const CompileDir& d, const Json& metrics);
   std::string index_page(const tracelog::TraceReader& reader);
@@ -149,8 +143,9 @@ Status Builder::write(const std::string& rel, std::string_view content) {
   return {};
 }
 
+// One numbered artifact: the report-wide counter gives every output its number, as tlparse's does.
 void Builder::add_file(size_t dir, std::string rel, std::string_view content, std::string detail,
-                       std::optional<std::string> readable, bool counted) {
+                       std::optional<std::string> readable) {
   (void)write(rel, content);
   OutputFile f;
   f.url = rel;
@@ -162,7 +157,7 @@ void Builder::add_file(size_t dir, std::string rel, std::string_view content, st
   f.readable_url = std::move(readable);
   f.detail = detail.empty() ? human_bytes(content.size()) : std::move(detail);
   dirs_[dir].files.push_back(std::move(f));
-  if (counted) ++counter_;
+  ++counter_;
   ++result_->artifacts;
 }
 

@@ -3,7 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <array>
+#include <iterator>
 #include <cstring>
 
 #include "remat/support/diagnostic.h"
@@ -14,9 +14,9 @@ namespace {
 constexpr size_t kChunk = 4 << 20;  // bytes read at a time
 
 // Envelope keys of the format (trace-log spec A.5): context first, then events.
-constexpr std::array<std::string_view, 7> kContextKeys = {"rank", "compiled_autograd_id", "frame_id", "frame_compile_id",
+constexpr std::string_view kContextKeys[] = {"rank", "compiled_autograd_id", "frame_id", "frame_compile_id",
                                                           "attempt", "has_payload", "stack"};
-constexpr std::array<std::string_view, 43> kEventKeys = {
+constexpr std::string_view kEventKeys[] = {
     "str", "dynamo_start", "dynamo_output_graph", "optimize_ddp_split_graph", "optimize_ddp_split_child",
     "compiled_autograd_graph", "aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph",
     "inductor_pre_grad_graph", "inductor_post_grad_graph", "dynamo_cpp_guards_str", "graph_dump", "exported_program",
@@ -27,8 +27,8 @@ constexpr std::array<std::string_view, 43> kEventKeys = {
     "describe_storage", "describe_tensor", "describe_source", "unbacked_symbol", "sym_expr_info",
     "inductor_provenance_tracking_node_mappings", "graph_execution", "fx_graph_cache_hit", "fx_graph_cache_miss"};
 
-bool is_context(std::string_view k) { return std::find(kContextKeys.begin(), kContextKeys.end(), k) != kContextKeys.end(); }
-bool is_event(std::string_view k) { return std::find(kEventKeys.begin(), kEventKeys.end(), k) != kEventKeys.end(); }
+bool is_context(std::string_view k) { return std::find(std::begin(kContextKeys), std::end(kContextKeys), k) != std::end(kContextKeys); }
+bool is_event(std::string_view k) { return std::find(std::begin(kEventKeys), std::end(kEventKeys), k) != std::end(kEventKeys); }
 
 std::optional<int64_t> optional_int(simdjson::dom::element e) {
   int64_t v;
