@@ -35,7 +35,7 @@ struct Page {
 // Loads `url` in a fresh profile: the DOM after scripts ran, and every console line.
 Page load(const std::string& chromium, const fs::path& work, const std::string& url, const fs::path& screenshot) {
   fs::path profile = work / ("profile_" + screenshot.stem().string());
-  std::string flags = "--headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run "
+  std::string flags = "--headless --no-sandbox --disable-gpu --disable-background-networking --disable-dev-shm-usage --no-first-run "
                       "--enable-logging=stderr --v=0 --window-size=1280,1600 --user-data-dir=" + profile.string();
   std::string dom = (work / "dom.html").string(), err = (work / "stderr.txt").string();
   int status = std::system(("timeout 120 " + chromium + " " + flags + " --dump-dom '" + url + "' >" + dom + " 2>" + err).c_str());
