@@ -6,19 +6,19 @@
 #include <filesystem>
 
 #include "remat/autodiff/joint_graph.h"
+#include "remat/cli/check_helper.h"
 #include "remat/cli/commands.h"
 #include "remat/cli/model_flags.h"
 #include "remat/cli/report_options.h"
+#include "remat/io/graph_json.h"
 #include "remat/ir/graph.h"
 #include "remat/partition/partition_joint.h"
 #include "remat/print/printer.h"
 #include "remat/report/html.h"
+#include "remat/support/file_io.h"
 #include "remat/support/json_text.h"
 #include "remat/support/stage_timer.h"
 #include "remat/tracelog/trace_writer.h"
-#ifdef REMAT_WITH_TORCH
-#include "remat/exec/numeric_check.h"
-#endif
 
 namespace remat::cli {
 namespace {
@@ -119,29 +119,48 @@ void add_compile_command(CLI::App& app, int& exit_code) {
                            report::human_bytes(static_cast<uint64_t>(preport.saved_bytes_total)), preport.recomputed.size()),
                lap("partition"));
 
+    // The graphs, as files: remat-check (the executable that links libtorch) reads them, and
+    // they stay for `remat check` / `remat partition` by hand.
+    fs::path out(a->out), graphs_dir = out / "graphs";
+    std::error_code ec;
+    fs::create_directories(graphs_dir, ec);
+    for (const auto& [name, m] : {std::pair<const char*, const GraphModule*>{"joint.json", &*joint}, {"forward.json", &graphs.forward},
+                                  {"backward.json", &graphs.backward}}) {
+      Status s = write_file_atomic((graphs_dir / name).string(), write_graph_json(*m));
+      if (!s) {
+        exit_code = report(s.errors());
+        return;
+      }
+    }
     bool check_ok = true;
     std::string check_summary = "skipped";
 #ifdef REMAT_WITH_TORCH
     if (!a->no_check) {
-      auto check = exec::check_partition(*joint, graphs.forward, graphs.backward);
-      if (!check) {
-        exit_code = report(check.errors());
+      HelperRun check = run_check_helper({(graphs_dir / "joint.json").string(), "--fw", (graphs_dir / "forward.json").string(), "--bw",
+                                          (graphs_dir / "backward.json").string()});
+      if (check.exit_code != kExitOk && check.exit_code != kExitCheckFailed) {
+        exit_code = report({error_message("compile: the numeric check (remat-check) did not run" +
+                                          (check.exit_code < 0 ? std::string(": remat-check is not beside remat") : ""))});
         return;
       }
+      // `ok   what: max abs 1e-07, max rel ...` per value, then `check: N values compared, M beyond tolerance`.
       double worst = 0;
-      for (const exec::Comparison& c : check->comparisons) worst = std::max(worst, c.max_abs);
-      check_ok = check->ok();
-      check_summary = fmt::format("{} values, max abs error {:.3g}{}", check->comparisons.size(), worst, check_ok ? "" : " - BEYOND TOLERANCE");
+      size_t values = 0;
+      for (size_t at = check.out.find("max abs "); at != std::string::npos; at = check.out.find("max abs ", at + 1)) {
+        worst = std::max(worst, std::atof(check.out.c_str() + at + 8));
+        ++values;
+      }
+      check_ok = check.exit_code == kExitOk;
+      check_summary = fmt::format("{} values, max abs error {:.3g}{}", values, worst, check_ok ? "" : " - BEYOND TOLERANCE");
       stage_line("check", check_summary, lap("numeric check"));
-      if (!check_ok) std::fputs(check->text().c_str(), stderr);
+      if (!check_ok) std::fputs(check.out.c_str(), stderr);
     }
 #else
     check_summary = "skipped (built without libtorch)";
 #endif
 
     // The log, with the events PyTorch writes for one compile.
-    fs::path out(a->out), trace_dir = out / "trace";
-    std::error_code ec;
+    fs::path trace_dir = out / "trace";
     if (fs::is_directory(trace_dir, ec)) {
       for (const auto& entry : fs::directory_iterator(trace_dir, ec)) {
         if (entry.path().filename().string().starts_with("dedicated_log_torch_trace_")) fs::remove(entry.path(), ec);

@@ -24,8 +24,7 @@ void add_flow_command(CLI::App& app, int& exit_code);
 void add_partition_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_compile_command(CLI::App& app, int& exit_code);
-#ifdef REMAT_WITH_TORCH
+/// remat-check's one verb (the executable that links libtorch).
 void add_check_command(CLI::App& app, int& exit_code);
-#endif
 
 }  // namespace remat::cli
