@@ -3,28 +3,11 @@
 // ~150 MB on every start). `remat check ...` and `remat compile` run it.
 #include "remat/cli/commands.h"
 
-namespace remat::cli {
-
-int report(const Diagnostics& diagnostics) {
-  std::fputs(format_all(diagnostics).c_str(), stderr);
-  return kExitBadInput;
-}
-
-}  // namespace remat::cli
-
 int main(int argc, char** argv) {
   CLI::App app{"remat-check: run graphs through libtorch's ATen and compare the numbers (used by remat check)", "remat-check"};
   app.set_version_flag("--version", std::string("remat ") + REMAT_VERSION);
   app.require_subcommand(1);
   int exit_code = remat::cli::kExitOk;
   remat::cli::add_check_command(app, exit_code);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return remat::cli::kExitBadInput;
-  }
-  return exit_code;
+  return remat::cli::run_app(app, argc, argv, exit_code);
 }

@@ -15,6 +15,9 @@ inline constexpr int kExitCheckFailed = 1;
 
 /// Prints every diagnostic to stderr and returns kExitBadInput.
 int report(const Diagnostics& diagnostics);
+/// Parses the arguments (running the chosen verb's callback, which sets `exit_code`); --help and
+/// --version exit 0, usage errors 2.
+int run_app(CLI::App& app, int argc, char** argv, const int& exit_code);
 
 void add_info_command(CLI::App& app, int& exit_code);
 void add_convert_command(CLI::App& app, int& exit_code);

@@ -1,20 +1,9 @@
 // remat: the command-line entry point; argument parsing and wiring only.
-#include <cstdio>
-#include <iostream>
 #include <string_view>
 
 #include "remat/cli/check_helper.h"
 #include "remat/cli/commands.h"
 #include "remat/cli/report_options.h"
-
-namespace remat::cli {
-
-int report(const Diagnostics& diagnostics) {
-  std::fputs(format_all(diagnostics).c_str(), stderr);
-  return kExitBadInput;
-}
-
-}  // namespace remat::cli
 
 int main(int argc, char** argv) {
 #ifdef REMAT_WITH_TORCH
@@ -43,13 +32,5 @@ int main(int argc, char** argv) {
                      "Run a joint graph through libtorch's ATen and compare it with libtorch's autograd; with --fw F "
                      "--bw B, compare a partition with its joint graph (remat check --help for the options).");
 #endif
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);  // --help, --version
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return remat::cli::kExitBadInput;
-  }
-  return exit_code;
+  return remat::cli::run_app(app, argc, argv, exit_code);
 }
