@@ -58,11 +58,7 @@ void run(benchmark::State& state, const remat::GraphModule& joint) {
     }
     saved = p->graphs.saved_values.size();
     // Per-pass milliseconds as counters: where the time goes at each size.
-    for (const remat::StageTime& s : p->stages) {
-      std::string key;
-      for (char c : s.name) key += c == ' ' ? '_' : c;
-      state.counters[key.substr(0, 12) + "_ms"] = s.ms;
-    }
+    for (const remat::StageTime& s : p->stages) state.counters[s.key().substr(0, 12) + "_ms"] = s.ms;
   }
   state.counters["nodes"] = static_cast<double>(joint.graph().size());
   state.counters["saved"] = static_cast<double>(saved);

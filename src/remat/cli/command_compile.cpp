@@ -85,11 +85,9 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     std::fprintf(stderr, "remat compile: %s, %lld layers, checkpoint %s, policy %s, %s\n", a->model.model.c_str(),
                  static_cast<long long>(o.layers), a->model.checkpoint.c_str(), o.policy.c_str(), a->strategy.c_str());
     StageTimer timer;
-    std::vector<StageTime> stages;
     auto lap = [&](const char* name) {
       timer.lap(name);
-      stages.push_back(timer.stages().back());
-      return stages.back().ms;
+      return timer.stages().back().ms;
     };
     Expected<GraphModule> forward = (*model)->trace(o);
     if (!forward) {
@@ -193,19 +191,13 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     metrics += fmt::format(", \"graph_op_count\": {}, \"graph_node_count\": {}, \"graph_input_count\": {}", count_ops(*forward),
                            forward->graph().size(), forward->graph().placeholders().size());
     double total_ms = 0, backend_ms = 0;
-    for (const StageTime& s : stages) {
+    for (const StageTime& s : timer.stages()) {
       total_ms += s.ms;
       if (s.name != "trace") backend_ms += s.ms;
-      std::string key = s.name;
-      std::replace(key.begin(), key.end(), ' ', '_');
-      metrics += fmt::format(", \"remat_{}_time_s\": {:.6f}", key, s.ms / 1000);
+      metrics += fmt::format(", \"remat_{}_time_s\": {:.6f}", s.key(), s.ms / 1000);
     }
     metrics += fmt::format(", \"entire_frame_compile_time_s\": {:.6f}, \"backend_compile_time_s\": {:.6f}", total_ms / 1000, backend_ms / 1000);
-    for (const StageTime& s : passes) {
-      std::string key = s.name;
-      std::replace(key.begin(), key.end(), ' ', '_');
-      metrics += fmt::format(", \"remat_partition_{}_time_s\": {:.6f}", key, s.ms / 1000);
-    }
+    for (const StageTime& s : passes) metrics += fmt::format(", \"remat_partition_{}_time_s\": {:.6f}", s.key(), s.ms / 1000);
     metrics += fmt::format(", \"remat_saved_bytes\": {}, \"remat_activation_bytes\": {}, \"remat_recomputed_nodes\": {}, \"remat_peak_memory_bytes\": {}",
                            preport.saved_bytes_total, preport.activation_bytes, preport.recomputed.size(), preport.peak_memory_bytes);
     metrics += ", \"remat_numeric_check\": " + json::quoted(check_summary) + "}";

@@ -265,7 +265,8 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
       }
     }
     body += "<span class=\"line\"" + attrs + "><span class=\"ln\">" + std::to_string(n + 1) + "</span>" + highlight_python_line(line);
-    for (const GraphLine* node : g && marks ? it->second : std::vector<const GraphLine*>{}) {
+    const std::vector<const GraphLine*> no_nodes;
+    for (const GraphLine* node : g && marks ? it->second : no_nodes) {
       if (auto m = marks->mark(node->name)) {
         static constexpr const char* kClass[] = {"saved", "recomputed", "forward", "backward"};
         static constexpr const char* kText[] = {"saved", "recomputed", "forward only", "backward only"};

@@ -60,9 +60,8 @@ struct CompileDir {
   bool has_metrics = false;
   std::optional<std::string> failure;
   std::vector<std::string> stack;  // frames, outermost first
-  std::optional<Json> partition;
-  PartitionMarks marks;
-  bool has_marks = false;
+  std::optional<Json> partition;  ///< the `remat_partition` artifact
+  PartitionMarks marks;           ///< filled from `partition` and the forward/backward graphs
 };
 
 struct PendingGraph {
@@ -104,6 +103,10 @@ class Builder {
   Status write(const std::string& rel, std::string_view content);
   void add_file(size_t dir, std::string rel, std::string_view content, std::string detail = {},
                 std::optional<std::string> readable = std::nullopt);
+  /// `<folder>/<stem>_<N><ext>`: the name the next numbered artifact gets.
+  std::string numbered(const std::string& folder, const std::string& stem, std::string_view ext) const {
+    return folder + "/" + stem + "_" + std::to_string(counter_) + std::string(ext);
+  }
   std::vector<std::string> frames_of(std::string_view stack_json, tracelog::TraceReader& reader);
   std::string metrics_page(const TraceRecord& r, const CompileDir& d, const Json& metrics);
   std::string index_page(const tracelog::TraceReader& reader);
@@ -265,7 +268,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
     std::string name = e;
     if (e == "optimize_ddp_split_child") name += "_" + meta_string("name");
     if (e == "graph_dump") name = meta_string("name").empty() ? e : meta_string("name");
-    std::string stem = folder + "/" + name + "_" + std::to_string(counter_);
+    std::string stem = numbered(folder, name, "");
     std::string detail = human_bytes(r.payload.size());
     std::optional<std::string> readable;
     CompileDir& d = dirs_[di];
@@ -284,7 +287,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   } else if (e == "inductor_output_code") {
     std::string filename = meta_string("filename");
     std::string stem = fs::path(filename).stem().string();
-    std::string rel = folder + "/inductor_output_code_" + (stem.empty() ? "" : stem + "_") + std::to_string(counter_) + ".html";
+    std::string rel = numbered(folder, stem.empty() ? "inductor_output_code" : "inductor_output_code_" + stem, ".html");
     std::string body = "<h1>" + html_escape(filename.empty() ? "inductor output code" : filename) + "</h1>\n" + highlight_python(r.payload);
     payload_file = rel;
     add_file(di, rel, html_page("inductor_output_code", body, footer()), std::to_string(std::count(r.payload.begin(), r.payload.end(), '\n') + 1) + " lines, " + human_bytes(r.payload.size()));
@@ -299,7 +302,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
         body += "<li><code>" + html_escape(code) + "</code></li>";
       }
       body += "</ul>";
-      std::string rel = folder + "/dynamo_guards_" + std::to_string(counter_) + ".html";
+      std::string rel = numbered(folder, "dynamo_guards", ".html");
       payload_file = rel;
       add_file(di, rel, html_page("dynamo_guards", body, footer()), std::to_string(guards.size()) + " guards");
     }
@@ -311,19 +314,19 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
       if (value.is_discarded()) {
         ++result_->fail_parser;
       } else {
-        std::string rel = folder + "/" + name + "_" + std::to_string(counter_) + ".json";
+        std::string rel = numbered(folder, name, ".json");
         payload_file = rel;
         add_file(di, rel, value.dump(2, ' ', false, Json::error_handler_t::replace));
         if (name == kPartitionArtifact) dirs_[di].partition = value;
       }
     } else {
-      std::string rel = folder + "/" + name + "_" + std::to_string(counter_) + ".txt";
+      std::string rel = numbered(folder, name, ".txt");
       payload_file = rel;
       add_file(di, rel, r.payload);
     }
   } else if (is_metrics(e)) {
     CompileDir& d = dirs_[di];
-    std::string rel = folder + "/" + e + "_" + std::to_string(counter_) + ".html";
+    std::string rel = numbered(folder, e, ".html");
     if (e == "compilation_metrics" && meta.is_object()) {
       d.has_metrics = true;
       std::string link = "<a href=\"" + html_escape(rel) + "\">" + html_escape(d.key) + "</a>";
@@ -393,19 +396,18 @@ std::string partition_summary(const Json& p) {
     if (!p.contains(key) || !p[key].is_number()) return "";
     return p[key].is_number_integer() ? std::to_string(p[key].get<int64_t>()) : fmt::format("{}", p[key].get<double>());
   };
+  auto bytes = [&](const char* key) -> std::string {
+    return p.contains(key) && p[key].is_number_unsigned() ? human_bytes(p[key].get<uint64_t>()) : "";
+  };
   auto count = [&](const char* key) { return p.contains(key) && p[key].is_array() ? p[key].size() : 0; };
   std::string out = "<table class=\"partition\"><tr><th>strategy</th><th>saved values</th><th>saved bytes</th><th>activation bytes</th>"
                     "<th>recomputed nodes</th><th>recompute FLOPs</th><th>peak memory</th><th>cut value</th></tr><tr>";
   out += "<td>" + html_escape(p.contains("strategy") && p["strategy"].is_string() ? p["strategy"].get<std::string>() : "") + "</td>";
   out += "<td class=\"num\">" + std::to_string(count("saved_values")) + "</td>";
-  for (const char* key : {"saved_bytes_total", "activation_bytes"}) {
-    std::string v = number(key);
-    out += "<td class=\"num\">" + (v.empty() ? "" : human_bytes(std::stoull(v))) + "</td>";
-  }
+  for (const char* key : {"saved_bytes_total", "activation_bytes"}) out += "<td class=\"num\">" + bytes(key) + "</td>";
   out += "<td class=\"num\">" + std::to_string(count("recomputed")) + "</td>";
   out += "<td class=\"num\">" + number("recompute_flops") + "</td>";
-  std::string peak = number("peak_memory_bytes");
-  out += "<td class=\"num\">" + (peak.empty() ? "" : human_bytes(std::stoull(peak))) + "</td>";
+  out += "<td class=\"num\">" + bytes("peak_memory_bytes") + "</td>";
   out += "<td class=\"num\">" + number("cut_value") + "</td></tr></table>";
   return out;
 }
@@ -493,13 +495,12 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
         if (v.is_object() && v.contains("name") && v["name"].is_string()) d.marks.recomputed.insert(v["name"].get<std::string>());
       }
     }
-    d.has_marks = true;
   }
   for (const PendingGraph& g : graphs_) {
     auto text = read_file((fs::path(out_) / g.txt).string());
     if (!text) return std::move(text).take_errors();
     const CompileDir& d = dirs_[g.dir];
-    const PartitionMarks* marks = g.joint && d.has_marks ? &d.marks : nullptr;
+    const PartitionMarks* marks = g.joint && d.partition ? &d.marks : nullptr;
     std::string body = graph_html(g.title, *text, marks, fs::path(g.txt).filename().string());
     if (auto s = write(g.html, html_page(g.title, body, footer())); !s.ok()) return s;
   }

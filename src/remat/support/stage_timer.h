@@ -12,6 +12,12 @@ namespace remat {
 struct StageTime {
   std::string name;
   double ms = 0;
+  /// The name as an identifier (`flow network` -> `flow_network`), for metric keys.
+  [[nodiscard]] std::string key() const {
+    std::string k = name;
+    for (char& c : k) c = c == ' ' ? '_' : c;
+    return k;
+  }
 };
 
 class StageTimer {
