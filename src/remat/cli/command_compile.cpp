@@ -12,6 +12,7 @@
 #include "remat/cli/report_options.h"
 #include "remat/io/graph_json.h"
 #include "remat/ir/graph.h"
+#include "remat/ir/traceback.h"
 #include "remat/partition/partition_joint.h"
 #include "remat/print/printer.h"
 #include "remat/report/html.h"
@@ -25,22 +26,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The frames of a Python-style traceback (`  File "f", line N, in fn\n    code\n`).
+// The stack of a log record from a node's Python-style traceback.
 std::vector<tracelog::StackFrame> frames_of(std::string_view traceback) {
   std::vector<tracelog::StackFrame> out;
-  size_t at = 0;
-  while ((at = traceback.find("File \"", at)) != std::string_view::npos) {
-    size_t file_end = traceback.find('"', at + 6);
-    if (file_end == std::string_view::npos) break;
-    tracelog::StackFrame f;
-    f.filename = std::string(traceback.substr(at + 6, file_end - at - 6));
-    size_t line = traceback.find(", line ", file_end);
-    size_t in = traceback.find(", in ", file_end);
-    size_t eol = traceback.find('\n', file_end);
-    if (line != std::string_view::npos && line < eol) f.line = std::atoll(std::string(traceback.substr(line + 7, 12)).c_str());
-    if (in != std::string_view::npos && in < eol) f.name = std::string(traceback.substr(in + 5, eol - in - 5));
-    out.push_back(std::move(f));
-    at = file_end;
+  for (const TracebackFrame& f : parse_traceback(traceback)) {
+    out.push_back({std::string(f.file), std::atoll(std::string(f.line).c_str()), std::string(f.function)});
   }
   return out;
 }

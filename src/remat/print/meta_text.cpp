@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "remat/ir/traceback.h"
 #include "remat/print/python_repr.h"
 #include "remat/support/float_repr.h"
 
@@ -106,40 +107,10 @@ std::string annotation_text(const Argument& custom, bool truncate) {
 
 /// The innermost user frame of a Python traceback: `File: f.py:9 in fn, code: x = y` (§4.1).
 std::optional<std::string> stack_frame_text(std::string_view trace) {
-  std::vector<std::string_view> lines;
-  auto strip = [](std::string_view s) {
-    size_t b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos) return std::string_view();
-    size_t e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-  };
-  std::string_view t = strip(trace);
-  size_t start = 0;
-  while (start <= t.size()) {
-    size_t nl = t.find('\n', start);
-    lines.push_back(t.substr(start, nl == std::string_view::npos ? nl : nl - start));
-    if (nl == std::string_view::npos) break;
-    start = nl + 1;
-  }
-  for (size_t i = lines.size() >= 2 ? lines.size() - 1 : 0; i-- > 0;) {
-    std::string_view l = strip(lines[i]);
-    // ^File "(.+)", line (\d+), in (.+)$
-    if (!l.starts_with("File \"")) continue;
-    size_t q = l.find("\", line ", 6);
-    if (q == std::string_view::npos || q == 6) continue;
-    size_t num_start = q + 8;
-    size_t comma = l.find(", in ", num_start);
-    if (comma == std::string_view::npos || comma == num_start || comma + 5 >= l.size()) continue;
-    std::string_view num = l.substr(num_start, comma - num_start);
-    bool digits = true;
-    for (char c : num) digits = digits && std::isdigit(static_cast<unsigned char>(c));
-    if (!digits) continue;
-    std::string_view file = l.substr(6, q - 6), fn = l.substr(comma + 5);
-    std::string_view code = strip(lines[i + 1]);
-    return "File: " + std::string(file) + ":" + std::string(num) + " in " + std::string(fn) +
-           ", code: " + std::string(code);
-  }
-  return std::nullopt;
+  std::vector<TracebackFrame> frames = parse_traceback(trace);
+  if (frames.empty()) return std::nullopt;
+  const TracebackFrame& f = frames.back();
+  return "File: " + std::string(f.file) + ":" + std::string(f.line) + " in " + std::string(f.function) + ", code: " + std::string(f.code);
 }
 
 /// str(meta[key]) for the keys remat types; unknown keys from their JSON text.
