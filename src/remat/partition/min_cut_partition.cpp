@@ -118,7 +118,7 @@ class NetworkBuilder {
   int source() { return terminal(source_, "source"); }
   int sink() { return terminal(sink_, "sink"); }
   [[nodiscard]] const std::vector<BannedNode>& banned() const { return banned_list_; }
-  [[nodiscard]] bool is_banned(const Node* n) const { return banned_.contains(n); }
+  absl::flat_hash_set<const Node*> take_banned_nodes() { return std::move(banned_); }
   [[nodiscard]] const std::string& reason(int e) const { return reasons_[edge_reason_[e]]; }
   /// The node a cut edge saves: edge `v_in -> v_out` of a node's split.
   [[nodiscard]] const Node* saved_by(const FlowGraph::Edge& e) const {
@@ -389,9 +389,7 @@ Expected<Solved> solve_once(const GraphModule& joint, const NodeInfo& info, cons
     if (cut_nodes.contains(n)) (n->meta.sym_value() ? s.saved_sym : s.saved).push_back(n);
   }
   s.banned = net.banned();
-  for (const Node* n : joint.graph().nodes()) {
-    if (net.is_banned(n)) s.banned_nodes.insert(n);
-  }
+  s.banned_nodes = net.take_banned_nodes();
   s.cut_value = cut.value;
   s.network = std::move(fg);
   return s;
