@@ -85,7 +85,7 @@ TEST(PrinterGolden, Torch113SamplesInTheModernFormat) {
                            print_readable(*m).text + "\n");
     ++count;
   }
-  EXPECT_EQ(count, 16U);
+  EXPECT_EQ(count, 36U);
 }
 
 TEST(PrinterGolden, SeedFixtureFileIsTheFixture) {

@@ -1,0 +1,267 @@
+"""fxgraph-json/1 from a live torch.fx.GraphModule (spec: shared/spec/fxgraph-json.md).
+
+Works with any PyTorch that has torch.fx (1.13 through current): it reads what a node carries
+(target, args, kwargs, meta) and writes the interchange format remat reads; nothing is inferred.
+"""
+import builtins
+import enum
+import json
+import math
+import numbers
+
+__all__ = ["export", "graph_object", "ExportError"]
+
+
+class ExportError(ValueError):
+    """A value in the graph that fxgraph-json cannot describe; names the node."""
+
+
+def _torch():
+    import torch  # imported late: `import remat` must work without torch
+
+    return torch
+
+
+def target_string(target):
+    """The canonical target string: `aten.sin.default`, `operator.getitem`, `primals_1`."""
+    torch = _torch()
+    if isinstance(target, str):
+        return target
+    if isinstance(target, torch._ops.OpOverload):
+        packet = target.overloadpacket
+        ns = getattr(target, "namespace", None) or packet._qualified_op_name.split("::")[0]
+        return f"{ns}.{packet.__name__}.{target._overloadname}"
+    if isinstance(target, torch._ops.OpOverloadPacket):
+        ns, name = target._qualified_op_name.split("::")
+        return f"{ns}.{name}"
+    module = getattr(target, "__module__", None)
+    if module is None and getattr(target, "__self__", None) is not None:
+        module = type(target.__self__).__module__
+    if module == "_operator":
+        module = "operator"
+    qualname = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
+    if qualname is None:
+        raise ExportError(f"cannot name target {target!r}")
+    return f"{module}.{qualname}" if module and module != "builtins" else f"builtins.{qualname}"
+
+
+def _target_fields(target):
+    torch = _torch()
+    fields = {
+        "target": target_string(target),
+        "target_str": str(target),
+        "target_repr": repr(target),
+        "target_kind": type(target).__name__,
+    }
+    if isinstance(target, torch._ops.OpOverload):
+        name = fields["target"]
+        fields["overload_packet"], fields["overload"] = name.rsplit(".", 1)
+    return fields
+
+
+def _float(x):
+    if math.isnan(x):
+        return {"float": "nan"}
+    if math.isinf(x):
+        return {"float": "inf" if x > 0 else "-inf"}
+    return {"float": x}
+
+
+def _sym(x):
+    return {"sym": str(x.node.expr) if hasattr(x, "node") and hasattr(x.node, "expr") else str(x)}
+
+
+def value(v, where):
+    """One argument value in the format's tagged form; `where` names the node for errors."""
+    torch = _torch()
+    fx = torch.fx
+    if isinstance(v, fx.Node):
+        return {"node": v.name}
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, enum.Enum):
+        cls = type(v)
+        return {"enum": f"{cls.__module__}.{cls.__qualname__}.{v.name}"}
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return _float(v)
+    if isinstance(v, complex):
+        return {"complex": [v.real, v.imag]}
+    if isinstance(v, (list, fx.immutable_collections.immutable_list)):
+        return {"list": [value(x, where) for x in v]}
+    if isinstance(v, tuple):
+        return {"tuple": [value(x, where) for x in v]}
+    if isinstance(v, dict):
+        return {"dict": {str(k): value(x, where) for k, x in v.items()}}
+    if isinstance(v, slice):
+        return {"slice": [value(v.start, where), value(v.stop, where), value(v.step, where)]}
+    if isinstance(v, torch.dtype):
+        return {"dtype": str(v)}
+    if isinstance(v, torch.device):
+        return {"device": str(v)}
+    if isinstance(v, torch.layout):
+        return {"layout": str(v)}
+    if isinstance(v, torch.memory_format):
+        return {"memory_format": str(v)}
+    if isinstance(v, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return {"op": target_string(v)}
+    sym_types = tuple(t for t in (getattr(torch, "SymInt", None), getattr(torch, "SymFloat", None),
+                                  getattr(torch, "SymBool", None)) if t is not None)
+    if sym_types and isinstance(v, sym_types):
+        return _sym(v)
+    if isinstance(v, torch.Tensor):
+        return {"tensor_constant": {"dtype": str(v.dtype), "shape": list(v.shape)}}
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if isinstance(v, numbers.Real):
+        return _float(float(v))
+    return {"repr": repr(v), "type": type(v).__name__}
+
+
+def _dims(dims, where):
+    out = []
+    for d in dims:
+        out.append(int(d) if isinstance(d, int) or type(d).__name__ == "int" else value(d, where))
+    return out
+
+
+def _tensor_meta(tm, device, where):
+    """TensorMetadata (tensor_meta) or a fake tensor (val) as the format's tensor_meta object."""
+    torch = _torch()
+    if isinstance(tm, torch.Tensor):
+        shape, stride, dtype = list(tm.shape), list(tm.stride()), tm.dtype
+        requires_grad, is_quantized = tm.requires_grad, tm.is_quantized
+        device = str(tm.device)
+        memory_format = None
+        for fmt in (torch.contiguous_format, torch.channels_last, torch.channels_last_3d):
+            try:
+                if tm.is_contiguous(memory_format=fmt):
+                    memory_format = str(fmt)
+                    break
+            except Exception:  # symbolic shapes may refuse the question
+                break
+    else:
+        shape, stride, dtype = list(tm.shape), list(tm.stride), tm.dtype
+        requires_grad, is_quantized = tm.requires_grad, tm.is_quantized
+        memory_format = str(tm.memory_format) if tm.memory_format is not None else None
+    meta = {"dtype": str(dtype), "shape": _dims(shape, where), "stride": _dims(stride, where)}
+    if device is not None:
+        meta["device"] = device
+    meta["requires_grad"] = bool(requires_grad)
+    meta["memory_format"] = memory_format
+    meta["is_quantized"] = bool(is_quantized)
+    if all(isinstance(d, int) for d in meta["shape"]):
+        numel = math.prod(meta["shape"])
+        meta["numel"] = numel
+        meta["nbytes"] = numel * (dtype.itemsize if hasattr(dtype, "itemsize") else torch.empty((), dtype=dtype).element_size())
+    return meta
+
+
+def _is_tensor_like(v):
+    torch = _torch()
+    return isinstance(v, torch.Tensor) or type(v).__name__ == "TensorMetadata"
+
+
+_POLICY_NAMES = {"MUST_SAVE", "PREFER_SAVE", "MUST_RECOMPUTE", "PREFER_RECOMPUTE"}
+
+
+def _meta(node, device):
+    torch = _torch()
+    m = node.meta
+    where = node.name
+    out = {"keys": sorted(str(k) for k in m.keys())}
+    tm = m.get("tensor_meta")
+    val = m.get("val")
+    if tm is not None and _is_tensor_like(tm):
+        out["tensor_meta"] = _tensor_meta(tm, device, where)
+    elif val is not None and isinstance(val, torch.Tensor):
+        out["tensor_meta"] = _tensor_meta(val, device, where)
+    else:
+        out["tensor_meta"] = None
+        many = val if isinstance(val, (list, tuple)) else tm if isinstance(tm, (list, tuple)) else None
+        if many is not None and many and all(_is_tensor_like(x) for x in many):
+            out["val"] = [_tensor_meta(x, device, where) for x in many]
+        elif val is not None and not isinstance(val, torch.Tensor) and isinstance(val, (int, float, bool)) \
+                or (val is not None and type(val).__name__ in ("SymInt", "SymFloat", "SymBool")):
+            out["val"] = value(val, where)
+    out["stack_trace"] = m.get("stack_trace")
+    recompute = m.get("recompute")
+    if recompute is not None:
+        name = getattr(recompute, "name", str(recompute))
+        if name not in _POLICY_NAMES:
+            raise ExportError(f"node {where}: meta['recompute'] is {recompute!r}, not a CheckpointPolicy")
+        out["recompute"] = name
+    if m.get("ac_graph_id") is not None:
+        out["ac_graph_id"] = int(m["ac_graph_id"])
+    if m.get("partitioner_tag") is not None:
+        out["partitioner_tag"] = str(m["partitioner_tag"])
+    if m.get("desc") is not None:
+        desc = m["desc"]
+        out["desc"] = [str(d) for d in desc] if isinstance(desc, (list, tuple)) else str(desc)
+    if m.get("custom"):
+        out["custom"] = value(dict(m["custom"]), where)["dict"]
+    if m.get("seq_nr") is not None:
+        out["seq_nr"] = int(m["seq_nr"])
+    return out
+
+
+def _output_names(graph):
+    out = [n for n in graph.nodes if n.op == "output"]
+    if not out:
+        return []
+    flat = []
+
+    def walk(v):
+        if isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        else:
+            flat.append(v.name if hasattr(v, "name") and hasattr(v, "op") else None)
+
+    walk(out[0].args[0] if out[0].args else [])
+    return flat
+
+
+def graph_object(gm, name=None, device=None, extra=None):
+    """The fxgraph-json object (a dict) of `gm`: a GraphModule or a torch.fx.Graph."""
+    torch = _torch()
+    graph = gm.graph if hasattr(gm, "graph") else gm
+    nodes = []
+    for n in graph.nodes:
+        try:
+            entry = {"name": n.name, "op": n.op}
+            entry.update(_target_fields(n.target))
+            entry["args"] = [value(a, n.name) for a in n.args]
+            entry["kwargs"] = {k: value(a, n.name) for k, a in n.kwargs.items()}
+            entry["users"] = [u.name for u in n.users]
+            entry["meta"] = _meta(n, device)
+        except ExportError:
+            raise
+        except Exception as e:  # anything unexpected still names the node
+            raise ExportError(f"node {n.name} ({n.op} {n.target}): {e}") from e
+        nodes.append(entry)
+    obj = {"schema": "fxgraph-json/1", "graph_name": name or type(gm).__name__,
+           "torch_version": torch.__version__}
+    if device is not None:
+        obj["capture_device"] = device
+    obj["num_nodes"] = len(nodes)
+    obj["num_call_function"] = sum(1 for n in nodes if n["op"] == "call_function")
+    obj["placeholders"] = [n.name for n in graph.nodes if n.op == "placeholder"]
+    obj["outputs"] = _output_names(graph)
+    if extra:
+        obj.update(extra)
+    obj["nodes"] = nodes
+    return obj
+
+
+def export(gm, name=None, device=None, extra=None, indent=1):
+    """fxgraph-json/1 text of a torch.fx.GraphModule (or Graph).
+
+    device: fills tensor metadata that records none (PyTorch 1.13's), e.g. "cpu".
+    extra: further top-level keys, e.g. {"num_fwd_outputs": 1} for a joint graph.
+    """
+    return json.dumps(graph_object(gm, name, device, extra), indent=indent, allow_nan=False) + "\n"
