@@ -276,4 +276,27 @@ TEST(Cli, PartitionWritesGraphsAndAnExplainedReport) {
   fs::remove_all(dir);
 }
 
+TEST(Cli, PartitionRefusesGraphsThatAreNotJoint) {
+  // A forward graph (no tangents) has nothing to split: exit 2 with the reason, for both strategies.
+  for (const char* strategy : {"min-cut", "default"}) {
+    CliRun r = run(std::string("partition --strategy ") + strategy + " " + sample("mlp_relu_default_fw.json"));
+    EXPECT_EQ(r.exit_code, 2) << strategy << r.out;
+    EXPECT_NE(r.err.find("mlp_relu_default_fw.json: error: not a joint graph: no tangents_* input"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+TEST(Cli, PartitionVerifyHoldsAtEveryBudgetStage) {
+  // Budgets down to 0 walk the memory budget's stages (relaxed bans, knapsack, inputs and
+  // MUST_SAVE, inputs only); the report names the stage and --verify finds nothing wrong.
+  std::string joint = sample("norm_stack_joint.json");
+  for (const char* budget : {"1", "0.5", "0.1", "0.01", "0"}) {
+    CliRun r = run(std::string("partition --verify --explain --budget ") + budget + " " + joint);
+    EXPECT_EQ(r.exit_code, 0) << budget << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("verify: 0 violations"), std::string::npos) << budget << "\n" << r.out;
+    EXPECT_NE(r.out.find("chosen by: "), std::string::npos) << r.out;
+  }
+  EXPECT_NE(run("partition --explain --budget 0 " + joint).out.find("chosen by: the inputs only (memory budget 0)"), std::string::npos);
+}
+
 }  // namespace

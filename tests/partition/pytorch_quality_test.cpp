@@ -2,7 +2,9 @@
 // `<m>_partition.json` summaries). docs/partitioner.md explains each difference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "remat/io/flow_network.h"
 #include "remat/io/graph_json.h"
@@ -32,6 +34,11 @@ TEST(AgainstPyTorch113, SavedBytesBesidePyTorchs) {
       {"ckpt_sin_mm_sigmoid", "default", 256},  // PyTorch 1.13: 256
       {"mlp_relu", "min_cut", 7168},            // PyTorch 1.13: 7168, the same values
       {"mlp_relu", "default", 7168},            // PyTorch 1.13: 7168
+      // Captured by tools/capture_torch_joints.py. Defaults: DefaultPartitionSavesWhatPyTorchSaves.
+      {"layernorm_mlp", "min_cut", 3104},   // PyTorch 1.13: 2592 (main bans gelu: materialized in the backward)
+      {"batchnorm_conv", "min_cut", 6496},  // PyTorch 1.13: 6496
+      {"cross_entropy", "min_cut", 1844},   // PyTorch 1.13: 2484 (saves tanh once, recomputes the view of it)
+      {"norm_stack", "min_cut", 1124},      // PyTorch 1.13: 1124
   };
   for (const Expect& e : expectations) {
     auto joint = load_graph_json(testing::data_path(std::string("torch-1.13/") + e.model + "_joint.json"));
@@ -70,6 +77,41 @@ TEST(AgainstPyTorch113, SavedBytesBesidePyTorchs) {
 
 namespace remat::partition {
 namespace {
+
+// Every 1.13 model in tests/data: the default partition saves what PyTorch 1.13's saves, byte for
+// byte. Untagged graphs find the forward region by dataflow, as 1.13 did; layer norm, batch norm
+// (train) and cross-entropy save the tuple elements the backward reads (mean, rstd, save_mean,
+// save_invstd, total_weight).
+TEST(AgainstPyTorch113, DefaultPartitionSavesWhatPyTorchSaves) {
+  size_t models = 0;
+  for (const auto& e : std::filesystem::directory_iterator(testing::data_path("torch-1.13"))) {
+    std::string file = e.path().filename().string();
+    if (!file.ends_with("_partition.json")) continue;
+    std::string model = file.substr(0, file.size() - std::string("_partition.json").size());
+    SCOPED_TRACE(model);
+    auto joint = load_graph_json(testing::data_path("torch-1.13/" + model + "_joint.json"));
+    ASSERT_TRUE(joint.ok()) << format_all(joint.errors());
+    auto text = read_file(e.path().string());
+    ASSERT_TRUE(text.ok());
+    auto summary = read_partition_json(*text, file);
+    ASSERT_TRUE(summary.ok()) << format_all(summary.errors());
+    const StrategySummary* theirs = nullptr;
+    for (const StrategySummary& s : summary->strategies) {
+      if (s.strategy == "default") theirs = &s;
+    }
+    ASSERT_NE(theirs, nullptr);
+    auto ours = default_partition(*joint);
+    ASSERT_TRUE(ours.ok()) << format_all(ours.errors());
+    std::vector<std::string> a = ours->graphs.saved_values, b = theirs->saved_values;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());  // 1.13 saves in set order
+    EXPECT_EQ(joined(a), joined(b));
+    EXPECT_EQ(ours->report.saved_bytes_total, theirs->saved_bytes_total.value_or(-1));
+    EXPECT_TRUE(ours->report.recomputed.empty()) << ours->report.text();
+    ++models;
+  }
+  EXPECT_EQ(models, 6U);
+}
 
 TEST(AgainstPyTorch113, FlowNetworksHaveItsVerticesInItsOrder) {
   // PyTorch adds vertices as its add_edge calls name them; the network remat builds from the

@@ -1,7 +1,9 @@
-// Property: on 10,000 random tagged joint graphs (random ops, random checkpoint regions and SAC
-// policies, nested regions), both partitioners keep every invariant of check_validity.
+// Property: on 10,000 random tagged joint graphs (random ops, tuple-producing ones included, random
+// checkpoint regions and SAC policies, nested regions), both partitioners keep every invariant of
+// check_validity, min-cut under memory budgets from 1 down to 0 (every stage of spec §7.2).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "remat/autodiff/joint_graph.h"
@@ -50,7 +52,7 @@ GraphModule random_joint(std::mt19937& rng) {
     Tensor a = values[pick(0, static_cast<int>(values.size()) - 1)];
     Tensor b = values[pick(0, static_cast<int>(values.size()) - 1)];
     Tensor r;
-    switch (pick(0, 11)) {
+    switch (pick(0, 12)) {
       case 0: r = sin(a); break;
       case 1: r = cos(a); break;
       case 2: r = relu(a); break;
@@ -62,6 +64,7 @@ GraphModule random_joint(std::mt19937& rng) {
       case 8: r = a.t(); break;
       case 9: r = dropout(a, 0.25); break;
       case 10: r = gelu(a); break;
+      case 11: r = layer_norm(a, {4}); break;  // native_layer_norm: a tuple read through getitems
       default: r = a * 0.5; break;
     }
     values.push_back(r);
@@ -78,20 +81,43 @@ GraphModule random_joint(std::mt19937& rng) {
 
 TEST(PartitionValidity, TenThousandRandomTaggedJointGraphs) {
   std::mt19937 rng(2026);
-  int partitions = 0;
+  static constexpr double kBudgets[] = {1, 1, 0.8, 0.5, 0.2, 0.05, 0};
+  int partitions = 0, forward_only = 0, below_one = 0;
+  std::map<PartitionStage, int> stages;
   for (int trial = 0; trial < 10'000; ++trial) {
     GraphModule joint = random_joint(rng);
-    auto mc = min_cut_partition(joint);
+    MinCutConfig config;
+    config.memory_budget = kBudgets[rng() % std::size(kBudgets)];
+    if (!check_joint_shape(joint)) {
+      // No output needs a gradient: AOTAutograd would build no joint, and neither partitioner
+      // takes the graph.
+      ++forward_only;
+      auto mc = min_cut_partition(joint, config);
+      ASSERT_FALSE(mc.ok()) << "trial " << trial;
+      EXPECT_NE(format_all(mc.errors()).find("not a joint graph"), std::string::npos);
+      ASSERT_FALSE(default_partition(joint).ok()) << "trial " << trial;
+      continue;
+    }
+    auto mc = min_cut_partition(joint, config);
     ASSERT_TRUE(mc.ok()) << "trial " << trial << ": " << format_all(mc.errors()) << write_graph_json(joint);
     auto v = check_validity(joint, mc->graphs, mc->report);
-    ASSERT_TRUE(v.empty()) << "trial " << trial << " min-cut: " << v.front() << "\n" << write_graph_json(joint);
+    ASSERT_TRUE(v.empty()) << "trial " << trial << " min-cut, budget " << config.memory_budget << ": " << v.front() << "\n"
+                           << write_graph_json(joint);
     auto dp = default_partition(joint);
     ASSERT_TRUE(dp.ok()) << "trial " << trial << ": " << format_all(dp.errors()) << write_graph_json(joint);
     v = check_validity(joint, dp->graphs, dp->report);
     ASSERT_TRUE(v.empty()) << "trial " << trial << " default: " << v.front() << "\n" << write_graph_json(joint);
     partitions += 2;
+    below_one += config.memory_budget < 1;
+    ++stages[mc->report.stage];
   }
-  EXPECT_EQ(partitions, 20'000);
+  EXPECT_EQ(partitions + 2 * forward_only, 20'000);
+  EXPECT_GT(partitions, 18'000);  // the generator makes joint graphs, almost always
+  EXPECT_GT(below_one, 5'000);
+  for (PartitionStage s : {PartitionStage::Cut, PartitionStage::RelaxedBans, PartitionStage::Aggressive, PartitionStage::Knapsack,
+                           PartitionStage::InputsAndMustSave, PartitionStage::InputsOnly}) {
+    EXPECT_GT(stages[s], 0) << "no random graph reached the stage '" << stage_name(s) << "'";
+  }
 }
 
 TEST(PartitionValidity, TheCheckerCatchesViolations) {

@@ -88,7 +88,10 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     std::optional<partition::FlowGraph>& network = p->network;
     if (!a->dump_flow.empty()) {
       if (!network) {
-        exit_code = report({error_message("partition: --dump-flow needs --strategy min-cut")});
+        exit_code = report({error_message(strategy == partition::Strategy::Default
+                                              ? "partition: --dump-flow needs --strategy min-cut"
+                                              : "partition: --dump-flow: no flow network chose this partition (" +
+                                                    std::string(partition::stage_name(rep.stage)) + ")")});
         return;
       }
       Status s = write_file_atomic(a->dump_flow, write_flow_json(to_flow_file(*network, rep, joint->graph_name + "_flow")));

@@ -9,6 +9,7 @@
 
 #include "remat/ir/graph.h"
 #include "remat/ir/raw_json.h"
+#include "remat/support/expected.h"
 
 namespace remat {
 
@@ -72,5 +73,9 @@ bool is_tangent(const Node& n);
 /// How many of a joint graph's outputs are forward outputs: `num_fwd_outputs` when recorded,
 /// else the outputs beyond one gradient per primal.
 size_t num_forward_outputs(const GraphModule& joint);
+/// Whether `g` has the shape of a joint graph: one output per forward output plus one gradient
+/// (or None) per primal and, with `needs_tangents`, at least one tangent input (a joint whose
+/// outputs need no gradient has nothing to partition). The error says what it looks like.
+Status check_joint_shape(const GraphModule& g, bool needs_tangents = true);
 
 }  // namespace remat

@@ -104,6 +104,12 @@ int64_t node_flops(const Node& node) {
   } else if (const auto* tuple = node.meta.tensor_tuple()) {
     out.values = *tuple;
     out.is_tuple = true;
+  } else if (op->infer) {
+    // No recorded value (torch.fx prints no annotation for a tuple, and PyTorch 1.13 recorded no
+    // tensor_meta for one): the FLOPs do not depend on where the graph came from, so infer it.
+    auto inferred = op->infer(*call);
+    if (!inferred) return 0;
+    out = std::move(*inferred);
   } else {
     return 0;
   }

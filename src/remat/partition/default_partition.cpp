@@ -12,6 +12,7 @@
 namespace remat::partition {
 
 Expected<DefaultPartition> default_partition(const GraphModule& original) {
+  if (Status shape = check_joint_shape(original); !shape) return shape.errors();
   GraphModule joint = original.clone();
   Graph& g = joint.graph();
   std::vector<std::string> made_must_save, recompute_inputs;
@@ -45,9 +46,19 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
       if (seen.insert(n).second) saved_sym.push_back(n);
       continue;
     }
-    bool multi_output_parent = !n->users().empty();
-    for (const Node* u : n->users()) multi_output_parent = multi_output_parent && u->target().view() == "operator.getitem";
-    if (multi_output_parent) continue;
+    if (is_multi_output_parent(*n)) {
+      // A tuple cannot be saved, its elements can. With tags every getitem sits in the region and
+      // is visited on its own; found by dataflow, the region holds only the getitems the forward
+      // outputs need, so the others (layer norm's mean and rstd, nll_loss's total_weight, batch
+      // norm's save_mean and save_invstd) are saved here. Those the backward does not read are
+      // dropped by the extraction, as in PyTorch.
+      if (!tagged) {
+        for (const Node* u : n->users()) {
+          if (!forward.contains(u) && !must_recompute(*u) && seen.insert(u).second) saved.push_back(u);
+        }
+      }
+      continue;
+    }
     if (n->meta.recompute == CheckpointPolicy::MustSave) {
       if (seen.insert(n).second) saved.push_back(n);
       continue;
@@ -86,8 +97,7 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
     if (!replayed.insert(n).second) continue;
     for (Node* in : n->input_nodes()) {
       if (!forward.contains(in) || seen.contains(in)) continue;
-      bool tuple_parent = !in->meta.tensor() && in->meta.tensor_tuple();
-      if (must_recompute(*in) || tuple_parent) {
+      if (must_recompute(*in) || is_multi_output_parent(*in)) {
         work.push_back(in);
       } else if (seen.insert(in).second) {
         saved.push_back(in);
@@ -104,6 +114,7 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
   for (const std::string& n : recompute_inputs) reasons.emplace_back(n, "read by a node the backward recomputes");
   DefaultPartition result;
   result.report = describe_partition(joint, *graphs, "default", reasons);
+  result.report.stage = PartitionStage::Default;
   result.report.tags_made_must_save = std::move(made_must_save);
   result.report.notes.push_back("forward region found by " + region_rule);
   for (const std::string& n : rng) result.report.notes.push_back("random op " + n + " is recomputed with the forward's RNG state");

@@ -5,6 +5,7 @@
 
 #include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
+#include "remat/partition/node_info.h"
 #include "remat/support/assert.h"
 
 namespace remat::partition {
@@ -176,8 +177,21 @@ void raise_getitems(Graph& g) {
 }  // namespace
 
 Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
-                                                   const std::vector<const Node*>& saved_values,
+                                                   const std::vector<const Node*>& saved,
                                                    const std::vector<const Node*>& saved_symints) {
+  // A tuple cannot cross from the forward to the backward: a saved tuple saves its elements (a
+  // MUST_SAVE layer norm in the memory budget's last stage, say), each once, in place.
+  std::vector<const Node*> saved_values;
+  absl::flat_hash_set<const Node*> listed;
+  for (const Node* v : saved) {
+    if (!is_multi_output_parent(*v)) {
+      if (listed.insert(v).second) saved_values.push_back(v);
+      continue;
+    }
+    for (const Node* u : v->users()) {
+      if (listed.insert(u).second) saved_values.push_back(u);
+    }
+  }
   size_t num_fwd = num_forward_outputs(joint);
   std::vector<Argument> outputs = joint.outputs();
   std::vector<Argument> fwd_outputs(outputs.begin(), outputs.begin() + static_cast<long>(num_fwd));

@@ -354,7 +354,7 @@ struct Solved {
   std::vector<const Node*> saved, saved_sym;
   std::vector<BannedNode> banned;
   absl::flat_hash_set<const Node*> banned_nodes;
-  double cut_value = 0;
+  std::optional<double> cut_value;  ///< none when no cut chose the saved set
   FlowGraph network;
 };
 
@@ -407,6 +407,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   if (!(config.memory_budget >= 0 && config.memory_budget <= 1)) {
     return error_message("activation memory budget must be in [0, 1], not " + std::to_string(config.memory_budget));
   }
+  if (Status shape = check_joint_shape(original); !shape) return shape.errors();
   StageTimer timer;
   GraphModule joint = original.clone();
   Graph& g = joint.graph();
@@ -432,9 +433,11 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   // knapsack over the banned values decides which may be recomputed after all.
   double budget = config.memory_budget;
   Solved chosen;
+  PartitionStage stage = PartitionStage::Cut;
   if (budget == 0) {
     chosen.saved = info.inputs;
-    notes.push_back("memory budget 0: only the primals are saved; everything else is recomputed");
+    stage = PartitionStage::InputsOnly;
+    notes.push_back("memory budget 0: only the primals are saved; everything else is recomputed, MUST_SAVE values included (as PyTorch does)");
   } else {
     auto s0 = solve_once(joint, info, config, {});
     if (!s0) return std::move(s0).take_errors();
@@ -448,6 +451,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
       if (!s1) return std::move(s1).take_errors();
       if (ratio(*s1) < budget) {
         chosen = std::move(*s1);
+        stage = PartitionStage::RelaxedBans;
         notes.push_back("memory budget " + std::to_string(budget) + ": the ban heuristics for far-apart uses, long fusible chains and materialized backward values are off");
       } else {
         MinCutConfig aggressive = relaxed;
@@ -456,6 +460,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
         if (!s2) return std::move(s2).take_errors();
         if (ratio(*s2) < budget) {
           chosen = std::move(*s2);
+          stage = PartitionStage::Aggressive;
           notes.push_back("memory budget " + std::to_string(budget) + ": aggressive recomputation (allowlist off)");
         } else {
           // The knapsack: which banned values to keep saved within the budget.
@@ -467,9 +472,14 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
           }
           std::stable_sort(candidates.begin(), candidates.end(), [](const Node* a, const Node* b) { return value_bytes(*a) > value_bytes(*b); });
           if (candidates.empty()) {
+            // No cut describes this partition: its bans, cut value and network are not the
+            // earlier stages' (the report says what produced the saved set).
+            chosen = Solved{};
             chosen.saved = info.inputs;
             chosen.saved.insert(chosen.saved.end(), must_save.begin(), must_save.end());
-            chosen.saved_sym.clear();
+            stage = PartitionStage::InputsAndMustSave;
+            notes.push_back("memory budget " + std::to_string(budget) + ": no banned value is left for the knapsack; only the inputs and " +
+                            std::to_string(must_save.size()) + " MUST_SAVE values are saved");
           } else {
             std::vector<double> memory, runtime;
             for (const Node* n : candidates) {
@@ -490,6 +500,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
             auto s3 = solve_once(joint, info, aggressive, dont_ban);
             if (!s3) return std::move(s3).take_errors();
             chosen = std::move(*s3);
+            stage = PartitionStage::Knapsack;
             notes.push_back("memory budget " + std::to_string(budget) + ": the knapsack lets " + std::to_string(k.recompute.size()) +
                             " of " + std::to_string(candidates.size()) + " banned values be recomputed");
           }
@@ -517,7 +528,8 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   for (const std::string& n : rng) notes.push_back("random op " + n + " is recomputed with the forward's RNG state (run_and_save_rng_state / run_with_rng_state)");
   MinCutPartition result;
   result.report = describe_partition(joint, *graphs, "min-cut", reasons);
-  if (budget != 0) result.report.cut_value = chosen.cut_value;
+  result.report.stage = stage;
+  result.report.cut_value = chosen.cut_value;
   result.report.banned = chosen.banned;
   result.report.notes = std::move(notes);
   result.report.tags_made_must_save = std::move(made_must_save);

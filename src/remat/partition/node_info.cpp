@@ -5,6 +5,14 @@
 
 namespace remat::partition {
 
+bool is_multi_output_parent(const Node& n) {
+  if (n.users().empty()) return false;
+  for (const Node* u : n.users()) {
+    if (u->target().view() != "operator.getitem") return false;
+  }
+  return true;
+}
+
 absl::flat_hash_set<const Node*> forward_dataflow_nodes(const GraphModule& joint) {
   absl::flat_hash_set<const Node*> computable;
   computable.reserve(joint.graph().size());

@@ -26,6 +26,11 @@ struct NodeInfo {
 
 inline constexpr int64_t kFarFromBackward = 1'000'000'000;
 
+/// A node whose value is a tuple read through `operator.getitem` (at least one user, all of them
+/// getitems): layer norm, batch norm, nll_loss_forward, native_dropout, ... A tuple cannot be
+/// saved; its elements are.
+bool is_multi_output_parent(const Node& n);
+
 /// The nodes the forward outputs need, computed from the primals (every primal included).
 absl::flat_hash_set<const Node*> forward_dataflow_nodes(const GraphModule& joint);
 

@@ -23,7 +23,7 @@ Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy,
   if (!p) return std::move(p).take_errors();
   out.graphs = std::move(p->graphs);
   out.report = std::move(p->report);
-  out.network = std::move(p->network);
+  if (p->report.cut_value) out.network = std::move(p->network);  // no network chose a budget-0 or fallback set
   out.stages = std::move(p->stages);
   return out;
 }

@@ -34,6 +34,19 @@ int64_t peak_bytes(const Graph& g, int64_t carried) {
 
 }  // namespace
 
+std::string_view stage_name(PartitionStage stage) {
+  switch (stage) {
+    case PartitionStage::Cut: return "min-cut";
+    case PartitionStage::RelaxedBans: return "min-cut without the far-apart, fusible-chain and materialized-backward bans";
+    case PartitionStage::Aggressive: return "min-cut with aggressive recomputation (no bans but the hard ones)";
+    case PartitionStage::Knapsack: return "min-cut after the knapsack un-banned values";
+    case PartitionStage::InputsAndMustSave: return "the inputs and MUST_SAVE values (nothing left for the knapsack)";
+    case PartitionStage::InputsOnly: return "the inputs only (memory budget 0)";
+    case PartitionStage::Default: return "default partition";
+  }
+  return "?";
+}
+
 int64_t value_bytes(const Node& n) {
   if (const TensorMeta* t = n.meta.tensor()) return t->nbytes().value_or(0);
   int64_t total = 0;
@@ -73,15 +86,14 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
     if (root.op() != OpKind::Placeholder && storages.insert(&root).second) r.activation_bytes += value_bytes(root);
   }
   r.saved_symints = graphs.saved_symints;
-  // Recomputed: backward nodes that are forward nodes of the joint (tagged or in the forward).
+  // Recomputed: what the backward computes again, i.e. what both graphs compute (PyTorch's
+  // recomputed_in_bw). Only the graphs decide it, not partitioner tags, which the readable text
+  // does not carry: the same joint gives the same report from JSON or from text.
   absl::flat_hash_set<std::string> fw_names;
   for (const Node* n : graphs.forward.graph().nodes()) fw_names.insert(n->name());
   for (const Node* n : graphs.backward.graph().nodes()) {
-    if (n->op() != OpKind::CallFunction) continue;
+    if (n->op() != OpKind::CallFunction || !fw_names.contains(n->name())) continue;
     const Node* j = joint.graph().find(n->name());
-    bool forward_node = fw_names.contains(n->name()) ||
-                        (j && (j->meta.partitioner_tag == PartitionerTag::IsForward));
-    if (!forward_node) continue;
     std::string reason = j && j->meta.recompute == CheckpointPolicy::MustSave && node_is(*n, OpCategory::View)
                              ? "a view: recomputing it is free (PyTorch never bans views, MUST_SAVE ones included)"
                          : j && j->meta.recompute && is_recompute(*j->meta.recompute)
@@ -100,6 +112,7 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
 std::string PartitionReport::text() const {
   std::string out = fmt::format("partition ({}): {} saved values, {} bytes; {} recomputed nodes, {} FLOPs\n", strategy,
                                 saved_values.size(), saved_bytes_total, recomputed.size(), recompute_flops);
+  if (stage != PartitionStage::Default) out += fmt::format("chosen by: {}\n", stage_name(stage));
   if (cut_value) out += fmt::format("cut value: {}\n", *cut_value);
   out += fmt::format("activation memory (storage kept for the backward beyond the inputs): {} bytes\n", activation_bytes);
   out += fmt::format("peak memory estimate (forward, then backward): {} bytes\n", peak_memory_bytes);
@@ -117,7 +130,8 @@ std::string PartitionReport::text() const {
 }
 
 std::string PartitionReport::json() const {
-  std::string out = "{\n  \"strategy\": " + json::quoted(strategy) + ",\n  \"saved_values\": [";
+  std::string out = "{\n  \"strategy\": " + json::quoted(strategy) + ",\n  \"stage\": " + json::quoted(stage_name(stage)) +
+                    ",\n  \"saved_values\": [";
   for (size_t i = 0; i < saved_values.size(); ++i) {
     const SavedValue& v = saved_values[i];
     out += fmt::format("{}\n    {{\"name\": {}, \"bytes\": {}, \"reason\": {}}}", i ? "," : "", json::quoted(v.name), v.bytes, json::quoted(v.reason));

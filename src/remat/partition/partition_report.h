@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "remat/partition/extract.h"
@@ -25,8 +26,23 @@ struct BannedNode {
   std::string reason;
 };
 
+/// Which step produced a min-cut partition's saved set (aot-partition spec §7.2). The rules a
+/// partition keeps depend on it: below a budget of 1 the ban heuristics are switched off step by
+/// step, and at budget 0 nothing but the inputs is saved, MUST_SAVE values included.
+enum class PartitionStage {
+  Cut,                 ///< the min-cut with every ban heuristic (budget 1, or within budget)
+  RelaxedBans,         ///< far-apart, long-fusible-chain and materialized-backward bans off
+  Aggressive,          ///< also the allowlist ban off
+  Knapsack,            ///< the knapsack let some banned values be recomputed
+  InputsAndMustSave,   ///< nothing left for the knapsack: the inputs and MUST_SAVE values
+  InputsOnly,          ///< budget 0: the inputs alone, no cut
+  Default,             ///< the default partition (no cut)
+};
+std::string_view stage_name(PartitionStage stage);
+
 struct PartitionReport {
   std::string strategy;  ///< `default`, `min-cut`
+  PartitionStage stage = PartitionStage::Cut;
   std::vector<SavedValue> saved_values;
   std::vector<std::string> saved_symints;
   std::vector<RecomputedNode> recomputed;

@@ -58,7 +58,9 @@ std::vector<std::string> check_validity(const GraphModule& joint, const ForwardB
     bool must_save = j->meta.recompute == CheckpointPolicy::MustSave || made_must_save.contains(name);
     // Views are the exception PyTorch makes: it never bans recomputing a view, MUST_SAVE or not.
     bool view = node_is(*j, OpCategory::View);
-    if (must_save && !view && recomputed.contains(name)) v.push_back(name + " is MUST_SAVE but the backward recomputes it");
+    // At a memory budget of 0 PyTorch saves the inputs alone, MUST_SAVE values included.
+    bool inputs_only = report.stage == PartitionStage::InputsOnly;
+    if (must_save && !view && !inputs_only && recomputed.contains(name)) v.push_back(name + " is MUST_SAVE but the backward recomputes it");
     if (must_recompute(*j) && saved.contains(name) && !made_must_save.contains(name)) {
       v.push_back(name + " is tagged " + std::string(policy_name(*j->meta.recompute)) + " but the forward saves it");
     }
