@@ -111,7 +111,16 @@ TEST(CompileCli, Gpt2WithCheckpointsGivesLogAndReport) {
     EXPECT_NE(joint.find(mark), std::string::npos) << mark;
   }
   std::string index = slurp(site / "index.html");
-  EXPECT_NE(index.find("activation bytes"), std::string::npos);
+  EXPECT_NE(index.find("activation memory"), std::string::npos);
+  EXPECT_NE(index.find("MFLOPs"), std::string::npos);  // units, not raw counts
+  EXPECT_NE(joint.find("id=\"why-panel\""), std::string::npos);
+  EXPECT_NE(joint.find("boundary between checkpoint regions"), std::string::npos);  // the partitioner's reasons on the page
+  // The partition record as tables, linked from the index instead of raw JSON.
+  std::string partition = slurp(site / "-_0_0_0" / "remat_partition_4.html");
+  EXPECT_NE(partition.find("id=\"saved-values\""), std::string::npos);
+  EXPECT_NE(partition.find("id=\"recomputed-nodes\""), std::string::npos);
+  EXPECT_NE(partition.find("chosen by"), std::string::npos);
+  EXPECT_NE(index.find("href=\"-_0_0_0/remat_partition_4.html\""), std::string::npos);
   EXPECT_NE(index.find("remat compile --model gpt2"), std::string::npos);  // the footer's command line
   EXPECT_TRUE(fs::exists(site / "-_0_0_0" / "remat_partition_4.json"));
   // The log reads back through `remat report --strict` too (tlparse's own checks).

@@ -145,14 +145,25 @@ TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {
   PartitionMarks marks;
   marks.saved["sin"] = 64;
   marks.recomputed.insert("mm");
+  marks.why["sin"] = "checkpoint-region input";
+  marks.why["mm"] = "tagged PREFER_RECOMPUTE";
+  marks.flops["mm"] = 128;
   marks.forward = {"primals_1", "primals_2", "sin", "mm"};
   marks.backward = {"sin", "primals_2", "tangents_1", "mm", "sigmoid_backward"};
   std::string html = graph_html("joint", text, &marks, "joint.txt");
   EXPECT_NE(html.find("data-node=\"mm\" data-ac-graph-id=\"1\""), std::string::npos);
-  EXPECT_NE(html.find("mark-saved\">saved 64 B"), std::string::npos);
-  EXPECT_NE(html.find("mark-recomputed\">recomputed 64 B"), std::string::npos);
-  EXPECT_NE(html.find("mark-backward\">backward only 64 B"), std::string::npos);
-  EXPECT_NE(html.find("mark-forward\">primals_1: forward only 64 B"), std::string::npos);  // three inputs on one line
+  // Chips sit in the gutter before the code (visible on long lines), the reason as their tooltip.
+  EXPECT_NE(html.find("<span class=\"gutter\"><span class=\"mark mark-saved\" title=\"sin: saved \u2014 checkpoint-region input\">saved 64 B"),
+            std::string::npos);
+  EXPECT_NE(html.find("mark-recomputed\" title=\"mm: recomputed \u2014 tagged PREFER_RECOMPUTE (128 FLOPs)\">recomputed 64 B"), std::string::npos);
+  EXPECT_NE(html.find("mark-backward\" title=\"sigmoid_backward: backward only\">backward only 64 B"), std::string::npos);
+  EXPECT_NE(html.find("mark-forward\" title=\"primals_1: forward only\">primals_1: forward only 64 B"), std::string::npos);  // three inputs on one line
+  // The side panel: each saved and recomputed node, linked to its line, with the reason.
+  EXPECT_NE(html.find("<tr><td><a href=\"#L5\"><code>sin</code></a></td><td class=\"num\">64 B</td><td>checkpoint-region input</td></tr>"),
+            std::string::npos) << html;
+  EXPECT_NE(html.find("<tr><td><a href=\"#L8\"><code>mm</code></a></td><td class=\"num\">128 FLOPs</td><td>tagged PREFER_RECOMPUTE</td></tr>"),
+            std::string::npos);
+  EXPECT_EQ(graph_html("joint", text, nullptr, "joint.txt").find("why-panel"), std::string::npos);  // no partition, no panel
   EXPECT_NE(html.find("<span class=\"op\">torch.ops.aten.mm.default</span>"), std::string::npos);
 }
 

@@ -100,8 +100,9 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
                              ? "tagged " + std::string(policy_name(*j->meta.recompute)) + " (checkpoint region " +
                                    (j->meta.ac_graph_id() ? std::to_string(*j->meta.ac_graph_id()) : "-") + ")"
                              : "cheaper to recompute from saved values than to save";
-    r.recomputed.push_back({n->name(), std::string(n->target().view()), reason});
-    r.recompute_flops += node_flops(*n);
+    int64_t flops = node_flops(*n);
+    r.recomputed.push_back({n->name(), std::string(n->target().view()), reason, flops});
+    r.recompute_flops += flops;
   }
   int64_t fw_peak = peak_bytes(graphs.forward.graph(), 0);
   int64_t bw_peak = peak_bytes(graphs.backward.graph(), 0);
@@ -141,7 +142,8 @@ std::string PartitionReport::json() const {
   out += fmt::format("],\n  \"saved_bytes_total\": {},\n  \"activation_bytes\": {},\n  \"recomputed\": [", saved_bytes_total, activation_bytes);
   for (size_t i = 0; i < recomputed.size(); ++i) {
     const RecomputedNode& n = recomputed[i];
-    out += fmt::format("{}\n    {{\"name\": {}, \"target\": {}, \"reason\": {}}}", i ? "," : "", json::quoted(n.name), json::quoted(n.target), json::quoted(n.reason));
+    out += fmt::format("{}\n    {{\"name\": {}, \"target\": {}, \"flops\": {}, \"reason\": {}}}", i ? "," : "", json::quoted(n.name), json::quoted(n.target),
+                       n.flops, json::quoted(n.reason));
   }
   out += "\n  ],\n  \"banned\": [";
   for (size_t i = 0; i < banned.size(); ++i) {

@@ -20,6 +20,7 @@ struct RecomputedNode {
   std::string name;
   std::string target;
   std::string reason;
+  int64_t flops = 0;  ///< what recomputing it costs (node_flops)
 };
 struct BannedNode {
   std::string name;

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 #include "remat/report/html.h"
 #include "remat/report/python_html.h"
@@ -247,6 +249,46 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
         "<span class=\"mark mark-backward\">backward only</span> {}</p>\n",
         counts[0], human_bytes(saved_bytes), counts[1], counts[2], counts[3]);
   }
+  // The why, beside the text: every saved and recomputed node with the partitioner's reason,
+  // linked to its line.
+  std::string panel;
+  if (marks && (!marks->saved.empty() || !marks->recomputed.empty())) {
+    std::map<std::string, size_t> line_of;
+    for (const GraphLine& g : nodes) line_of.try_emplace(g.name, g.line + 1);
+    auto link = [&](const std::string& name) {
+      auto at = line_of.find(name);
+      return at == line_of.end() ? "<code>" + html_escape(name) + "</code>"
+                                 : "<a href=\"#L" + std::to_string(at->second) + "\"><code>" + html_escape(name) + "</code></a>";
+    };
+    auto why = [&](const std::string& name) {
+      auto at = marks->why.find(name);
+      return at == marks->why.end() ? std::string() : html_escape(at->second);
+    };
+    // In the order of the text (names the text lacks last).
+    auto in_text_order = [&](std::vector<std::string> names) {
+      auto line = [&](const std::string& n) { auto at = line_of.find(n); return at == line_of.end() ? SIZE_MAX : at->second; };
+      std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) { return line(a) < line(b); });
+      return names;
+    };
+    std::vector<std::string> saved_names;
+    for (const auto& [name, bytes] : marks->saved) saved_names.push_back(name);
+    panel = "<aside id=\"why-panel\"><h2>Saved (" + human_count(marks->saved.size()) + ", " + human_bytes(saved_bytes) +
+            ")</h2>\n<table id=\"why-saved\"><tr><th>value</th><th>bytes</th><th>why saved</th></tr>\n";
+    for (const std::string& name : in_text_order(std::move(saved_names))) {
+      panel += "<tr><td>" + link(name) + "</td><td class=\"num\">" + human_bytes(marks->saved.at(name)) + "</td><td>" + why(name) + "</td></tr>\n";
+    }
+    uint64_t total_flops = 0;
+    for (const auto& [name, f] : marks->flops) total_flops += f;
+    panel += "</table>\n<h2>Recomputed (" + human_count(marks->recomputed.size()) + ", " + human_flops(total_flops) +
+             ")</h2>\n<table id=\"why-recomputed\"><tr><th>node</th><th>cost</th><th>why recomputed</th></tr>\n";
+    for (const std::string& name : in_text_order({marks->recomputed.begin(), marks->recomputed.end()})) {
+      auto f = marks->flops.find(name);
+      panel += "<tr><td>" + link(name) + "</td><td class=\"num\">" + human_flops(f == marks->flops.end() ? 0 : f->second) + "</td><td>" +
+               why(name) + "</td></tr>\n";
+    }
+    panel += "</table>\n</aside>\n";
+    body += "<div class=\"graph-layout\">";
+  }
   body += "<pre class=\"code\">";
   size_t start = 0, index = 0;
   while (start < text.size()) {
@@ -264,7 +306,9 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
                  ";border-left:4px solid " + region_border(*g->ac_graph_id) + "\"";
       }
     }
-    body += "<span class=\"line\"" + attrs + "><span class=\"ln\">" + std::to_string(n + 1) + "</span>" + highlight_python_line(line);
+    // Marks go in a gutter before the code, so that they stay in view on long lines; the reason
+    // is the chip's tooltip.
+    std::string chips;
     const std::vector<const GraphLine*> no_nodes;
     for (const GraphLine* node : g && marks ? it->second : no_nodes) {
       if (auto m = marks->mark(node->name)) {
@@ -274,12 +318,19 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
         std::optional<uint64_t> bytes = node->bytes;
         if (*m == Mark::Saved) bytes = marks->saved.at(node->name);
         std::string who = it->second.size() > 1 ? node->name + ": " : "";
-        body += std::string("<span class=\"mark mark-") + kClass[k] + "\">" + html_escape(who) + kText[k] + (bytes ? " " + human_bytes(*bytes) : "") + "</span>";
+        std::string tip = node->name + ": " + kText[k];
+        if (auto w = marks->why.find(node->name); w != marks->why.end()) tip += " \u2014 " + w->second;
+        if (auto f = marks->flops.find(node->name); f != marks->flops.end()) tip += " (" + human_flops(f->second) + ")";
+        chips += std::string("<span class=\"mark mark-") + kClass[k] + "\" title=\"" + html_escape(tip) + "\">" + html_escape(who) + kText[k] +
+                 (bytes ? " " + human_bytes(*bytes) : "") + "</span>";
       }
     }
-    body += "</span>";
+    body += "<span class=\"line\"" + attrs + "><span class=\"ln\">" + std::to_string(n + 1) + "</span>";
+    if (marks) body += "<span class=\"gutter\">" + chips + "</span>";
+    body += highlight_python_line(line) + "</span>";
   }
   body += "</pre>\n";
+  if (!panel.empty()) body += panel + "</div>\n";
   return body;
 }
 

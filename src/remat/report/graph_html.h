@@ -37,6 +37,8 @@ enum class Mark { Saved, Recomputed, ForwardOnly, BackwardOnly };
 struct PartitionMarks {
   std::map<std::string, uint64_t> saved;  ///< name -> bytes (from the partition report)
   std::set<std::string> recomputed;
+  std::map<std::string, std::string> why;  ///< saved or recomputed node -> the partitioner's reason
+  std::map<std::string, uint64_t> flops;   ///< recomputed node -> what recomputing it costs
   std::set<std::string> forward;   ///< nodes the forward graph defines
   std::set<std::string> backward;  ///< nodes the backward graph defines
   [[nodiscard]] std::optional<Mark> mark(const std::string& name) const;

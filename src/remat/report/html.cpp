@@ -33,7 +33,12 @@ pre.code .ln { display: inline-block; width: 3.5em; color: #8c959f; user-select:
 table { border-collapse: collapse; margin: .5em 0; } th, td { border: 1px solid #d0d7de; padding: .25em .6em; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .meta { color: #57606a; font-size: .9em; }
-.mark { display: inline-block; min-width: 7.5em; font-size: 11px; border-radius: 3px; padding: 0 .4em; margin-left: 1em; }
+.mark { display: inline-block; min-width: 7.5em; font-size: 11px; border-radius: 3px; padding: 0 .4em; margin-right: .3em; cursor: help; }
+pre.code .gutter { display: inline-block; min-width: 13em; margin-right: .6em; }
+.graph-layout { display: flex; gap: 1em; align-items: flex-start; } .graph-layout pre.code { flex: 1; min-width: 0; margin: 0; }
+#why-panel { position: sticky; top: .5em; width: 30em; flex-shrink: 0; max-height: 95vh; overflow: auto; font-size: .85em; }
+#why-panel h2 { font-size: 1.1em; margin-top: .4em; } #why-panel table { width: 100%; }
+@media print { .graph-layout { display: block; } #why-panel { position: static; width: auto; max-height: none; } pre.code .line { white-space: pre-wrap; } }
 .mark-saved { background: #dafbe1; color: #116329; } .mark-recomputed { background: #fff1d6; color: #9a6700; }
 .mark-forward { background: #ddf4ff; color: #0550ae; } .mark-backward { background: #fbefff; color: #8250df; }
 .legend span { margin-right: 1em; }
@@ -61,6 +66,23 @@ std::string human_bytes(uint64_t bytes) {
   if (bytes < 1024 * 1024) return fmt::format("{:.1f} KB", static_cast<double>(bytes) / 1024);
   if (bytes < 1024ull * 1024 * 1024) return fmt::format("{:.1f} MB", static_cast<double>(bytes) / (1024.0 * 1024));
   return fmt::format("{:.2f} GB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+}
+
+std::string human_count(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string human_flops(uint64_t flops) {
+  static constexpr std::pair<double, const char*> kUnits[] = {{1e12, "TFLOPs"}, {1e9, "GFLOPs"}, {1e6, "MFLOPs"}, {1e3, "KFLOPs"}};
+  for (const auto& [scale, unit] : kUnits) {
+    if (static_cast<double>(flops) >= scale) return fmt::format("{:.2f} {}", static_cast<double>(flops) / scale, unit);
+  }
+  return fmt::format("{} FLOPs", flops);
 }
 
 }  // namespace remat::report

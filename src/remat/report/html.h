@@ -13,5 +13,9 @@ std::string html_escape(std::string_view text);
 std::string html_page(std::string_view title, std::string_view body, std::string_view footer);
 /// "1.2 KB", "3.4 MB": sizes for listings.
 std::string human_bytes(uint64_t bytes);
+/// "1,284,928": a count with thousands separators.
+std::string human_count(uint64_t n);
+/// "640 FLOPs", "1.28 MFLOPs", "3.10 GFLOPs".
+std::string human_flops(uint64_t flops);
 
 }  // namespace remat::report

@@ -14,6 +14,7 @@
 
 #include "remat/report/graph_html.h"
 #include "remat/report/html.h"
+#include "remat/report/partition_html.h"
 #include "remat/report/python_html.h"
 #include "remat/support/file_io.h"
 #include "remat/tracelog/trace_reader.h"
@@ -316,8 +317,14 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
       } else {
         std::string rel = numbered(folder, name, ".json");
         payload_file = rel;
-        add_file(di, rel, value.dump(2, ' ', false, Json::error_handler_t::replace));
-        if (name == kPartitionArtifact) dirs_[di].partition = value;
+        std::optional<std::string> readable;
+        if (name == kPartitionArtifact) {
+          dirs_[di].partition = value;
+          // The partition as tables beside its JSON (the page sits in the compile's folder too).
+          readable = numbered(folder, name, ".html");
+          (void)write(*readable, html_page("remat partition " + dirs_[di].key, partition_page(value, dirs_[di].key), footer()));
+        }
+        add_file(di, rel, value.dump(2, ' ', false, Json::error_handler_t::replace), "", std::move(readable));
       }
     } else {
       std::string rel = numbered(folder, name, ".txt");
@@ -389,27 +396,6 @@ void render_trie(const TrieNode& node, const std::vector<CompileDir>& dirs, std:
     out += "</li>";
   }
   out += "</ul>";
-}
-
-std::string partition_summary(const Json& p) {
-  auto number = [&](const char* key) -> std::string {
-    if (!p.contains(key) || !p[key].is_number()) return "";
-    return p[key].is_number_integer() ? std::to_string(p[key].get<int64_t>()) : fmt::format("{}", p[key].get<double>());
-  };
-  auto bytes = [&](const char* key) -> std::string {
-    return p.contains(key) && p[key].is_number_unsigned() ? human_bytes(p[key].get<uint64_t>()) : "";
-  };
-  auto count = [&](const char* key) { return p.contains(key) && p[key].is_array() ? p[key].size() : 0; };
-  std::string out = "<table class=\"partition\"><tr><th>strategy</th><th>saved values</th><th>saved bytes</th><th>activation bytes</th>"
-                    "<th>recomputed nodes</th><th>recompute FLOPs</th><th>peak memory</th><th>cut value</th></tr><tr>";
-  out += "<td>" + html_escape(p.contains("strategy") && p["strategy"].is_string() ? p["strategy"].get<std::string>() : "") + "</td>";
-  out += "<td class=\"num\">" + std::to_string(count("saved_values")) + "</td>";
-  for (const char* key : {"saved_bytes_total", "activation_bytes"}) out += "<td class=\"num\">" + bytes(key) + "</td>";
-  out += "<td class=\"num\">" + std::to_string(count("recomputed")) + "</td>";
-  out += "<td class=\"num\">" + number("recompute_flops") + "</td>";
-  out += "<td class=\"num\">" + bytes("peak_memory_bytes") + "</td>";
-  out += "<td class=\"num\">" + number("cut_value") + "</td></tr></table>";
-  return out;
 }
 
 std::string Builder::index_page(const tracelog::TraceReader& reader) {
@@ -486,13 +472,20 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
     if (p.contains("saved_values") && p["saved_values"].is_array()) {
       for (const Json& v : p["saved_values"]) {
         if (v.is_object() && v.contains("name") && v["name"].is_string()) {
-          d.marks.saved[v["name"].get<std::string>()] = v.contains("bytes") && v["bytes"].is_number_unsigned() ? v["bytes"].get<uint64_t>() : 0;
+          std::string name = v["name"].get<std::string>();
+          d.marks.saved[name] = unsigned_field(v, "bytes");
+          if (v.contains("reason") && v["reason"].is_string()) d.marks.why[name] = v["reason"].get<std::string>();
         }
       }
     }
     if (p.contains("recomputed") && p["recomputed"].is_array()) {
       for (const Json& v : p["recomputed"]) {
-        if (v.is_object() && v.contains("name") && v["name"].is_string()) d.marks.recomputed.insert(v["name"].get<std::string>());
+        if (v.is_object() && v.contains("name") && v["name"].is_string()) {
+          std::string name = v["name"].get<std::string>();
+          d.marks.recomputed.insert(name);
+          d.marks.flops[name] = unsigned_field(v, "flops");
+          if (v.contains("reason") && v["reason"].is_string()) d.marks.why[name] = v["reason"].get<std::string>();
+        }
       }
     }
   }
