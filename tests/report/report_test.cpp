@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <set>
 
 #include "remat/report/graph_html.h"
@@ -165,6 +167,35 @@ TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {
             std::string::npos);
   EXPECT_EQ(graph_html("joint", text, nullptr, "joint.txt").find("why-panel"), std::string::npos);  // no partition, no panel
   EXPECT_NE(html.find("<span class=\"op\">torch.ops.aten.mm.default</span>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace remat::report
+
+namespace remat::report {
+namespace {
+
+std::string golden_text(const std::string& name) {
+  std::ifstream in(testing::tests_dir() + "/golden/print/" + name, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(GraphHtml, EveryTagPlacementColorsEveryNodeOfTheRegion) {
+  // The seed's tag lines, and PyTorch's Nov-2025 and 2026 tags inside the group comment (which
+  // hold for every statement of the group): the same regions and policies, node for node.
+  auto tags = [](const std::string& file) {
+    std::map<std::string, std::pair<std::optional<int64_t>, std::string>> out;
+    for (const GraphLine& g : graph_lines(golden_text(file))) out[g.name] = {g.ac_graph_id, g.recompute};
+    return out;
+  };
+  auto seed = tags("seed_joint_tlparse.txt");
+  size_t tagged = 0;
+  for (const auto& [name, tag] : seed) tagged += tag.first.has_value();
+  EXPECT_EQ(tagged, 3u);  // mm, sigmoid and the detach of the region's output
+  EXPECT_EQ(tags("seed_joint_tlparse_inline-2025.txt"), seed);
+  EXPECT_EQ(tags("seed_joint_tlparse_inline-2026.txt"), seed);
 }
 
 }  // namespace

@@ -62,6 +62,27 @@ std::string leading_name(std::string_view body, std::string_view& annotation, bo
   return "";
 }
 
+// `# ac_graph_id: 2 - PREFER_RECOMPUTE`, `# ac_graph_id: 2`, `# recompute: MUST_SAVE`, alone on
+// their line: the seed's placement.
+bool is_standalone_tag(std::string_view comment) {
+  std::string_view rest = trim(comment.substr(1));
+  if (rest.starts_with("ac_graph_id: ")) {
+    rest.remove_prefix(13);
+    while (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest.front()))) rest.remove_prefix(1);
+    if (rest.empty()) return true;
+    if (!rest.starts_with(" - ")) return false;
+    rest.remove_prefix(3);
+  } else if (rest.starts_with("recompute: ")) {
+    rest.remove_prefix(11);
+  } else {
+    return false;
+  }
+  for (std::string_view policy : {"MUST_SAVE", "PREFER_SAVE", "MUST_RECOMPUTE", "PREFER_RECOMPUTE"}) {
+    if (rest == policy) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<uint64_t> annotation_bytes(std::string_view a) {
@@ -100,8 +121,12 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
   // where it is first named.
   bool pytree = text.find("= fx_pytree.tree_flatten_spec(") != std::string_view::npos;
   std::set<std::string, std::less<>> seen;
-  std::optional<int64_t> pending_id;
-  std::string pending_policy;
+  // Tags come in two placements. The seed's stands alone above one node (`# ac_graph_id: 2 -
+  // PREFER_RECOMPUTE`); PyTorch's Nov-2025 and 2026 ones sit inside the comment that heads a group
+  // of statements (`# # ac_graph_id: 2 - ... File: ...`, `# ac_graph_id: 2 - ... File: ...`) and
+  // hold for every node of the group, up to the next comment.
+  std::optional<int64_t> pending_id, group_id;
+  std::string pending_policy, group_policy;
   bool in_signature = false;
   size_t start = 0, index = 0;
   while (start < text.size()) {
@@ -113,10 +138,15 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
     if (body.starts_with("#")) {
       // `# ac_graph_id: 2 - PREFER_RECOMPUTE`, `# recompute: MUST_SAVE`, and the tag inside a
       // stack-trace comment (PyTorch's later placements).
-      if (auto id = int_after(body, "ac_graph_id:")) pending_id = id;
-      if (body.find("recompute") != std::string_view::npos || body.find("ac_graph_id") != std::string_view::npos) {
-        std::string p = policy_in(body);
-        if (!p.empty()) pending_policy = p;
+      std::optional<int64_t> id = int_after(body, "ac_graph_id:");
+      std::string policy;
+      if (body.find("recompute") != std::string_view::npos || body.find("ac_graph_id") != std::string_view::npos) policy = policy_in(body);
+      if (is_standalone_tag(body)) {
+        if (id) pending_id = id;
+        if (!policy.empty()) pending_policy = policy;
+      } else {
+        group_id = id;
+        group_policy = policy;
       }
       continue;
     }
@@ -199,7 +229,8 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
       continue;
     }
     seen.insert(name);
-    out.push_back({this_line, name, pending_id, pending_policy, annotation_bytes(annotation)});
+    out.push_back({this_line, name, pending_id ? pending_id : group_id, pending_policy.empty() ? group_policy : pending_policy,
+                   annotation_bytes(annotation)});
     pending_id.reset();
     pending_policy.clear();
   }
