@@ -47,7 +47,7 @@ report::ReportOptions report_options_for(const std::string& log, std::string com
 void print_report_summary(const report::ReportResult& result, const std::string& log, const std::string& out) {
   const tracelog::TraceStats& s = result.stats;
   if (s.failures() || result.fail_parser || result.fail_key_conflict) {
-    std::fprintf(stderr, "%s: %s\n", log.c_str(), s.summary().c_str());
+    std::fprintf(stderr, "%s: %s\n", log.c_str(), s.describe().c_str());
     for (const std::string& p : result.problems) std::fprintf(stderr, "%s:%s\n", log.c_str(), p.c_str());
   }
   if (!result.unknown_fields.empty()) {
@@ -55,6 +55,7 @@ void print_report_summary(const report::ReportResult& result, const std::string&
     for (const std::string& f : result.unknown_fields) fields += (fields.empty() ? "" : ", ") + f;
     std::fprintf(stderr, "%s: unknown fields: %s (shown in raw.jsonl only)\n", log.c_str(), fields.c_str());
   }
+  if (result.compile_ids == 0) std::fprintf(stderr, "%s: no compile events (%s)\n", log.c_str(), s.describe().c_str());
   fmt::print("report: {}/index.html ({} artifacts, {} records, {} bad lines)\n", out, result.artifacts, s.ok, s.failures());
 }
 

@@ -164,7 +164,7 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
         std::string_view annotation;
         std::string name = leading_name(params.substr(i), annotation, /*parameter=*/true);
         if (!name.empty()) {
-          GraphLine g{this_line, name, std::nullopt, "", annotation_bytes(annotation)};
+          GraphLine g{this_line, name, std::nullopt, "", annotation_bytes(annotation), true};
           out.push_back(g);
         }
         // Skip to the next top-level comma.
@@ -194,7 +194,7 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
       if (pytree) continue;  // `primals, tangents`: the flatten statement binds the nodes
       std::string_view annotation;
       std::string name = leading_name(body, annotation, /*parameter=*/true);
-      if (!name.empty()) out.push_back({this_line, name, std::nullopt, "", annotation_bytes(annotation)});
+      if (!name.empty()) out.push_back({this_line, name, std::nullopt, "", annotation_bytes(annotation), true});
       continue;
     }
     if (size_t flatten = body.find("= fx_pytree.tree_flatten_spec("); flatten != std::string_view::npos) {
@@ -206,7 +206,7 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
         while (j < names.size() && ident_char(names[j])) ++j;
         if (j > i) {
           std::string name(names.substr(i, j - i));
-          if (seen.insert(name).second) out.push_back({this_line, name, std::nullopt, "", std::nullopt});
+          if (seen.insert(name).second) out.push_back({this_line, name, std::nullopt, "", std::nullopt, true});
         }
         i = j + 1;
       }
@@ -222,7 +222,7 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
         std::string_view part = trim(rest.substr(0, semi));
         std::string_view a;
         std::string n = leading_name(part, a);
-        if (!n.empty() && seen.insert(n).second) out.push_back({this_line, n, std::nullopt, "", annotation_bytes(a)});
+        if (!n.empty() && seen.insert(n).second) out.push_back({this_line, n, std::nullopt, "", annotation_bytes(a), true});
         if (semi == std::string_view::npos) break;
         rest = rest.substr(semi + 2);
       }
@@ -235,6 +235,27 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
     pending_policy.clear();
   }
   return out;
+}
+
+PartitionMarks marks_from_graphs(const std::vector<GraphLine>& forward, const std::vector<GraphLine>& backward) {
+  PartitionMarks m;
+  m.source = "derived from the logged forward and backward graphs (no partition record)";
+  std::set<std::string> forward_statements;
+  for (const GraphLine& g : forward) {
+    m.forward.insert(g.name);
+    if (!g.input) forward_statements.insert(g.name);
+  }
+  for (const GraphLine& g : backward) {
+    m.backward.insert(g.name);
+    if (g.input && g.name.find("tangents") == std::string::npos) {
+      m.saved[g.name] = g.bytes.value_or(0);
+      m.why[g.name] = "an input of the backward graph: the forward returns it for the backward";
+    } else if (!g.input && forward_statements.contains(g.name)) {
+      m.recomputed.insert(g.name);
+      m.why[g.name] = "computed by both the forward and the backward graph";
+    }
+  }
+  return m;
 }
 
 std::optional<Mark> PartitionMarks::mark(const std::string& name) const {
@@ -277,8 +298,8 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
     body += fmt::format(
         "<p class=\"legend\" id=\"partition-legend\"><span class=\"mark mark-saved\">saved</span> {} ({}) "
         "<span class=\"mark mark-recomputed\">recomputed</span> {} <span class=\"mark mark-forward\">forward only</span> {} "
-        "<span class=\"mark mark-backward\">backward only</span> {}</p>\n",
-        counts[0], human_bytes(saved_bytes), counts[1], counts[2], counts[3]);
+        "<span class=\"mark mark-backward\">backward only</span> {} <span class=\"meta\">{}</span></p>\n",
+        counts[0], human_bytes(saved_bytes), counts[1], counts[2], counts[3], html_escape(marks->source));
   }
   // The why, beside the text: every saved and recomputed node with the partitioner's reason,
   // linked to its line.

@@ -21,6 +21,7 @@ struct GraphLine {
   std::optional<int64_t> ac_graph_id;  ///< from the tag comment above it
   std::string recompute;               ///< policy from the tag comment, if any
   std::optional<uint64_t> bytes;       ///< from its annotation ("f32[4, 4]" -> 64)
+  bool input = false;                  ///< a graph input (placeholder), not a statement
 };
 
 /// The nodes a graph text defines, in order: parameters of an expanded or plain signature,
@@ -41,8 +42,14 @@ struct PartitionMarks {
   std::map<std::string, uint64_t> flops;   ///< recomputed node -> what recomputing it costs
   std::set<std::string> forward;   ///< nodes the forward graph defines
   std::set<std::string> backward;  ///< nodes the backward graph defines
+  std::string source;  ///< where the saved and recomputed sets came from, for the page's legend
   [[nodiscard]] std::optional<Mark> mark(const std::string& name) const;
 };
+
+/// Marks for a compile that logged forward and backward graphs but no partition record (PyTorch's
+/// own logs): saved = the backward's inputs other than tangents, with their annotated bytes;
+/// recomputed = statements both graphs compute.
+PartitionMarks marks_from_graphs(const std::vector<GraphLine>& forward, const std::vector<GraphLine>& backward);
 
 /// The page body for one graph artifact. `marks` only for a joint graph with a partition.
 std::string graph_html(std::string_view title, std::string_view text, const PartitionMarks* marks,

@@ -63,6 +63,7 @@ struct CompileDir {
   std::vector<std::string> stack;  // frames, outermost first
   std::optional<Json> partition;  ///< the `remat_partition` artifact
   PartitionMarks marks;           ///< filled from `partition` and the forward/backward graphs
+  std::vector<GraphLine> forward_lines, backward_lines;  ///< the logged aot_forward/backward graphs
 };
 
 struct PendingGraph {
@@ -281,6 +282,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
       if (e == "aot_forward_graph" || e == "aot_backward_graph") {
         auto& set = e == "aot_forward_graph" ? d.marks.forward : d.marks.backward;
         for (const GraphLine& g : nodes) set.insert(g.name);
+        (e == "aot_forward_graph" ? d.forward_lines : d.backward_lines) = nodes;
       }
     }
     payload_file = stem + ".txt";
@@ -401,6 +403,10 @@ void render_trie(const TrieNode& node, const std::vector<CompileDir>& dirs, std:
 std::string Builder::index_page(const tracelog::TraceReader& reader) {
   const tracelog::TraceStats& s = reader.stats();
   std::string body = "<h1>Compilation report</h1>\n";
+  if (dirs_.empty()) {
+    body += "<p id=\"no-compile-events\"><b>No compile events in this log</b> (" + html_escape(s.describe()) +
+            "): it holds no record of a compilation, so there is nothing to show. Is it a TORCH_TRACE log?</p>\n";
+  }
   body += "<p>Each compile id below is one compilation: the graph captured from the user's code, the joint "
           "forward+backward graph AOTAutograd built from it, its partition into a forward graph (what runs now "
           "and which activations it saves) and a backward graph (what it recomputes), then what the backend made "
@@ -439,7 +445,7 @@ std::string Builder::index_page(const tracelog::TraceReader& reader) {
     body += "</ul></li>\n";
   }
   body += "</ul>\n";
-  body += "<h2>Log</h2>\n<p class=\"meta\" id=\"log-stats\">" + html_escape(s.summary()) + ", " + std::to_string(s.str) +
+  body += "<h2>Log</h2>\n<p class=\"meta\" id=\"log-stats\">" + html_escape(s.describe()) + " (tlparse: " + html_escape(s.summary()) + "), " + std::to_string(s.str) +
           " interned strings. <a href=\"raw.jsonl\">raw.jsonl</a> &middot; <a href=\"raw.log\">raw.log</a>";
   if (chromium_count_) body += " &middot; <a href=\"chromium_events.json\">chromium_events.json</a> (open in Perfetto)";
   body += "</p>\n";
@@ -462,12 +468,18 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
       next_progress += 64 << 20;
     }
   }
+  result.compile_ids = dirs_.size();
   chromium_ << (chromium_count_ ? "\n]\n" : "]\n");
   chromium_.close();
   result.files.push_back("chromium_events.json");
   // Partition marks, now that the forward, backward and partition records are all read.
   for (CompileDir& d : dirs_) {
-    if (!d.partition) continue;
+    if (!d.partition) {
+      // PyTorch's own logs: what its partitioner did, read off the graphs it logged.
+      if (!d.forward_lines.empty() && !d.backward_lines.empty()) d.marks = marks_from_graphs(d.forward_lines, d.backward_lines);
+      continue;
+    }
+    d.marks.source = "from remat's partition record";
     const Json& p = *d.partition;
     if (p.contains("saved_values") && p["saved_values"].is_array()) {
       for (const Json& v : p["saved_values"]) {
@@ -493,7 +505,8 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
     auto text = read_file((fs::path(out_) / g.txt).string());
     if (!text) return std::move(text).take_errors();
     const CompileDir& d = dirs_[g.dir];
-    const PartitionMarks* marks = g.joint && d.partition ? &d.marks : nullptr;
+    bool has_marks = !d.marks.saved.empty() || !d.marks.recomputed.empty();
+    const PartitionMarks* marks = g.joint && has_marks ? &d.marks : nullptr;
     std::string body = graph_html(g.title, *text, marks, fs::path(g.txt).filename().string());
     if (auto s = write(g.html, html_page(g.title, body, footer())); !s.ok()) return s;
   }
@@ -523,7 +536,8 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
     std::ofstream out(fs::path(out_) / "raw.jsonl", std::ios::binary);
     out << Json{{"string_table", table}}.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
     std::ifstream part(fs::path(out_) / "raw.jsonl.part", std::ios::binary);
-    out << part.rdbuf();
+    // (Streaming an empty buffer sets failbit: a log with no records is not a write error.)
+    if (part.peek() != std::ifstream::traits_type::eof()) out << part.rdbuf();
     if (!out) return error_message(out_ + "/raw.jsonl: cannot write");
   }
   fs::remove(fs::path(out_) / "raw.jsonl.part");
@@ -588,7 +602,7 @@ Expected<ReportResult> write_report_folder(const std::string& log_path, const st
       d.message = p.substr(colon + 2);
       errors.push_back(std::move(d));
     }
-    errors.push_back(error_message(log_path + ": --strict: " + result->stats.summary() +
+    errors.push_back(error_message(log_path + ": --strict: " + result->stats.describe() +
                                    (result->fail_parser ? ", " + std::to_string(result->fail_parser) + " payloads no page could render" : "")));
     return errors;
   }

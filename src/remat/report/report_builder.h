@@ -30,7 +30,7 @@ struct ReportResult {
   uint64_t fail_key_conflict = 0;  ///< records left out of raw.jsonl (a key tlparse adds was taken)
   std::vector<std::string> unknown_fields;
   std::vector<std::string> problems;  ///< `line N: what` for the first bad lines
-  size_t compile_ids = 0;
+  size_t compile_ids = 0;  ///< compile ids with at least one record (0: "no compile events")
   size_t artifacts = 0;
   std::vector<std::string> files;  ///< every file written, relative to the output folder
 };

@@ -3,12 +3,13 @@
 namespace remat {
 
 std::string Diagnostic::format() const {
-  std::string out = file.empty() ? std::string("<input>") : file;
+  // A position needs a name for its input; an error about no input in particular has neither.
+  std::string out = file.empty() && line == 0 ? std::string() : file.empty() ? std::string("<input>") : file;
   if (line > 0) {
     out += ':' + std::to_string(line);
     if (col > 0) out += ':' + std::to_string(col);
   }
-  out += ": error: ";
+  out += out.empty() ? "error: " : ": error: ";
   if (!path.empty()) out += "at " + path + ": ";
   out += message;
   if (!source_line.empty()) {

@@ -59,6 +59,19 @@ std::string TraceStats::summary() const {
   return out + (first ? "}" : " }");
 }
 
+std::string TraceStats::describe() const {
+  std::string out = std::to_string(ok) + (ok == 1 ? " record" : " records");
+  auto add = [&](uint64_t v, const char* one, const char* many) {
+    if (v) out += ", " + std::to_string(v) + " " + (v == 1 ? one : many);
+  };
+  add(fail_glog, "line without a glog prefix", "lines without a glog prefix");
+  add(fail_json, "line of bad JSON", "lines of bad JSON");
+  add(fail_payload_md5, "payload whose MD5 differs", "payloads whose MD5 differs");
+  add(other_rank, "record of another rank", "records of other ranks");
+  add(unknown, "unknown key", "unknown keys");
+  return out;
+}
+
 Expected<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return error_message(path + ": cannot open: " + std::strerror(errno));

@@ -28,6 +28,8 @@ struct TraceStats {
   [[nodiscard]] uint64_t failures() const { return fail_glog + fail_json + fail_payload_md5 + other_rank; }
   /// tlparse's `Stats { ok: 14, fail_payload_md5: 1 }`: the non-zero counters.
   [[nodiscard]] std::string summary() const;
+  /// The same in words, for people: "64 records, 1 payload whose MD5 differs".
+  [[nodiscard]] std::string describe() const;
 };
 
 class TraceReader {
