@@ -80,6 +80,41 @@ TEST(ReportCli, LogsWithoutCompileEventsGiveAReportThatSaysSo) {
   }
 }
 
+TEST(ReportCli, AGraphFileGivesTheReportOfOneCompile) {
+  fs::path dir = scratch("graphs");
+  auto data = [](const std::string& name) { return remat::testing::data_path("torch-1.13/" + name); };
+  // A joint graph with the partition PyTorch made of it: marks read off the two graphs.
+  CliResult theirs = run("report " + data("norm_stack_joint.json") + " --fw " + data("norm_stack_default_fw.json") + " --bw " +
+                             data("norm_stack_default_bw.json") + " -o " + (dir / "theirs").string(), dir);
+  ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+  std::string joint = slurp(dir / "theirs" / "-_0_0_0" / "aot_joint_graph_0.html");
+  EXPECT_NE(joint.find("saved</span> 16 (1.1 KB)"), std::string::npos) << joint.substr(0, 3000);  // PyTorch 1.13: 16 values, 1124 bytes
+  EXPECT_NE(joint.find("derived from the logged forward and backward graphs"), std::string::npos);
+  // A joint graph alone: remat partitions it, with its reasons on the page. (Its 1.13 text has no
+  // sizes to cut by: that is an error saying so.)
+  CliResult sizeless = run("report " + data("mlp_relu_joint.txt") + " -o " + (dir / "sizeless").string(), dir);
+  EXPECT_EQ(sizeless.exit_code, 2);
+  EXPECT_NE(sizeless.err.find("mlp_relu_joint.txt: error: min-cut partition: input primals_1 has no tensor metadata"), std::string::npos) << sizeless.err;
+  CliResult ours = run("report " + data("mlp_relu_joint.json") + " -o " + (dir / "ours").string(), dir);
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  joint = slurp(dir / "ours" / "-_0_0_0" / "aot_joint_graph_0.html");
+  EXPECT_NE(joint.find("id=\"why-panel\""), std::string::npos);
+  EXPECT_NE(joint.find("from the remat_partition record"), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir / "ours" / "-_0_0_0" / "remat_partition_3.html"));
+  // A forward graph: its page, no partition.
+  CliResult forward = run("report " + data("mlp_relu_default_fw.json") + " -o " + (dir / "forward").string(), dir);
+  ASSERT_EQ(forward.exit_code, 0) << forward.err;
+  EXPECT_TRUE(fs::exists(dir / "forward" / "-_0_0_0" / "dynamo_output_graph_0.html"));
+  // Graph-file options on a log, and a bad graph file: exit 2, nothing written.
+  EXPECT_EQ(run("report " + log_path("simple.log") + " --strategy default -o " + (dir / "no").string(), dir).exit_code, 2);
+  std::ofstream(dir / "bad.json") << "{\"schema\": \"fxgraph-json/1\", \"nodes\": [\n";
+  CliResult bad = run("report " + (dir / "bad.json").string() + " -o " + (dir / "bad").string(), dir);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("bad.json:"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir / "no"));
+  EXPECT_FALSE(fs::exists(dir / "bad"));
+}
+
 TEST(ReportCli, CorruptedLogCountsItsBadLineAndStrictRefusesIt) {
   fs::path dir = scratch("corrupted");
   CliResult lenient = run("report " + log_path("simple_corrupted_json.log") + " -o " + (dir / "site").string(), dir);

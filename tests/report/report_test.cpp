@@ -8,6 +8,8 @@
 #include <sstream>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "remat/report/graph_html.h"
 #include "remat/report/report_builder.h"
 #include "remat/support/file_io.h"
@@ -196,6 +198,42 @@ TEST(GraphHtml, EveryTagPlacementColorsEveryNodeOfTheRegion) {
   EXPECT_EQ(tagged, 3u);  // mm, sigmoid and the detach of the region's output
   EXPECT_EQ(tags("seed_joint_tlparse_inline-2025.txt"), seed);
   EXPECT_EQ(tags("seed_joint_tlparse_inline-2026.txt"), seed);
+}
+
+}  // namespace
+}  // namespace remat::report
+
+namespace remat::report {
+namespace {
+
+TEST(GraphHtml, MarksFromPyTorchsOwnGraphsAreItsPartition) {
+  // PyTorch 1.13's forward and backward texts of every captured model, for both of its
+  // partitioners: the backward's non-tangent inputs are exactly the values it saved.
+  size_t checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(testing::data_path("torch-1.13"))) {
+    std::string file = e.path().filename().string();
+    if (!file.ends_with("_partition.json")) continue;
+    std::string model = file.substr(0, file.size() - std::string("_partition.json").size());
+    auto summary = nlohmann::json::parse(std::ifstream(e.path()));
+    for (const auto& [strategy, prefix] : {std::pair{"default", "default"}, std::pair{"min_cut", "mincut"}}) {
+      SCOPED_TRACE(model + " " + strategy);
+      auto read = [&](const std::string& which) {
+        std::ifstream in(testing::data_path("torch-1.13/" + model + "_" + prefix + "_" + which + ".txt"));
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return graph_lines(ss.str());
+      };
+      PartitionMarks marks = marks_from_graphs(read("fw"), read("bw"));
+      std::set<std::string> ours, theirs;
+      for (const auto& [name, bytes] : marks.saved) ours.insert(name);
+      for (const auto& name : summary[strategy]["saved_values"]) theirs.insert(name.get<std::string>());
+      EXPECT_EQ(ours, theirs);
+      std::set<std::string> recomputed(summary[strategy]["recomputed_in_bw"].begin(), summary[strategy]["recomputed_in_bw"].end());
+      EXPECT_EQ(marks.recomputed, recomputed);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 12u);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "remat/autodiff/joint_graph.h"
+#include "remat/cli/aot_records.h"
 #include "remat/cli/check_helper.h"
 #include "remat/cli/commands.h"
 #include "remat/cli/model_flags.h"
@@ -173,10 +174,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     PrintOptions logged = PrintOptions::tlparse();
     logged.expanded_def = false;
     w.write("dynamo_output_graph", "{}", id, print_readable(*forward, logged).text);
-    w.write("aot_joint_graph", "{}", id, print_readable(*joint, PrintOptions::tlparse()).text);
-    w.write("aot_forward_graph", "{}", id, print_readable(graphs.forward, PrintOptions::tlparse()).text);
-    w.write("aot_backward_graph", "{}", id, print_readable(graphs.backward, PrintOptions::tlparse()).text);
-    w.artifact("remat_partition", "json", id, preport.json());
+    write_aot_records(w, id, *joint, graphs.forward, graphs.backward, &preport);
     std::string metrics = "{\"co_name\": " + json::quoted(a->model.model) + ", \"co_filename\": \"remat model zoo\", \"co_firstlineno\": 0";
     metrics += fmt::format(", \"graph_op_count\": {}, \"graph_node_count\": {}, \"graph_input_count\": {}", count_ops(*forward),
                            forward->graph().size(), forward->graph().placeholders().size());

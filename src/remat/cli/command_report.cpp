@@ -1,11 +1,77 @@
-// remat report LOG|DIR: a TORCH_TRACE log (remat's or PyTorch's) as a static HTML site.
+// remat report LOG|DIR|GRAPH: a TORCH_TRACE log (remat's or PyTorch's) as a static HTML site; or
+// a graph file (a joint graph, with its forward and backward if PyTorch partitioned it) as the
+// report of one compile.
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "remat/cli/aot_records.h"
 #include "remat/cli/commands.h"
+#include "remat/cli/graph_files.h"
 #include "remat/cli/report_options.h"
+#include "remat/partition/partition_joint.h"
+#include "remat/print/printer.h"
 #include "remat/report/report_builder.h"
+#include "remat/support/file_io.h"
 
 namespace remat::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// fxgraph-json or readable text rather than a log: a log's lines start with a glog header
+// (`V1206 15:18:20...`), a graph file with `{`, `class ` or `def `.
+bool is_graph_file(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  size_t at = head.find_first_not_of(" \t\r\n");
+  if (at == std::string::npos) return false;
+  std::string_view start = std::string_view(head).substr(at);
+  return start.starts_with("{") || start.starts_with("class ") || start.starts_with("def ");
+}
+
+struct GraphReportArgs {
+  std::string joint, fw, bw, strategy = "min-cut";
+};
+
+// Writes the compile's records into a log in a fresh temporary folder; returns the log's path.
+Expected<std::string> log_of_graphs(const GraphReportArgs& a, const fs::path& folder) {
+  auto joint = load_graph(a.joint);
+  if (!joint) return std::move(joint).take_errors();
+  auto writer = tracelog::TraceWriter::create(folder.string());
+  if (!writer) return std::move(writer).take_errors();
+  tracelog::TraceWriter& w = **writer;
+  w.set_source("remat/cli/command_report.cpp", __LINE__);
+  tracelog::CompileId id{std::nullopt, 0, 0, 0};
+  if (!a.fw.empty()) {
+    // PyTorch's own partition: the report reads what it saved off the two graphs.
+    auto fw = load_graph(a.fw);
+    if (!fw) return std::move(fw).take_errors();
+    auto bw = load_graph(a.bw);
+    if (!bw) return std::move(bw).take_errors();
+    write_aot_records(w, id, *joint, *fw, *bw, nullptr);
+  } else if (check_joint_shape(*joint)) {
+    auto p = partition::partition_joint(*joint, *partition::parse_strategy(a.strategy));
+    if (!p) {
+      Diagnostics errors = p.errors();
+      for (Diagnostic& d : errors) d.file = display_name(a.joint);
+      return errors;
+    }
+    write_aot_records(w, id, *joint, p->graphs.forward, p->graphs.backward, &p->report);
+  } else {
+    // Not a joint graph: its page alone.
+    w.write("dynamo_output_graph", "{}", id, print_readable(*joint, PrintOptions::tlparse()).text);
+  }
+  return w.close();
+}
+
+}  // namespace
 
 void add_report_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
@@ -13,30 +79,63 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "Turn a TORCH_TRACE log - remat's (remat compile) or PyTorch's own - into a static site in "
       "tlparse's layout: index.html, compile_directory.json, raw.jsonl, per-compile-id artifacts. "
       "Graph pages color checkpoint regions and mark each joint-graph node saved, recomputed, forward "
-      "only or backward only when the log has a partition. Bad lines are counted; --strict fails on them.");
+      "only or backward only, with the partitioner's reasons when remat partitioned it. Bad lines are "
+      "counted; --strict fails on them. Given a graph file instead (fxgraph-json or readable text), "
+      "reports that one compile: a joint graph is partitioned (--strategy), or shown with the "
+      "partition PyTorch made (--fw, --bw).");
   struct Args {
     std::string path, out = "tl_out";
     bool latest = false, overwrite = false, strict = false;
+    GraphReportArgs graph;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("log", a->path, "a log file, or the folder TORCH_TRACE pointed at")->required();
+  cmd->add_option("log", a->path, "a log file, the folder TORCH_TRACE pointed at, or a graph file")->required();
   cmd->add_option("-o,--output", a->out, "output folder (default tl_out)");
   cmd->add_flag("--latest", a->latest, "with a folder: report its newest log");
   cmd->add_flag("--overwrite", a->overwrite, "replace the output folder if it exists");
   cmd->add_flag("--strict", a->strict, "exit 2 if any line is bad (glog prefix, JSON, MD5, other rank)");
+  auto* fw = cmd->add_option("--fw", a->graph.fw, "with a joint graph file: the forward graph PyTorch partitioned it into");
+  auto* bw = cmd->add_option("--bw", a->graph.bw, "with a joint graph file: the backward graph PyTorch partitioned it into");
+  fw->needs(bw);
+  bw->needs(fw);
+  auto* strategy = cmd->add_option("--strategy", a->graph.strategy, "with a joint graph file: min-cut (default) or default")
+                       ->check(CLI::IsMember({"min-cut", "default"}));
+  strategy->excludes(fw);
   cmd->callback([a, &exit_code] {
-    auto log = report::resolve_log(a->path, a->latest);
-    if (!log) {
-      exit_code = report(log.errors());
-      return;
+    std::string log_path;
+    fs::path temp;
+    if (is_graph_file(a->path)) {
+      a->graph.joint = a->path;
+      temp = fs::temp_directory_path() / ("remat-report-" + std::to_string(::getpid()));
+      auto log = log_of_graphs(a->graph, temp);
+      if (!log) {
+        std::error_code ec;
+        fs::remove_all(temp, ec);
+        exit_code = report(log.errors());
+        return;
+      }
+      log_path = *log;
+    } else {
+      if (!a->graph.fw.empty() || a->graph.strategy != "min-cut") {
+        exit_code = report({error_message(a->path + ": --fw, --bw and --strategy apply to a graph file, and this is a log")});
+        return;
+      }
+      auto log = report::resolve_log(a->path, a->latest);
+      if (!log) {
+        exit_code = report(log.errors());
+        return;
+      }
+      log_path = *log;
     }
-    report::ReportOptions options = report_options_for(*log, app_command_line());
-    auto result = report::write_report_folder(*log, a->out, options, a->overwrite, a->strict);
+    report::ReportOptions options = report_options_for(log_path, app_command_line());
+    auto result = report::write_report_folder(log_path, a->out, options, a->overwrite, a->strict);
+    std::error_code ec;
+    if (!temp.empty()) fs::remove_all(temp, ec);
     if (!result) {
       exit_code = report(result.errors());
       return;
     }
-    print_report_summary(*result, *log, a->out);
+    print_report_summary(*result, temp.empty() ? log_path : a->path, a->out);
     exit_code = kExitOk;
   });
 }

@@ -408,6 +408,15 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
     return error_message("activation memory budget must be in [0, 1], not " + std::to_string(config.memory_budget));
   }
   if (Status shape = check_joint_shape(original); !shape) return shape.errors();
+  // The cut weighs values by their sizes: inputs without metadata (PyTorch 1.13 printed no type
+  // annotations) leave nothing to weigh.
+  for (const Node* p : original.graph().placeholders()) {
+    if (!p->meta.tensor() && !p->meta.sym_value() && !p->meta.tensor_tuple()) {
+      return error_message("min-cut partition: input " + p->name() +
+                           " has no tensor metadata, so the sizes the cut weighs are unknown (PyTorch 1.13's "
+                           "readable text has no type annotations: partition its fxgraph-json, or use --strategy default)");
+    }
+  }
   StageTimer timer;
   GraphModule joint = original.clone();
   Graph& g = joint.graph();

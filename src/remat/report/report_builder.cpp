@@ -479,7 +479,7 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
       if (!d.forward_lines.empty() && !d.backward_lines.empty()) d.marks = marks_from_graphs(d.forward_lines, d.backward_lines);
       continue;
     }
-    d.marks.source = "from remat's partition record";
+    d.marks.source = "from the remat_partition record";
     const Json& p = *d.partition;
     if (p.contains("saved_values") && p["saved_values"].is_array()) {
       for (const Json& v : p["saved_values"]) {
