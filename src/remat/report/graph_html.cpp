@@ -65,6 +65,7 @@ std::string leading_name(std::string_view body, std::string_view& annotation, bo
 // `# ac_graph_id: 2 - PREFER_RECOMPUTE`, `# ac_graph_id: 2`, `# recompute: MUST_SAVE`, alone on
 // their line: the seed's placement.
 bool is_standalone_tag(std::string_view comment) {
+  if (!comment.starts_with("#")) return false;
   std::string_view rest = trim(comment.substr(1));
   if (rest.starts_with("ac_graph_id: ")) {
     rest.remove_prefix(13);
@@ -135,6 +136,13 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
     std::string_view body = trim(line);
     size_t this_line = index++;
     start = nl == std::string_view::npos ? text.size() : nl + 1;
+    if (body.empty()) {
+      // A standalone tag belongs to the statement right below it; one before a blank line is an
+      // input's (PyTorch prints the tags of placeholders after the signature).
+      pending_id.reset();
+      pending_policy.clear();
+      continue;
+    }
     if (body.starts_with("#")) {
       // `# ac_graph_id: 2 - PREFER_RECOMPUTE`, `# recompute: MUST_SAVE`, and the tag inside a
       // stack-trace comment (PyTorch's later placements).
@@ -341,6 +349,37 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
     panel += "</table>\n</aside>\n";
     body += "<div class=\"graph-layout\">";
   }
+  // Standalone tag lines that no statement follows belong to inputs: the backward's saved values
+  // keep the tags of the forward nodes they were, and PyTorch prints them after the signature.
+  std::set<size_t> input_tags;
+  {
+    std::vector<std::string_view> lines;
+    for (size_t s = 0; s < text.size();) {
+      size_t nl = text.find('\n', s);
+      lines.push_back(text.substr(s, nl == std::string_view::npos ? std::string_view::npos : nl - s));
+      s = nl == std::string_view::npos ? text.size() : nl + 1;
+    }
+    for (size_t i = 0; i < lines.size();) {
+      if (!is_standalone_tag(trim(lines[i]))) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < lines.size() && is_standalone_tag(trim(lines[j]))) ++j;
+      if (j >= lines.size() || !by_line.contains(j)) {
+        for (size_t k = i; k < j; ++k) input_tags.insert(k);
+      }
+      i = j;
+    }
+  }
+  if (!input_tags.empty()) {
+    body += std::string("<p class=\"note\" id=\"input-tags\">The tag lines right after the signature (") +
+            (input_tags.size() > 1 ? "lines " : "line ") + std::to_string(*input_tags.begin() + 1) +
+            (input_tags.size() > 1 ? "&ndash;" + std::to_string(*input_tags.rbegin() + 1) : "") +
+            ") belong to inputs: values the forward saved keep the recompute tags of the nodes they were, and PyTorch prints "
+            "them there (remat does the same, for byte parity). They say which checkpoint region produced a saved value; "
+            "nothing is recomputed for them.</p>\n";
+  }
   body += "<pre class=\"code\">";
   size_t start = 0, index = 0;
   while (start < text.size()) {
@@ -351,6 +390,11 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
     auto it = by_line.find(n);
     const GraphLine* g = it == by_line.end() ? nullptr : it->second.front();
     std::string attrs = " id=\"L" + std::to_string(n + 1) + "\"";
+    std::string cls = "line";
+    if (input_tags.contains(n)) {
+      cls += " input-tag";
+      attrs += " title=\"the tag of an input (a saved value): printed by PyTorch, not a recomputation\"";
+    }
     if (g) {
       attrs += " data-node=\"" + html_escape(g->name) + "\"";
       if (g->ac_graph_id) {
@@ -377,7 +421,7 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
                  (bytes ? " " + human_bytes(*bytes) : "") + "</span>";
       }
     }
-    body += "<span class=\"line\"" + attrs + "><span class=\"ln\">" + std::to_string(n + 1) + "</span>";
+    body += "<span class=\"" + cls + "\"" + attrs + "><span class=\"ln\">" + std::to_string(n + 1) + "</span>";
     if (marks) body += "<span class=\"gutter\">" + chips + "</span>";
     body += highlight_python_line(line) + "</span>";
   }

@@ -42,6 +42,8 @@ pre.code .gutter { display: inline-block; min-width: 13em; margin-right: .6em; }
 .mark-saved { background: #dafbe1; color: #116329; } .mark-recomputed { background: #fff1d6; color: #9a6700; }
 .mark-forward { background: #ddf4ff; color: #0550ae; } .mark-backward { background: #fbefff; color: #8250df; }
 .legend span { margin-right: 1em; }
+.note { background: #fff8c5; border: 1px solid #d4a72c66; border-radius: 6px; padding: .4em .8em; }
+pre.code .input-tag { background: #fff8c5; }
 ul.trie { list-style: none; padding-left: 1.2em; } ul.trie li { margin: .1em 0; }
 .status-ok { color: #116329; } .status-fail { color: #cf222e; } .status-missing { color: #8250df; }
 footer { margin-top: 3em; border-top: 1px solid #d0d7de; padding-top: .6em; color: #57606a; font-size: .85em; }
