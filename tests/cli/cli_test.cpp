@@ -238,6 +238,29 @@ TEST(Cli, CheckRunsJointGraphsAndPartitions) {
   EXPECT_EQ(run("check " + joint + " --fw " + joint).exit_code, 2);
   fs::remove_all(dir);
 }
+
+TEST(Cli, CheckRunsGraphsCapturedOnAGpuOnTheCpu) {
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_check_gpu_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string joint = (dir / "gpu_joint.json").string();
+  // gpt2 creates its mask with `ones(..., device=cuda:0)`: the device argument runs on the CPU.
+  ASSERT_EQ(run("trace --model gpt2 --layers 1 --device cuda:0 --joint -o " + joint).exit_code, 0);
+  ASSERT_NE(slurp_file(joint).find("cuda:0"), std::string::npos);
+  CliRun ok = run("check --device cpu " + joint);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("0 beyond tolerance"), std::string::npos) << ok.out;
+  EXPECT_EQ(run("check --device cuda " + joint).exit_code, 2);  // this libtorch has no GPU
+  // An ATen failure is one line naming the node and the op, exit 2.
+  std::ofstream(dir / "bad.txt") << "class GraphModule(torch.nn.Module):\n"
+                                    "    def forward(self, primals_1: \"f32[4, 3]\", tangents_1: \"f32[4, 3]\"):\n"
+                                    "        mm: \"f32[4, 3]\" = torch.ops.aten.mm.default(primals_1, primals_1)\n"
+                                    "        return [mm, tangents_1]\n";
+  CliRun bad = run("check " + (dir / "bad.txt").string());
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.err.find("error: node mm (aten.mm.default): aten::mm: mat1 and mat2 shapes cannot be multiplied"), std::string::npos) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  fs::remove_all(dir);
+}
 #endif
 
 TEST(Cli, FlowReproducesPyTorchsCut) {

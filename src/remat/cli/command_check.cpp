@@ -1,6 +1,9 @@
 // remat check FILE [--fw F --bw B]: runs graphs through libtorch and compares the numbers.
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cstdio>
+
 #include "remat/cli/commands.h"
 #include "remat/cli/graph_files.h"
 #include "remat/exec/numeric_check.h"
@@ -15,7 +18,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
       "forward part. With --fw F --bw B, run the forward then the backward graph on the same "
       "inputs and compare every output and gradient with the joint's. Exit 1 beyond tolerance.");
   struct Args {
-    std::string joint, fw, bw;
+    std::string joint, fw, bw, device = "cpu";
     exec::CheckOptions options;
   };
   auto a = std::make_shared<Args>();
@@ -25,6 +28,10 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--seed", a->options.seed, "seed of the inputs, tangents and random ops");
   cmd->add_option("--atol", a->options.atol, "absolute tolerance")->check(CLI::NonNegativeNumber);
   cmd->add_option("--rtol", a->options.rtol, "relative tolerance")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", a->device,
+                  "where to run: cpu (this libtorch has no GPU); a graph captured on a GPU runs there with its "
+                  "device arguments (cuda:0) mapped to the CPU")
+      ->check(CLI::IsMember({"cpu"}));
   cmd->callback([a, &exit_code] {
     if (a->fw.empty() != a->bw.empty()) {
       exit_code = report({error_message("check: --fw and --bw go together")});
@@ -35,6 +42,14 @@ void add_check_command(CLI::App& app, int& exit_code) {
       exit_code = report(joint.errors());
       return;
     }
+    // Long checks say where they are, at most once a second.
+    auto last = std::chrono::steady_clock::now();
+    a->options.progress = [&last](std::string_view graph, size_t done, size_t total) {
+      auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::seconds(1)) return;
+      last = now;
+      std::fprintf(stderr, "check: %.*s: node %zu of %zu\n", static_cast<int>(graph.size()), graph.data(), done, total);
+    };
     Expected<exec::CheckReport> result = exec::check_joint(*joint, a->options);
     if (result && !a->fw.empty()) {
       Expected<GraphModule> fw = load_graph(a->fw), bw = load_graph(a->bw);

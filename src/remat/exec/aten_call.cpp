@@ -177,7 +177,8 @@ Expected<c10::IValue> to_ivalue(const Argument& arg, const c10::Argument& schema
 Expected<std::vector<c10::IValue>> call_aten(const c10::OperatorHandle& op,
                                              std::span<const Argument> args,
                                              std::span<const Kwarg> kwargs,
-                                             const NodeValues& values) {
+                                             const NodeValues& values,
+                                             std::optional<c10::Device> device) {
   const c10::FunctionSchema& schema = op.schema();
   const auto& params = schema.arguments();
   if (args.size() > params.size()) return error_message(schema.name() + ": too many arguments");
@@ -197,12 +198,17 @@ Expected<std::vector<c10::IValue>> call_aten(const c10::OperatorHandle& op,
     }
     auto v = to_ivalue(*given, params[i], values);
     if (!v) return std::move(v).take_errors();
+    if (device && v->isDevice()) *v = c10::IValue(*device);
     stack.push_back(std::move(*v));
   }
   try {
     op.callBoxed(&stack);
   } catch (const c10::Error& e) {
-    return error_message(schema.name() + ": " + e.what_without_backtrace());
+    // The dispatcher's messages run to dozens of lines (every backend it knows); the first says it.
+    std::string message = e.what_without_backtrace();
+    message = message.substr(0, message.find('\n'));
+    if (message.size() > 200 && message.find(". ") != std::string::npos) message = message.substr(0, message.find(". ") + 1);
+    return error_message(schema.name() + ": " + message);
   }
   return stack;
 }

@@ -29,10 +29,13 @@ Expected<c10::IValue> to_ivalue(const Argument& arg, const c10::Argument& schema
                                 const NodeValues& values);
 
 /// Calls `op` boxed with `args`/`kwargs` (schema defaults fill the rest) and returns its outputs.
+/// With `device`, every device argument becomes it (a graph captured on `cuda:0` runs on the CPU).
+/// An ATen error is one line: the first of its message.
 Expected<std::vector<c10::IValue>> call_aten(const c10::OperatorHandle& op,
                                              std::span<const Argument> args,
                                              std::span<const Kwarg> kwargs,
-                                             const NodeValues& values);
+                                             const NodeValues& values,
+                                             std::optional<c10::Device> device = std::nullopt);
 
 /// torch dtype <-> ScalarType.
 std::optional<c10::ScalarType> to_scalar_type(DType d);

@@ -119,7 +119,7 @@ Expected<c10::IValue> run_with_rng(const Node& n, bool with_state,
       gen.set_state(values.at(args[0].as_node()).toTensor());
     }
   }
-  auto out = call_aten(*op, args.subspan(op_at + 1), n.kwargs(), value_of);
+  auto out = call_aten(*op, args.subspan(op_at + 1), n.kwargs(), value_of, c10::Device(c10::kCPU));
   if (!out) return node_error(n, out.errors().front().message);
   c10::IValue result = op->schema().returns().size() == 1 ? std::move((*out)[0]) : c10::ivalue::Tuple::create(std::move(*out));
   if (with_state) {
@@ -146,8 +146,9 @@ Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
       if (--uses_left[in] == 0) values.erase(in);
     }
   };
-  size_t next_input = 0;
+  size_t next_input = 0, done = 0;
   for (const Node* n : g.nodes()) {
+    if (options.progress && ++done % 256 == 0) options.progress(done, g.size());
     switch (n->op()) {
       case OpKind::Placeholder:
         if (next_input >= inputs.size()) return node_error(*n, "more placeholders than inputs");
@@ -169,7 +170,7 @@ Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
         } else {
           auto op = find_aten_op(target);
           if (!op) return node_error(*n, "the installed ATen (libtorch " TORCH_VERSION ") has no operator " + std::string(target));
-          auto out = call_aten(*op, n->args(), n->kwargs(), value_of);
+          auto out = call_aten(*op, n->args(), n->kwargs(), value_of, c10::Device(c10::kCPU));
           if (!out) return node_error(*n, out.errors().front().message);
           if (op->schema().returns().size() == 1) {
             result = std::move((*out)[0]);

@@ -1,10 +1,12 @@
 // Runs a GraphModule node by node through libtorch's ATen dispatcher (boxed calls resolved by
 // schema name and overload), so any op the installed libtorch has runs, not only the registry's.
+// It runs on the CPU: device arguments (`device=cuda:0` in a graph captured on a GPU) become cpu.
 #pragma once
 
 #include <ATen/core/ivalue.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "remat/ir/graph_module.h"
@@ -17,6 +19,8 @@ struct RunOptions {
   bool grad_mode = false;
   /// Compare every node's value with its metadata (sizes, strides, dtype) and fail on a mismatch.
   bool check_metadata = false;
+  /// Told (nodes run, nodes in the graph) every few hundred nodes, for progress output.
+  std::function<void(size_t, size_t)> progress = nullptr;
 };
 
 /// Runs `module` on `inputs` (one per placeholder, in order) and returns the flattened outputs.

@@ -77,6 +77,10 @@ std::string describe_output(const GraphModule& m, size_t i, const Argument& valu
 Expected<std::vector<c10::IValue>> run_seeded(const GraphModule& m, const std::vector<c10::IValue>& inputs,
                                               const CheckOptions& o, RunOptions run) {
   at::manual_seed(o.seed + 1);  // the same random-op draws in every run compared
+  if (o.progress) {
+    std::string what = m.graph_name.empty() ? "graph" : m.graph_name;
+    run.progress = [&o, what](size_t done, size_t total) { o.progress(what, done, total); };
+  }
   return run_graph(m, inputs, run);
 }
 

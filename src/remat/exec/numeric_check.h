@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "remat/ir/graph_module.h"
@@ -15,6 +17,8 @@ struct CheckOptions {
   uint64_t seed = 0;   ///< inputs, tangents and random ops (the same in every run compared)
   double atol = 1e-5;  ///< torch.testing's float32 defaults
   double rtol = 1.3e-6;
+  /// Told (which graph, nodes run, nodes in it) as long runs go, for progress output.
+  std::function<void(std::string_view, size_t, size_t)> progress = nullptr;
 };
 
 /// One compared value: `|actual - expected| <= atol + rtol * |expected|` elementwise.
