@@ -207,6 +207,24 @@ TEST(Cli, TraceListAndErrors) {
   EXPECT_EQ(run("trace --model gpt2 --checkpoint sometimes").exit_code, 2);
   EXPECT_EQ(run("trace --model gpt2 --checkpoint each-layer --policy save-ops:aten.mm").exit_code, 2);
   EXPECT_EQ(run("trace --model gpt2 --hidden 30 --heads 4").exit_code, 2);
+  // --list shows each model's options at their defaults.
+  EXPECT_NE(list.out.find("--layers 2 --batch 2 --seq 8 --hidden 32 --heads 4 --dropout 0 --checkpoint none"), std::string::npos) << list.out;
+}
+
+TEST(Cli, OptionsThatDoNotApplyAreErrors) {
+  CliRun layers = run("trace --model seed --layers 3");
+  EXPECT_EQ(layers.exit_code, 2);
+  EXPECT_NE(layers.err.find("error: trace: --layers does not apply to model 'seed' (it takes: --device)"), std::string::npos) << layers.err;
+  CliRun heads = run("compile --model mlp --heads 3 -o " + (fs::temp_directory_path() / "remat_cli_never").string());
+  EXPECT_EQ(heads.exit_code, 2);
+  EXPECT_NE(heads.err.find("--heads does not apply to model 'mlp'"), std::string::npos) << heads.err;
+  EXPECT_FALSE(fs::exists(fs::temp_directory_path() / "remat_cli_never"));
+  for (const char* extra : {"--budget 0.5", "--pareto", "--knapsack greedy"}) {
+    CliRun r = run("partition --strategy default " + std::string(extra) + " " + sample("mlp_relu_joint.json"));
+    EXPECT_EQ(r.exit_code, 2) << extra;
+    EXPECT_NE(r.err.find("applies to --strategy min-cut, not default"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(run("trace --model mlp --layers 3 --layer-norm").exit_code, 0);
 }
 
 TEST(Cli, TraceJointGivesTheSeedsJointGraph) {
@@ -296,6 +314,21 @@ TEST(Cli, PartitionWritesGraphsAndAnExplainedReport) {
   EXPECT_EQ(fallback.exit_code, 0);
   EXPECT_NE(fallback.out.find("partition (default): 3 saved values"), std::string::npos) << fallback.out;
   EXPECT_EQ(run("partition --strategy sideways " + sample("mlp_relu_joint.json")).exit_code, 2);
+  fs::remove_all(dir);
+}
+
+TEST(Cli, OutputFolderThatCannotBeCreatedNamesTheCause) {
+  // (A file where a folder must go: root, as CI runs, ignores read-only folders.)
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_folder_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "file") << "x";
+  std::string inside = (dir / "file" / "out").string();
+  CliRun p = run("partition " + sample("mlp_relu_joint.json") + " -o " + inside);
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find(inside + ": error: cannot create the folder: Not a directory"), std::string::npos) << p.err;
+  CliRun c = run("compile --model mlp --no-check -o " + inside);
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("cannot create the folder: Not a directory"), std::string::npos) << c.err;
   fs::remove_all(dir);
 }
 

@@ -63,24 +63,26 @@ void add_compile_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<Args>();
   a->model.add_to(*cmd);
   cmd->add_option("--strategy", a->strategy, "min-cut (default) or default")->check(CLI::IsMember({"min-cut", "default"}));
-  cmd->add_option("--budget", a->budget, "activation memory budget in [0, 1] (min-cut)")->check(CLI::Range(0.0, 1.0));
+  auto* budget = cmd->add_option("--budget", a->budget, "activation memory budget in [0, 1] (min-cut)")->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--no-check", a->no_check, "skip the numeric check through libtorch");
   cmd->add_option("-o,--output", a->out, "output folder: trace/ and report/ go in it")->required();
-  cmd->callback([a, &exit_code] {
+  cmd->callback([a, budget, &exit_code] {
+    if (Status s = refuse_min_cut_options(a->strategy, {budget}); !s) {
+      exit_code = report(s.errors());
+      return;
+    }
     auto model = a->model.resolve("compile");
     if (!model) {
       exit_code = report(model.errors());
       return;
     }
-    const models::ModelOptions& o = a->model.options;
-    std::fprintf(stderr, "remat compile: %s, %lld layers, checkpoint %s, policy %s, %s\n", a->model.model.c_str(),
-                 static_cast<long long>(o.layers), a->model.checkpoint.c_str(), o.policy.c_str(), a->strategy.c_str());
+    std::fprintf(stderr, "remat compile: %s, %s\n", a->model.describe(**model).c_str(), a->strategy.c_str());
     StageTimer timer;
     auto lap = [&](const char* name) {
       timer.lap(name);
       return timer.stages().back().ms;
     };
-    Expected<GraphModule> forward = (*model)->trace(o);
+    Expected<GraphModule> forward = (*model)->trace(a->model.options);
     if (!forward) {
       exit_code = report(forward.errors());
       return;
@@ -112,7 +114,10 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     // they stay for `remat check` / `remat partition` by hand.
     fs::path out(a->out), graphs_dir = out / "graphs";
     std::error_code ec;
-    fs::create_directories(graphs_dir, ec);
+    if (Status s = make_folder(graphs_dir.string()); !s) {
+      exit_code = report(s.errors());
+      return;
+    }
     for (const auto& [name, m] : {std::pair<const char*, const GraphModule*>{"joint.json", &*joint}, {"forward.json", &graphs.forward},
                                   {"backward.json", &graphs.backward}}) {
       Status s = write_file_atomic((graphs_dir / name).string(), write_graph_json(*m));

@@ -44,12 +44,16 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--strategy", a->strategy, "min-cut or default")->check(CLI::IsMember({"min-cut", "default"}));
   cmd->add_option("-o,--output-dir", a->out_dir, "where to write the graphs and the report");
   cmd->add_flag("--explain", a->explain, "print the whole report (default: the summary line)");
-  cmd->add_option("--budget", a->budget, "activation memory budget in [0, 1] (min-cut; 1 = no budget)")->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--knapsack", a->knapsack, "knapsack solver for the budget: dp, greedy, exact, or dynamic (dp at the knee budget up to --budget)")->check(CLI::IsMember({"dp", "greedy", "exact", "dynamic"}));
-  cmd->add_flag("--pareto", a->pareto, "print saved bytes against recompute FLOPs for budgets 0, 0.1, ..., 1");
+  auto* budget = cmd->add_option("--budget", a->budget, "activation memory budget in [0, 1] (min-cut; 1 = no budget)")->check(CLI::Range(0.0, 1.0));
+  auto* knapsack = cmd->add_option("--knapsack", a->knapsack, "knapsack solver for the budget: dp, greedy, exact, or dynamic (dp at the knee budget up to --budget)")->check(CLI::IsMember({"dp", "greedy", "exact", "dynamic"}));
+  auto* pareto = cmd->add_flag("--pareto", a->pareto, "print saved bytes against recompute FLOPs for budgets 0, 0.1, ..., 1");
   cmd->add_flag("--verify", a->verify, "check the partition's invariants (exit 1 on a violation)");
-  cmd->add_option("--dump-flow", a->dump_flow, "write the min-cut flow network as an fxgraph-json/1#flow file");
-  cmd->callback([a, &exit_code] {
+  auto* dump_flow = cmd->add_option("--dump-flow", a->dump_flow, "write the min-cut flow network as an fxgraph-json/1#flow file");
+  cmd->callback([a, budget, knapsack, pareto, dump_flow, &exit_code] {
+    if (Status s = refuse_min_cut_options(a->strategy, {budget, knapsack, pareto, dump_flow}); !s) {
+      exit_code = report(s.errors());
+      return;
+    }
     Expected<GraphModule> joint = load_graph(a->file);
     if (!joint) {
       exit_code = report(joint.errors());
@@ -88,10 +92,8 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     std::optional<partition::FlowGraph>& network = p->network;
     if (!a->dump_flow.empty()) {
       if (!network) {
-        exit_code = report({error_message(strategy == partition::Strategy::Default
-                                              ? "partition: --dump-flow needs --strategy min-cut"
-                                              : "partition: --dump-flow: no flow network chose this partition (" +
-                                                    std::string(partition::stage_name(rep.stage)) + ")")});
+        exit_code = report({error_message("partition: --dump-flow: no flow network chose this partition (" +
+                                          std::string(partition::stage_name(rep.stage)) + ")")});
         return;
       }
       Status s = write_file_atomic(a->dump_flow, write_flow_json(to_flow_file(*network, rep, joint->graph_name + "_flow")));
@@ -101,8 +103,10 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       }
     }
     if (!a->out_dir.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(a->out_dir, ec);
+      if (Status s = make_folder(a->out_dir); !s) {
+        exit_code = report(s.errors());
+        return;
+      }
       PrintOptions o = PrintOptions::readable();
       std::vector<std::pair<std::string, std::string>> files = {
           {"forward.json", write_graph_json(graphs.forward)},

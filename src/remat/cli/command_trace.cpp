@@ -14,16 +14,12 @@ namespace remat::cli {
 namespace {
 
 std::string model_list() {
-  std::string out = "models:\n";
+  std::string out = "models (each with the options it reads, at their defaults):\n";
+  const ModelFlags defaults;
   for (const models::ModelInfo& m : models::all_models()) {
     out += fmt::format("  {:<9} {}\n", m.name, m.description);
-    std::string opts;
-    for (std::string_view o : m.options) {
-      std::string flag(o);
-      std::replace(flag.begin(), flag.end(), '_', '-');
-      opts += (opts.empty() ? "" : " ") + ("--" + flag);
-    }
-    out += fmt::format("  {:<9} options: {}\n", "", opts);
+    std::string described = defaults.describe(m);
+    out += fmt::format("  {:<9} {}\n", "", described.substr(m.name.size() + 1));
   }
   out += "policies (--policy):\n";
   for (std::string_view p : models::policy_names()) out += fmt::format("  {}\n", p);

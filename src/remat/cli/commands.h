@@ -3,7 +3,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "remat/support/diagnostic.h"
+#include <initializer_list>
+#include <string_view>
+
+#include "remat/support/expected.h"
 
 namespace remat::cli {
 
@@ -15,6 +18,10 @@ inline constexpr int kExitCheckFailed = 1;
 
 /// Prints every diagnostic to stderr and returns kExitBadInput.
 int report(const Diagnostics& diagnostics);
+/// With `--strategy default`, the min-cut's options (`--budget`, `--pareto`, ...) would be
+/// ignored: an error naming the first of `options` that was given, if any.
+Status refuse_min_cut_options(std::string_view strategy, std::initializer_list<const CLI::Option*> options);
+
 /// Parses the arguments (running the chosen verb's callback, which sets `exit_code`); --help and
 /// --version exit 0, usage errors 2.
 int run_app(CLI::App& app, int argc, char** argv, const int& exit_code);

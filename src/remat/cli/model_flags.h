@@ -4,6 +4,9 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "remat/models/model_zoo.h"
 #include "remat/support/expected.h"
@@ -17,8 +20,16 @@ struct ModelFlags {
 
   /// --model, --layers, --checkpoint, --policy, --batch, ... on `cmd`.
   void add_to(CLI::App& cmd);
-  /// The model named by --model, with the checkpoint plan applied to the options.
+  /// The model named by --model, with the checkpoint plan applied to the options. A flag given
+  /// for a model that does not read it is an error.
   Expected<const models::ModelInfo*> resolve(std::string_view verb);
+  /// `gpt2 --layers 4 --batch 2 ...`: the model and the value of every option it reads.
+  [[nodiscard]] std::string describe(const models::ModelInfo& info) const;
+  /// The current value of a ModelOptions field, as the flag takes it.
+  [[nodiscard]] std::string value_of(std::string_view field) const;
+
+ private:
+  std::vector<std::pair<std::string_view, CLI::Option*>> flags_;  ///< ModelOptions field -> its flag
 };
 
 }  // namespace remat::cli

@@ -24,6 +24,13 @@ Diagnostic io_error(const std::string& path, bool output, const std::string& wha
 
 }  // namespace
 
+Status make_folder(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return io_error(dir, true, "cannot create the folder: " + ec.message());
+  return {};
+}
+
 std::string display_name(const std::string& path, bool output) {
   if (path == "-") return output ? "<stdout>" : "<stdin>";
   return path;

@@ -15,6 +15,10 @@ Expected<std::string> read_file(const std::string& path);
 /// a failure never leaves a partial file; "-" writes to stdout.
 Status write_file_atomic(const std::string& path, std::string_view contents);
 
+/// Creates folder `dir` and its parents if missing; the error names the folder and the reason
+/// (`permission denied`), not the first file that could then not be written.
+Status make_folder(const std::string& dir);
+
 /// The name used for `path` in messages: "<stdin>"/"<stdout>" for "-".
 std::string display_name(const std::string& path, bool output = false);
 
