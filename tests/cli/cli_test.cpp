@@ -83,6 +83,24 @@ TEST(Cli, InfoOnFlowAndPartitionFiles) {
   EXPECT_NE(p.out.find("min_cut: 3 saved value(s), 192 bytes"), std::string::npos) << p.out;
 }
 
+TEST(Cli, InfoReadsEveryFileRematWrites) {
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_info_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  ASSERT_EQ(run("partition " + sample("mlp_relu_joint.json") + " -o " + (dir / "p").string()).exit_code, 0);
+  CliRun report = run("info " + (dir / "p" / "report.json").string());
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("partition report (remat-partition-report/1)"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("saved: 3 values, 7168 bytes"), std::string::npos) << report.out;
+  for (const char* f : {"forward.json", "backward.json", "forward.txt", "backward.txt"}) {
+    EXPECT_EQ(run("info " + (dir / "p" / f).string()).exit_code, 0) << f;
+  }
+  CliRun log = run("info " + remat::testing::data_path("tlparse-logs/simple.log"));
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  EXPECT_NE(log.out.find("TORCH_TRACE log\nrecords: 64 records"), std::string::npos) << log.out;
+  EXPECT_NE(log.out.find("dynamo_output_graph"), std::string::npos) << log.out;
+  fs::remove_all(dir);
+}
+
 TEST(Cli, ConvertRoundTripsThroughFilesAndPipes) {
   fs::path dir = fs::temp_directory_path() / ("remat_cli_convert_" + std::to_string(getpid()));
   fs::remove_all(dir);
@@ -254,6 +272,7 @@ TEST(Cli, CheckRunsJointGraphsAndPartitions) {
                      sample("ckpt_sin_mm_sigmoid_mincut_bw.json"));
   EXPECT_NE(wrong.exit_code, 0);
   EXPECT_EQ(run("check " + joint + " --fw " + joint).exit_code, 2);
+  EXPECT_NE(run("check --help").out.find("Usage: remat check [OPTIONS] joint"), std::string::npos);  // not remat-check
   fs::remove_all(dir);
 }
 

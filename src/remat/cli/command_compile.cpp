@@ -42,6 +42,13 @@ size_t count_ops(const GraphModule& m) {
   return n;
 }
 
+// "628 nodes: 30 inputs, 598 ops": the values a graph defines (the output node is none), counted
+// as the report's graph pages count them.
+std::string node_counts(const GraphModule& m) {
+  size_t inputs = m.graph().placeholders().size(), ops = count_ops(m);
+  return fmt::format("{} nodes: {} inputs, {} ops", inputs + ops, inputs, ops);
+}
+
 void stage_line(std::string_view what, std::string_view detail, double ms) {
   std::fprintf(stderr, "  %-12s %-64s %9.1f ms\n", std::string(what).c_str(), std::string(detail).c_str(), ms);
 }
@@ -87,13 +94,13 @@ void add_compile_command(CLI::App& app, int& exit_code) {
       exit_code = report(forward.errors());
       return;
     }
-    stage_line("trace", fmt::format("{} nodes, {} ops", forward->graph().size(), count_ops(*forward)), lap("trace"));
+    stage_line("trace", node_counts(*forward), lap("trace"));
     Expected<GraphModule> joint = autodiff::build_joint_graph(*forward);
     if (!joint) {
       exit_code = report(joint.errors());
       return;
     }
-    stage_line("joint graph", fmt::format("{} nodes", joint->graph().size()), lap("joint graph"));
+    stage_line("joint graph", node_counts(*joint), lap("joint graph"));
 
     partition::MinCutConfig config;
     config.memory_budget = a->budget;
@@ -211,10 +218,10 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     }
     stage_line("log, report", fmt::format("{} records, {} artifacts", result->stats.ok, result->artifacts), lap("report"));
 
-    fmt::print("{}: {} forward nodes, joint graph {} nodes\n", a->model.model, forward->graph().size(), joint->graph().size());
+    fmt::print("{}: forward graph {}; joint graph {}\n", a->model.model, node_counts(*forward), node_counts(*joint));
     fmt::print("saved: {} values, {} ({} activation memory beyond the inputs)\n", preport.saved_values.size(),
                report::human_bytes(static_cast<uint64_t>(preport.saved_bytes_total)), report::human_bytes(static_cast<uint64_t>(preport.activation_bytes)));
-    fmt::print("recomputed in the backward: {} ops, {} FLOPs\n", preport.recomputed.size(), preport.recompute_flops);
+    fmt::print("recomputed in the backward: {} ops, {}\n", preport.recomputed.size(), report::human_flops(static_cast<uint64_t>(preport.recompute_flops)));
     fmt::print("peak memory estimate (forward, then backward): {}\n", report::human_bytes(static_cast<uint64_t>(preport.peak_memory_bytes)));
     fmt::print("numeric check: {}\n", check_summary);
     fmt::print("log: {}\nreport: {}/index.html\n", *log, report_dir.string());

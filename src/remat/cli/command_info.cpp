@@ -4,7 +4,15 @@
 #include <cmath>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+
 #include "remat/cli/commands.h"
+#include "remat/partition/partition_report.h"
+#include "remat/tracelog/glog_header.h"
+#include "remat/tracelog/trace_reader.h"
 #include "remat/io/fxgraph_file.h"
 #include "remat/ir/graph_stats.h"
 #include "remat/print/readable_parser.h"
@@ -89,14 +97,56 @@ void print_partition(const PartitionSummary& p, const std::string& file) {
   }
 }
 
+// A PartitionReport as remat partition and remat compile write it (report.json, remat_partition_N.json).
+void print_partition_report(const nlohmann::ordered_json& r, const std::string& file) {
+  auto text = [&](const char* key) { return r.contains(key) && r[key].is_string() ? r[key].get<std::string>() : std::string(); };
+  auto number = [&](const char* key) { return r.contains(key) && r[key].is_number() ? r[key].get<double>() : 0.0; };
+  auto count = [&](const char* key) { return r.contains(key) && r[key].is_array() ? r[key].size() : size_t{0}; };
+  fmt::print("{}: partition report ({})\n", file, partition::kPartitionReportSchema);
+  fmt::print("strategy: {} (chosen by: {})\n", text("strategy"), text("stage"));
+  fmt::print("saved: {} values, {} bytes ({} bytes of activation memory beyond the inputs)\n", count("saved_values"),
+             static_cast<int64_t>(number("saved_bytes_total")), static_cast<int64_t>(number("activation_bytes")));
+  fmt::print("recomputed in the backward: {} nodes, {} FLOPs\n", count("recomputed"), static_cast<int64_t>(number("recompute_flops")));
+  fmt::print("peak memory estimate: {} bytes\n", static_cast<int64_t>(number("peak_memory_bytes")));
+  if (r.contains("cut_value")) fmt::print("cut value: {}\n", number("cut_value"));
+  if (count("banned")) fmt::print("banned from recomputation: {} nodes\n", count("banned"));
+  for (const auto& n : r.value("notes", nlohmann::ordered_json::array())) {
+    if (n.is_string()) fmt::print("note: {}\n", n.get<std::string>());
+  }
+}
+
+bool is_glog_line(std::string_view line) {
+  tracelog::GlogHeader header;
+  size_t json_start = 0;
+  return tracelog::parse_glog_header(line, header, json_start);
+}
+
+// A TORCH_TRACE log: its records by event and its compile ids.
+void print_trace_log(const std::string& path, const std::string& file) {
+  auto reader = tracelog::TraceReader::open(path);
+  if (!reader) return;
+  std::map<std::string, size_t> events;
+  std::set<std::string> compile_ids;
+  tracelog::TraceRecord r;
+  while ((*reader)->next(r)) {
+    ++events[r.event.empty() ? "(no event)" : r.event];
+    if (r.compile_id) compile_ids.insert(r.compile_id->normalized().display());
+  }
+  fmt::print("{}: TORCH_TRACE log\n", file);
+  fmt::print("records: {}\n", (*reader)->stats().describe());
+  fmt::print("compile ids: {}{}\n", compile_ids.size(), compile_ids.empty() ? "" : " (" + fmt::format("{}", fmt::join(compile_ids, ", ")) + ")");
+  fmt::print("events:\n");
+  for (const auto& [e, n] : events) fmt::print("  {:<32} {:>8}\n", e, n);
+}
+
 }  // namespace
 
 void add_info_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "info",
       "Summarize a graph file (fxgraph-json or readable text): node counts by op "
-      "kind and target, placeholders, outputs, tensor bytes; also flow-network "
-      "and partition files.");
+      "kind and target, placeholders, outputs, tensor bytes; also every other file remat "
+      "writes: flow networks, partition summaries, partition reports, TORCH_TRACE logs.");
   auto file = std::make_shared<std::string>();
   cmd->add_option("file", *file, "graph file (fxgraph-json or readable text), or - for stdin")
       ->required();
@@ -107,6 +157,12 @@ void add_info_command(CLI::App& app, int& exit_code) {
       return;
     }
     std::string name = display_name(*file);
+    // A log's first line is a glog header (its payloads hold graph text: ask before the parser).
+    if (*file != "-" && is_glog_line(std::string_view(*text).substr(0, text->find('\n')))) {
+      print_trace_log(*file, name);
+      exit_code = kExitOk;
+      return;
+    }
     if (looks_like_readable(*text)) {
       Expected<GraphModule> m = parse_readable(*text, name);
       if (!m) {
@@ -116,6 +172,14 @@ void add_info_command(CLI::App& app, int& exit_code) {
       print_graph(*m, name, "readable text");
       exit_code = kExitOk;
       return;
+    }
+    if (size_t first = text->find_first_not_of(" \t\r\n"); first != std::string::npos && (*text)[first] == '{') {
+      auto json = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
+      if (json.is_object() && json.value("schema", "") == partition::kPartitionReportSchema) {
+        print_partition_report(json, name);
+        exit_code = kExitOk;
+        return;
+      }
     }
     Expected<FxgraphDocument> doc = read_fxgraph(*text, name);
     if (!doc) {

@@ -131,7 +131,7 @@ std::string PartitionReport::text() const {
 }
 
 std::string PartitionReport::json() const {
-  std::string out = "{\n  \"strategy\": " + json::quoted(strategy) + ",\n  \"stage\": " + json::quoted(stage_name(stage)) +
+  std::string out = "{\n  \"schema\": " + json::quoted(kPartitionReportSchema) + ",\n  \"strategy\": " + json::quoted(strategy) + ",\n  \"stage\": " + json::quoted(stage_name(stage)) +
                     ",\n  \"saved_values\": [";
   for (size_t i = 0; i < saved_values.size(); ++i) {
     const SavedValue& v = saved_values[i];

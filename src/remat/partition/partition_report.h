@@ -41,6 +41,9 @@ enum class PartitionStage {
 };
 std::string_view stage_name(PartitionStage stage);
 
+/// The `schema` of PartitionReport::json(), which `remat info` recognizes.
+inline constexpr std::string_view kPartitionReportSchema = "remat-partition-report/1";
+
 struct PartitionReport {
   std::string strategy;  ///< `default`, `min-cut`
   PartitionStage stage = PartitionStage::Cut;

@@ -283,8 +283,10 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
     by_line[g.line].push_back(&g);
     if (g.ac_graph_id) regions.insert(*g.ac_graph_id);
   }
-  std::string body = "<h1>" + html_escape(title) + "</h1>\n<p class=\"meta\">" + std::to_string(nodes.size()) + " nodes, " +
-                     human_bytes(text.size()) + " &middot; <a href=\"" + html_escape(text_url) + "\">plain text</a></p>\n";
+  size_t inputs = 0;
+  for (const GraphLine& g : nodes) inputs += g.input;
+  std::string body = "<h1>" + html_escape(title) + "</h1>\n<p class=\"meta\">" +
+                     fmt::format("{} nodes: {} inputs, {} ops", nodes.size(), inputs, nodes.size() - inputs) + " &middot; " + human_bytes(text.size()) + " &middot; <a href=\"" + html_escape(text_url) + "\">plain text</a></p>\n";
   // Region colors: evenly spread hues, the same id always the same color.
   auto region_color = [](int64_t id) { return fmt::format("hsl({}, 75%, 92%)", (id * 67) % 360); };
   auto region_border = [](int64_t id) { return fmt::format("hsl({}, 60%, 45%)", (id * 67) % 360); };
