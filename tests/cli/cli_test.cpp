@@ -229,6 +229,38 @@ TEST(Cli, TraceListAndErrors) {
   EXPECT_NE(list.out.find("--layers 2 --batch 2 --seq 8 --hidden 32 --heads 4 --dropout 0 --checkpoint none"), std::string::npos) << list.out;
 }
 
+TEST(Cli, WrongAtenTargetsAreReportedWithTheirLine) {
+  // A misspelt overload and a call with too many arguments: print and info warn (and go on),
+  // partition and check refuse; every message has file:line.
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_targets_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string text = slurp_file(sample("mlp_relu_joint.txt"));
+  std::string typo = text, arity = text;
+  typo.replace(typo.find("aten.relu.default"), 17, "aten.relu.defualt");
+  arity.replace(arity.find("relu.default(addmm)"), 19, "relu.default(addmm, 3)");
+  std::ofstream(dir / "typo.txt") << typo;
+  std::ofstream(dir / "arity.txt") << arity;
+  std::string t = (dir / "typo.txt").string(), a = (dir / "arity.txt").string();
+  const std::string typo_message = ":8: warning: node relu: unknown overload aten.relu.defualt: aten.relu has default, out";
+  for (const char* verb : {"print ", "info "}) {
+    CliRun r = run(verb + t);
+    EXPECT_EQ(r.exit_code, 0) << verb << r.err;
+    EXPECT_NE(r.err.find(t + typo_message), std::string::npos) << verb << r.err;
+  }
+  CliRun p = run("partition " + t);
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find(t + ":8: error: node relu: unknown overload aten.relu.defualt"), std::string::npos) << p.err;
+  CliRun q = run("partition " + a);
+  EXPECT_EQ(q.exit_code, 2);
+  EXPECT_NE(q.err.find(a + ":8: error: node relu: aten.relu.default: takes 1 positional arguments but 2 were given"), std::string::npos) << q.err;
+#ifdef REMAT_WITH_TORCH
+  CliRun c = run("check " + t);
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find(t + ":8: error: node relu"), std::string::npos) << c.err;
+#endif
+  fs::remove_all(dir);
+}
+
 TEST(Cli, OptionsThatDoNotApplyAreErrors) {
   CliRun layers = run("trace --model seed --layers 3");
   EXPECT_EQ(layers.exit_code, 2);

@@ -3,14 +3,20 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <set>
+#include <sstream>
 #include <map>
 #include <random>
 
 #include "remat/exec/aten_call.h"
 #include "remat/ir/graph.h"
+#include "remat/ops/aten_overloads.h"
 #include "remat/ops/op_registry.h"
 #include "ops/aten_samples.h"
+#include "testing/golden.h"
 
 namespace remat {
 namespace {
@@ -123,6 +129,43 @@ TEST(AtenInference, EveryOpMatchesLibtorchOnRandomCalls) {
     }
     // Most random calls must be valid ones, or the check would prove little.
     EXPECT_GE(compared, 25) << op.target << ": only " << compared << " of 40 random calls were valid";
+  }
+}
+
+}  // namespace
+}  // namespace remat
+
+namespace remat {
+namespace {
+
+// src/remat/ops/data/aten_overloads.txt is every aten/prims overload the installed libtorch's
+// dispatcher knows: what lets remat tell `aten.relu.defualt` from an op it merely has no rule for.
+// REMAT_UPDATE_GOLDEN=1 rewrites it from the dispatcher.
+TEST(AtenOverloads, TheListIsTheDispatchersOwn) {
+  std::set<std::string> names;
+  for (const c10::OperatorName& op : c10::Dispatcher::singleton().getAllOpNames()) {
+    std::string name = op.name;
+    size_t sep = name.find("::");
+    if (sep == std::string::npos) continue;
+    std::string ns = name.substr(0, sep);
+    if (ns != "aten" && ns != "prims") continue;
+    names.insert(ns + "." + name.substr(sep + 2) + "." + (op.overload_name.empty() ? "default" : op.overload_name));
+  }
+  std::string text;
+  for (const std::string& n : names) text += n + "\n";
+  std::string path = testing::tests_dir() + "/../src/remat/ops/data/aten_overloads.txt";
+  const char* update = std::getenv("REMAT_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") std::ofstream(path, std::ios::binary) << text;
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), text) << "the installed libtorch's operators differ from " << path << " (REMAT_UPDATE_GOLDEN=1 rewrites it)";
+  EXPECT_GT(names.size(), 1000u);
+  for (const OpInfo& op : all_ops()) {
+    if (op.since.empty()) {
+      EXPECT_TRUE(names.contains(std::string(op.target))) << op.target;
+    }
+    EXPECT_TRUE(aten_overload_known(op.target)) << op.target;
   }
 }
 

@@ -43,7 +43,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
     std::string name = display_name(a->in);
     std::string output;
     if (looks_like_readable(*text) || wants_text(a->out, a->to)) {
-      Expected<GraphModule> m = read_graph(*text, name);
+      Expected<GraphModule> m = read_graph(*text, name, BadTargets::Warn);
       if (!m) {
         exit_code = report(m.errors());
         return;

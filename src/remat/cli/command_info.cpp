@@ -10,6 +10,7 @@
 #include <set>
 
 #include "remat/cli/commands.h"
+#include "remat/cli/graph_files.h"
 #include "remat/partition/partition_report.h"
 #include "remat/tracelog/glog_header.h"
 #include "remat/tracelog/trace_reader.h"
@@ -164,7 +165,7 @@ void add_info_command(CLI::App& app, int& exit_code) {
       return;
     }
     if (looks_like_readable(*text)) {
-      Expected<GraphModule> m = parse_readable(*text, name);
+      Expected<GraphModule> m = read_graph(*text, name, BadTargets::Warn);
       if (!m) {
         exit_code = report(m.errors());
         return;
@@ -186,9 +187,10 @@ void add_info_command(CLI::App& app, int& exit_code) {
       exit_code = report(doc.errors());
       return;
     }
-    if (const auto* g = std::get_if<GraphModule>(&*doc))
+    if (const auto* g = std::get_if<GraphModule>(&*doc)) {
+      std::fputs(format_all(target_diagnostics(*g, *text, name, /*warning=*/true)).c_str(), stderr);
       print_graph(*g, name, kGraphSchema);
-    else if (const auto* f = std::get_if<FlowNetwork>(&*doc))
+    } else if (const auto* f = std::get_if<FlowNetwork>(&*doc))
       print_flow(*f, name);
     else
       print_partition(std::get<PartitionSummary>(*doc), name);

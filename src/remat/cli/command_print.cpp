@@ -23,7 +23,7 @@ void add_print_command(CLI::App& app, int& exit_code) {
   a->flags.add_to(*cmd);
   cmd->add_flag("--code", a->code, "print gm.code (the non-verbose form) instead");
   cmd->callback([a, &exit_code] {
-    Expected<GraphModule> m = load_graph(a->file);
+    Expected<GraphModule> m = load_graph(a->file, BadTargets::Warn);
     if (!m) {
       exit_code = report(m.errors());
       return;

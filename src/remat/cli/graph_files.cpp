@@ -1,20 +1,69 @@
 #include "remat/cli/graph_files.h"
 
+#include <cstdio>
+
 #include "remat/io/graph_json.h"
+#include "remat/ops/aten_overloads.h"
 #include "remat/print/readable_parser.h"
 #include "remat/support/file_io.h"
 
 namespace remat::cli {
 
-Expected<GraphModule> read_graph(std::string_view text, const std::string& name) {
-  if (looks_like_readable(text)) return parse_readable(text, name);
-  return read_graph_json(text, name);
+namespace {
+
+// The 1-based line of `text` that defines node `name`: `name: ...`/`name = ...` in readable text,
+// `"name": "name"` in fxgraph-json; 0 if none does.
+int defining_line(std::string_view text, const std::string& name, bool readable) {
+  std::string json_key = "\"name\": \"" + name + "\"";
+  int line = 1;
+  for (size_t start = 0; start < text.size(); ++line) {
+    size_t nl = text.find('\n', start);
+    std::string_view l = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    if (readable) {
+      size_t at = l.find_first_not_of(' ');
+      if (at != std::string_view::npos && l.substr(at).starts_with(name)) {
+        std::string_view rest = l.substr(at + name.size());
+        if (rest.starts_with(":") || rest.starts_with(" =")) return line;
+      }
+    } else if (l.find(json_key) != std::string_view::npos) {
+      return line;
+    }
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  return 0;
 }
 
-Expected<GraphModule> load_graph(const std::string& path) {
+}  // namespace
+
+Diagnostics target_diagnostics(const GraphModule& m, std::string_view text, const std::string& file, bool warning) {
+  Diagnostics out;
+  bool readable = looks_like_readable(text);
+  for (const auto& [node, problem] : target_problems(m.graph())) {
+    Diagnostic d;
+    d.file = file;
+    d.line = defining_line(text, node->name(), readable);
+    d.message = "node " + node->name() + ": " + problem;
+    d.warning = warning;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Expected<GraphModule> read_graph(std::string_view text, const std::string& name, BadTargets bad) {
+  Expected<GraphModule> m = looks_like_readable(text) ? parse_readable(text, name) : read_graph_json(text, name);
+  if (!m) return m;
+  Diagnostics problems = target_diagnostics(*m, text, name, bad == BadTargets::Warn);
+  if (problems.empty()) return m;
+  if (bad == BadTargets::Refuse) return problems;
+  std::fputs(format_all(problems).c_str(), stderr);
+  return m;
+}
+
+Expected<GraphModule> load_graph(const std::string& path, BadTargets bad) {
   Expected<std::string> text = read_file(path);
   if (!text) return std::move(text).take_errors();
-  return read_graph(*text, display_name(path));
+  return read_graph(*text, display_name(path), bad);
 }
 
 void PrintFlags::add_to(CLI::App& cmd) {

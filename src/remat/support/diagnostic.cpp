@@ -9,7 +9,8 @@ std::string Diagnostic::format() const {
     out += ':' + std::to_string(line);
     if (col > 0) out += ':' + std::to_string(col);
   }
-  out += out.empty() ? "error: " : ": error: ";
+  const char* kind = warning ? "warning: " : "error: ";
+  out += out.empty() ? kind : std::string(": ") + kind;
   if (!path.empty()) out += "at " + path + ": ";
   out += message;
   if (!source_line.empty()) {

@@ -15,6 +15,7 @@ struct Diagnostic {
   std::string path;
   std::string message;
   std::string source_line;  ///< the offending line of text, shown with a caret when set
+  bool warning = false;     ///< printed as `warning:`: the input is used all the same
 
   /// `file:line:col: error: message`, or `file: error: at path: message`, plus source and caret.
   [[nodiscard]] std::string format() const;
