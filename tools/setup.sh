@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs remat's build dependencies from Debian's packages (skipping what is present), then
-# configures and builds remat into build/. Safe to run again.
+# configures and builds the remat and remat-check executables into build/. Safe to run again.
 #   tools/setup.sh              install what is missing, then build
 #   tools/setup.sh --deps-only  only install what is missing
 set -euo pipefail
@@ -22,17 +22,27 @@ for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
+  echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}"
   SUDO=""
   if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # apt's progress goes to a log, shown only if it fails.
+  apt_log=$(mktemp)
+  if ! { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$apt_log" 2>&1; then
+    cat "$apt_log"
+    echo "setup: apt-get failed (above)"
+    exit 1
+  fi
+  rm -f "$apt_log"
 else
   echo "setup: all ${#PACKAGES[@]} packages present"
 fi
 
 [[ "${1:-}" == "--deps-only" ]] && exit 0
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build
-echo "setup: built build/remat"
+# The main job needs the two executables; tools/test.sh builds the tests and benchmarks (in the
+# same configuration, so nothing is compiled twice).
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREMAT_WERROR=ON >/dev/null
+targets=(remat)
+if ninja -C build -t targets all 2>/dev/null | grep -q '^remat-check:'; then targets+=(remat-check); fi  # with libtorch
+cmake --build build --target "${targets[@]}"
+echo "setup: built ${targets[*]/#/build/}"
