@@ -3,7 +3,6 @@
 Works with any PyTorch that has torch.fx (1.13 through current): it reads what a node carries
 (target, args, kwargs, meta) and writes the interchange format remat reads; nothing is inferred.
 """
-import builtins
 import enum
 import json
 import math
@@ -34,15 +33,16 @@ def target_string(target):
     if isinstance(target, torch._ops.OpOverloadPacket):
         ns, name = target._qualified_op_name.split("::")
         return f"{ns}.{name}"
-    module = getattr(target, "__module__", None)
-    if module is None and getattr(target, "__self__", None) is not None:
-        module = type(target.__self__).__module__
-    if module == "_operator":
-        module = "operator"
-    qualname = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
-    if qualname is None:
+    if not callable(target):
         raise ExportError(f"cannot name target {target!r}")
-    return f"{module}.{qualname}" if module and module != "builtins" else f"builtins.{qualname}"
+    # torch.fx's own naming (`torch.relu`, not `torch._VariableFunctionsClass.relu`), with the
+    # format's spelling of operator and builtin callables.
+    name = torch.fx.node._get_qualified_name(target)
+    if name.startswith("_operator."):
+        return "operator." + name[len("_operator."):]
+    if "." not in name:
+        return "builtins." + name
+    return name
 
 
 def _target_fields(target):
@@ -180,10 +180,9 @@ def _meta(node, device):
     else:
         out["tensor_meta"] = None
         many = val if isinstance(val, (list, tuple)) else tm if isinstance(tm, (list, tuple)) else None
-        if many is not None and many and all(_is_tensor_like(x) for x in many):
+        if many and all(_is_tensor_like(x) for x in many):
             out["val"] = [_tensor_meta(x, device, where) for x in many]
-        elif val is not None and not isinstance(val, torch.Tensor) and isinstance(val, (int, float, bool)) \
-                or (val is not None and type(val).__name__ in ("SymInt", "SymFloat", "SymBool")):
+        elif isinstance(val, (int, float, bool)) or type(val).__name__ in ("SymInt", "SymFloat", "SymBool"):
             out["val"] = value(val, where)
     out["stack_trace"] = m.get("stack_trace")
     recompute = m.get("recompute")
