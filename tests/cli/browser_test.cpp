@@ -72,11 +72,22 @@ TEST(Browser, ReportPagesLoadCleanInChromium) {
   Page joint = load(chromium, work, "file://" + (site / "-_0_0_0" / "aot_joint_graph_1.html").string(), shots / "joint_graph.png");
   EXPECT_EQ(joint.exit_code, 0);
   EXPECT_EQ(joint.console, "") << "console output on the joint graph page";
-  for (const char* element : {"id=\"regions\"", "id=\"partition-legend\"", "data-ac-graph-id=\"2\"", "mark-saved", "mark-recomputed"}) {
+  for (const char* element : {"id=\"regions\"", "id=\"partition-legend\"", "data-ac-graph-id=\"2\"", "mark-saved", "mark-recomputed",
+                              "id=\"why-panel\"", "class=\"gutter\""}) {
     EXPECT_NE(joint.dom.find(element), std::string::npos) << element;
   }
+  Page partition = load(chromium, work, "file://" + (site / "-_0_0_0" / "remat_partition_4.html").string(), shots / "partition.png");
+  EXPECT_EQ(partition.exit_code, 0);
+  EXPECT_EQ(partition.console, "") << "console output on the partition page";
+  for (const char* element : {"class=\"partition\"", "id=\"saved-values\"", "id=\"recomputed-nodes\""}) {
+    EXPECT_NE(partition.dom.find(element), std::string::npos) << element;
+  }
+  Page backward = load(chromium, work, "file://" + (site / "-_0_0_0" / "aot_backward_graph_3.html").string(), shots / "backward_graph.png");
+  EXPECT_EQ(backward.console, "") << "console output on the backward graph page";
+  EXPECT_NE(backward.dom.find("id=\"input-tags\""), std::string::npos);
   EXPECT_TRUE(fs::exists(shots / "index.png"));
   EXPECT_GT(fs::file_size(shots / "joint_graph.png"), 10000u);
+  EXPECT_GT(fs::file_size(shots / "partition.png"), 10000u);
 
   // The check can fail: a page with a script error is caught.
   std::ofstream(work / "broken.html") << "<html><body><script>undefined_function();</script></body></html>";
