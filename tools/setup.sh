@@ -15,6 +15,7 @@ PACKAGES=(
   libboost-graph-dev                  # max-flow for the min-cut partitioner
   libssl-dev                          # MD5 of trace-log payloads
   chromium                            # the report's browser test
+  python3-torch python3-networkx python3-pytest  # PyTorch 1.13 (functorch): the Python tests' oracle
 )
 
 missing=()

@@ -37,6 +37,25 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREMAT_WERROR=ON
 cmake --build build
 run_ctest build "gcc" || status=1
 
+echo "== Python (pytest, Debian's python3-torch)"
+pytest_log=$(mktemp)
+pytest_rc=0
+PYTHONPATH=python REMAT_EXE=build/remat /usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests >"$pytest_log" 2>&1 || pytest_rc=$?
+tail -n 15 "$pytest_log"
+pytest_line=$(tail -n 1 "$pytest_log")
+rm -f "$pytest_log"
+count_of() { sed -nE "s/.* ([0-9]+) $1.*/\1/p; s/^([0-9]+) $1.*/\1/p" <<<"$pytest_line" | head -1; }
+py_passed=$(count_of passed); py_failed=$(count_of failed); py_errors=$(count_of error)
+total_passed=$((total_passed + ${py_passed:-0}))
+total_failed=$((total_failed + ${py_failed:-0} + ${py_errors:-0}))
+if [[ "$pytest_rc" -ne 0 ]]; then
+  # 5: nothing collected, which is a failure of its own here.
+  echo "test: python: pytest exited with $pytest_rc"
+  status=1
+  [[ -z "$py_failed$py_errors" ]] && total_failed=$((total_failed + 1))
+fi
+echo "test: python: ${py_passed:-0} passed, $((${py_failed:-0} + ${py_errors:-0})) failed"
+
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DREMAT_WERROR=ON -DREMAT_SANITIZE=ON \
   -DREMAT_BUILD_BENCH=OFF >/dev/null
