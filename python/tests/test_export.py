@@ -2,6 +2,7 @@
 node (names, ops, targets, arguments, tensor metadata). Needs Debian's python3-torch; skipped
 with a message without it."""
 import json
+import sys
 import os
 import subprocess
 
@@ -133,3 +134,27 @@ def test_an_unexportable_value_names_its_node():
     g.output(node)
     with pytest.raises(remat.ExportError, match="node relu"):
         remat.export(g)
+
+
+def test_the_command_line_exports_a_module_from_a_file(tmp_path):
+    source = tmp_path / "model.py"
+    source.write_text("import torch\n\n"
+                      "class Tiny(torch.nn.Module):\n"
+                      "    def forward(self, x):\n"
+                      "        return torch.sigmoid(x) * 2\n\n"
+                      "def broken(x):\n"
+                      "    return x if x.sum() > 0 else -x\n")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    out = tmp_path / "tiny.json"
+    ok = subprocess.run([sys.executable, "-m", "remat", "export", f"{source}:Tiny", "-o", str(out)], env=env,
+                        capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    back = remat_reads(out.read_text(), tmp_path, "tiny_back.json")
+    assert [n["target"] for n in back["nodes"]] == ["x", "torch.sigmoid", "operator.mul", "output"]
+    assert back["graph_name"] == "Tiny"
+    for bad in (f"{source}:nothing", f"{source}", f"{source}:broken"):
+        r = subprocess.run([sys.executable, "-m", "remat", "export", bad, "-o", str(tmp_path / "no.json")], env=env,
+                           capture_output=True, text=True)
+        assert r.returncode == 2, bad
+        assert r.stderr.startswith("error: "), r.stderr
+        assert not (tmp_path / "no.json").exists()
