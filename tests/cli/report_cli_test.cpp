@@ -107,6 +107,7 @@ TEST(ReportCli, AGraphFileGivesTheReportOfOneCompile) {
   EXPECT_TRUE(fs::exists(dir / "forward" / "-_0_0_0" / "dynamo_output_graph_0.html"));
   // Graph-file options on a log, and a bad graph file: exit 2, nothing written.
   EXPECT_EQ(run("report " + log_path("simple.log") + " --strategy default -o " + (dir / "no").string(), dir).exit_code, 2);
+  EXPECT_EQ(run("report " + log_path("simple.log") + " --strategy min-cut -o " + (dir / "no").string(), dir).exit_code, 2);
   std::ofstream(dir / "bad.json") << "{\"schema\": \"fxgraph-json/1\", \"nodes\": [\n";
   CliResult bad = run("report " + (dir / "bad.json").string() + " -o " + (dir / "bad").string(), dir);
   EXPECT_EQ(bad.exit_code, 2);

@@ -43,8 +43,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
       return;
     }
     // Long checks say where they are, at most once a second.
-    auto last = std::chrono::steady_clock::now();
-    a->options.progress = [&last](std::string_view graph, size_t done, size_t total) {
+    a->options.progress = [last = std::chrono::steady_clock::now()](std::string_view graph, size_t done, size_t total) mutable {
       auto now = std::chrono::steady_clock::now();
       if (now - last < std::chrono::seconds(1)) return;
       last = now;

@@ -101,7 +101,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   auto* strategy = cmd->add_option("--strategy", a->graph.strategy, "with a joint graph file: min-cut (default) or default")
                        ->check(CLI::IsMember({"min-cut", "default"}));
   strategy->excludes(fw);
-  cmd->callback([a, &exit_code] {
+  cmd->callback([a, fw, strategy, &exit_code] {
     std::string log_path;
     fs::path temp;
     if (is_graph_file(a->path)) {
@@ -116,7 +116,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       }
       log_path = *log;
     } else {
-      if (!a->graph.fw.empty() || a->graph.strategy != "min-cut") {
+      if (fw->count() > 0 || strategy->count() > 0) {
         exit_code = report({error_message(a->path + ": --fw, --bw and --strategy apply to a graph file, and this is a log")});
         return;
       }
