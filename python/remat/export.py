@@ -225,6 +225,14 @@ def _output_names(graph):
     return flat
 
 
+def _codegen(graph):
+    """Pytree codegen (`def forward(self, primals, tangents)` then a flatten line), or None."""
+    info = getattr(getattr(graph, "_codegen", None), "pytree_info", None)
+    if info is None:
+        return None
+    return {"kind": "pytree", "in_args": list(info.orig_args)}
+
+
 def graph_object(gm, name=None, device=None, extra=None):
     """The fxgraph-json object (a dict) of `gm`: a GraphModule or a torch.fx.Graph."""
     torch = _torch()
@@ -249,6 +257,11 @@ def graph_object(gm, name=None, device=None, extra=None):
         obj["capture_device"] = device
     obj["num_nodes"] = len(nodes)
     obj["num_call_function"] = sum(1 for n in nodes if n["op"] == "call_function")
+    if hasattr(gm, "graph"):
+        obj["class_name"] = gm._get_name()  # what print_readable's `class X` line shows
+    codegen = _codegen(graph)
+    if codegen:
+        obj["codegen"] = codegen
     obj["placeholders"] = [n.name for n in graph.nodes if n.op == "placeholder"]
     obj["outputs"] = _output_names(graph)
     if extra:

@@ -80,6 +80,8 @@ void PrintFlags::add_to(CLI::App& cmd) {
                  "where recompute tags go: seed (own line, default), inline-2025, inline-2026")
       ->check(CLI::IsMember({"seed", "inline-2025", "inline-2026"}));
   cmd.add_option("--class-name", options_.class_name, "the printed class name");
+  cmd.add_option("--style", style_, "which torch.fx's rules: current (default) or torch-1.13")
+      ->check(CLI::IsMember({"current", "torch-1.13"}));
 }
 
 PrintOptions PrintFlags::options() const {
@@ -96,6 +98,7 @@ PrintOptions PrintFlags::options() const {
   o.tag_style = tag_style_ == "inline-2025"   ? TagStyle::Inline2025
                 : tag_style_ == "inline-2026" ? TagStyle::Inline2026
                                               : TagStyle::Seed;
+  o.dialect = parse_dialect(style_).value_or(Dialect::Current);
   return o;
 }
 

@@ -34,6 +34,7 @@ class PrintFlags {
   PrintOptions options_;
   std::string additional_meta_;
   std::string tag_style_ = "seed";
+  std::string style_ = "current";
 };
 
 }  // namespace remat::cli

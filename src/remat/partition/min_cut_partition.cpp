@@ -141,7 +141,10 @@ class NetworkBuilder {
     if (config_.recompute_views && is_view(n)) return std::nullopt;
     if (config_.ban_recompute_not_in_allowlist) {
       if (!is_recomputable(n)) return "not in the recomputable-ops allowlist (" + std::string(n->target().view()) + ")";
-    } else if (is_random(n) || (op_of(n) && op_of(n)->is(OpCategory::ComputeIntensive))) {
+    } else if (!op_of(n)) {
+      // Nothing says recomputing it is safe (it may be random or in-place): PyTorch's rule too.
+      return "outside remat's op registry (" + std::string(n->target().view()) + ")";
+    } else if (is_random(n) || op_of(n)->is(OpCategory::ComputeIntensive)) {
       return is_random(n) ? "random op" : "compute-intensive op";
     }
     if (config_.ban_recompute_materialized_backward && materialized_backwards(n)) return "its output is materialized in the backward";
@@ -477,7 +480,8 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
           for (const Node* n : g.nodes()) {
             // Inputs share storage with themselves: saving them costs nothing extra (spec §7.2.7).
             if (!s2->banned_nodes.contains(n) || n->op() == OpKind::Placeholder || info.dist_from_bw.at(n) >= kFarFromBackward) continue;
-            (n->meta.recompute == CheckpointPolicy::MustSave ? must_save : candidates).push_back(n);
+            bool keep = n->meta.recompute == CheckpointPolicy::MustSave || op_of(n) == nullptr;
+            (keep ? must_save : candidates).push_back(n);
           }
           std::stable_sort(candidates.begin(), candidates.end(), [](const Node* a, const Node* b) { return value_bytes(*a) > value_bytes(*b); });
           if (candidates.empty()) {
@@ -488,7 +492,8 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
             chosen.saved.insert(chosen.saved.end(), must_save.begin(), must_save.end());
             stage = PartitionStage::InputsAndMustSave;
             notes.push_back("memory budget " + std::to_string(budget) + ": no banned value is left for the knapsack; only the inputs and " +
-                            std::to_string(must_save.size()) + " MUST_SAVE values are saved");
+                            std::to_string(must_save.size()) +
+                            " values that cannot be recomputed (MUST_SAVE, or outside remat's op registry) are saved");
           } else {
             std::vector<double> memory, runtime;
             for (const Node* n : candidates) {

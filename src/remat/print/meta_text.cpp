@@ -229,6 +229,53 @@ std::string MetaText::summary(const Node& node) const {
   return out;
 }
 
+namespace {
+
+/// Python's str.strip() for ASCII whitespace.
+std::string_view py_strip(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\n\r\f\v";
+  size_t b = s.find_first_not_of(kSpace);
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(kSpace) - b + 1);
+}
+
+/// `File "(.+)", line (\d+), in (.+)$` with the greedy file group: the path and line number.
+std::optional<std::pair<std::string_view, std::string_view>> match_file_line(std::string_view line) {
+  constexpr std::string_view kHead = "File \"", kLine = "\", line ";
+  if (!line.starts_with(kHead)) return std::nullopt;
+  for (size_t at = line.rfind(kLine); at != std::string_view::npos && at > kHead.size();
+       at = line.rfind(kLine, at - 1)) {
+    size_t digits = at + kLine.size(), end = digits;
+    while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) ++end;
+    if (end == digits || !line.substr(end).starts_with(", in ") || end + 5 >= line.size()) continue;
+    return std::pair{line.substr(kHead.size(), at - kHead.size()), line.substr(digits, end - digits)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string MetaText::summary_1_13(std::string_view stack_trace) {
+  std::vector<std::string_view> lines;
+  std::string_view rest = py_strip(stack_trace);
+  for (size_t start = 0;;) {
+    size_t nl = rest.find('\n', start);
+    lines.push_back(rest.substr(start, nl == std::string_view::npos ? nl : nl - start));
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  size_t idx = 0;
+  std::string out;
+  for (; idx < lines.size() && !py_strip(lines[idx]).starts_with("File "); ++idx)
+    out += (idx ? ", " : "") + std::string(py_strip(lines[idx]));
+  if (idx + 1 < lines.size()) {
+    if (auto m = match_file_line(py_strip(lines[idx])))
+      out += (out.empty() ? "" : ", ") + ("File: " + std::string(m->first) + ":" + std::string(m->second));
+    out += (out.empty() ? "" : ", ") + ("code: " + std::string(py_strip(lines[idx + 1])));
+  }
+  return out;
+}
+
 std::optional<std::string> MetaText::seed_tag_line(const Meta& meta) const {
   std::optional<std::string> t = tag_text(meta);
   if (!t) return std::nullopt;

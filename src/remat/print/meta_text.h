@@ -21,6 +21,9 @@ class MetaText {
   [[nodiscard]] std::string annotation(const Meta& meta) const;
   /// The stack-trace comment line `<M>#<ANN><TAG> <ST>` (§4.1), without colors.
   [[nodiscard]] std::string summary(const Node& node) const;
+  /// PyTorch 1.13's stack-trace comment of a non-empty stack trace, without `# `: the context
+  /// lines before the first `File ` line, `File: path:N` and `code: ...`, joined by `, `.
+  [[nodiscard]] static std::string summary_1_13(std::string_view stack_trace);
   /// The seed's standalone tag line (§8.2), or nullopt when the node has no tags.
   [[nodiscard]] std::optional<std::string> seed_tag_line(const Meta& meta) const;
   /// True when the meta dict would be empty in Python.

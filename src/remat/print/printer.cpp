@@ -303,7 +303,8 @@ std::string CodeGen::format_args(std::span<const Argument> args, std::span<const
 }
 
 std::string CodeGen::annotation(const Node& n) {
-  if (!verbose_) return "";
+  // 1.13 annotated only from node.type, which graphs from tracing leave empty.
+  if (!verbose_ || o_.dialect == Dialect::Torch113) return "";
   return meta_text_.annotation(n.meta);
 }
 
@@ -334,7 +335,7 @@ std::string CodeGen::deletions(const Node& n) {
       if (it != last_user_.end() && it->second == &n) add(input);
     }
   }
-  if (n.users().empty()) add(&n);
+  if (n.users().empty() && o_.dialect != Dialect::Torch113) add(&n);  // 1.13 kept dead results
   if (text.empty()) return "";
   text += "None";
   return ";  " + (o_.colored ? wrap(kDim, text) : text);
@@ -496,8 +497,20 @@ void CodeGen::run(std::string_view indent, PrintedCode& out) {
   body_.text.reserve(m_.graph().size() * 160);
   out.text.reserve(out.text.size() + m_.graph().size() * 180);
   std::optional<std::string> previous_summary;
+  const bool torch_1_13 = o_.dialect == Dialect::Torch113;
+  std::optional<std::string_view> previous_trace;  // 1.13 compared the traces, not the comments
   for (const Node* n : m_.graph().nodes()) {
-    if (verbose_ && n->op() != OpKind::Placeholder && n->op() != OpKind::Output) {
+    if (verbose_ && torch_1_13 && n->op() != OpKind::Placeholder && n->op() != OpKind::Output) {
+      std::string_view trace = n->meta.stack_trace.is_null() ? "" : n->meta.stack_trace.view();
+      if (!trace.empty() && trace != previous_trace) {
+        body_.add("", n);
+        body_.add("# " + MetaText::summary_1_13(trace), n);
+      } else if (trace.empty() && previous_trace != "") {
+        body_.add("", n);
+        body_.add("# No stacktrace found for following nodes ", n);
+      }
+      previous_trace = trace;
+    } else if (verbose_ && n->op() != OpKind::Placeholder && n->op() != OpKind::Output) {
       std::string summary = meta_text_.summary(*n);
       if (summary != previous_summary) {
         body_.add("", n);
@@ -518,8 +531,9 @@ void CodeGen::run(std::string_view indent, PrintedCode& out) {
   for (const std::string& p : prologue()) prologue_lines.add(p, nullptr);
   append_lines(prologue_lines, 0, indent, out);
   // torch.fx strips the body's leading newlines: the first comment group has no blank above.
+  // 1.13 kept them.
   size_t first = 0;
-  for (size_t start = 0; first < body_.nodes.size() && body_.text[start] == '\n'; ++start) ++first;
+  for (size_t start = 0; !torch_1_13 && first < body_.nodes.size() && body_.text[start] == '\n'; ++start) ++first;
   std::string body_indent = std::string(indent) + "    ";
   append_lines(body_, first, body_indent, out);
   Lines last;

@@ -1,0 +1,163 @@
+// remat._core: the C++ library behind the `remat` Python package. Graphs cross the boundary as
+// fxgraph-json text (python/remat/export.py writes it), so this file is wiring only: read,
+// print, partition, log. Errors become remat._core.Error with remat's diagnostics as message.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "remat/cli/aot_records.h"
+#include "remat/io/graph_json.h"
+#include "remat/ops/aten_overloads.h"
+#include "remat/partition/partition_joint.h"
+#include "remat/partition/validity.h"
+#include "remat/print/printer.h"
+#include "remat/print/readable_parser.h"
+#include "remat/tracelog/trace_writer.h"
+
+namespace py = pybind11;
+
+namespace remat::python {
+namespace {
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <class T>
+T take(Expected<T> e) {
+  if (!e) throw Error(format_all(e.errors()));
+  return std::move(*e);
+}
+
+GraphModule read(const std::string& json, const std::string& what) {
+  return take(read_graph_json(json, what));
+}
+
+std::string print(const std::string& graph_json, const std::string& style, bool include_stride,
+                  bool include_device, bool expanded_def, bool colored, const std::string& class_name) {
+  std::optional<Dialect> dialect = parse_dialect(style);
+  if (!dialect) throw Error("print_readable: style must be current or torch-1.13, not " + style);
+  GraphModule m = read(graph_json, "<graph>");
+  PrintOptions o;
+  o.dialect = *dialect;
+  o.include_stride = include_stride;
+  o.include_device = include_device;
+  o.expanded_def = expanded_def;
+  o.colored = colored;
+  o.class_name = class_name;
+  return print_readable(m, o).text;
+}
+
+/// Targets no PyTorch release has (a misspelt overload, arguments that do not fit the schema).
+/// Real ops outside remat's registry are partitioned as PyTorch does: never recomputed.
+void refuse_unknown_ops(const GraphModule& joint) {
+  std::string problems;
+  for (const auto& [node, problem] : target_problems(joint.graph()))
+    problems += "node " + node->name() + ": " + problem + "\n";
+  if (!problems.empty()) throw Error(problems.substr(0, problems.size() - 1));
+}
+
+py::dict partition(const std::string& joint_json, const std::string& strategy_name, double budget,
+                   bool want_graphs, bool verify) {
+  std::optional<partition::Strategy> strategy = partition::parse_strategy(strategy_name);
+  if (!strategy) throw Error("partition: strategy must be min-cut or default, not " + strategy_name);
+  if (!(budget >= 0.0 && budget <= 1.0)) throw Error("partition: budget must be in [0, 1]");
+  GraphModule joint = read(joint_json, "<joint graph>");
+  refuse_unknown_ops(joint);
+  partition::MinCutConfig config;
+  config.memory_budget = budget;
+  // Pure C++ from here: other Python threads may run meanwhile.
+  Expected<partition::Partition> result = [&] {
+    py::gil_scoped_release unlocked;
+    return partition::partition_joint(joint, *strategy, config);
+  }();
+  if (!result) throw Error(format_all(result.errors()));
+  const partition::Partition& p = *result;
+  std::vector<std::string> violations;
+  if (verify) {
+    py::gil_scoped_release unlocked;
+    violations = partition::check_validity(joint, p.graphs, p.report);
+  }
+  const partition::PartitionReport& r = p.report;
+  py::list saved;
+  for (const partition::SavedValue& v : r.saved_values) saved.append(v.name);
+  py::dict out;
+  out["saved"] = saved;
+  out["saved_symints"] = r.saved_symints;
+  out["stage"] = std::string(partition::stage_name(r.stage));
+  out["saved_bytes"] = r.saved_bytes_total;
+  out["activation_bytes"] = r.activation_bytes;
+  out["recompute_flops"] = r.recompute_flops;
+  out["peak_memory_bytes"] = r.peak_memory_bytes;
+  out["report_json"] = r.json();
+  out["report_text"] = r.text();
+  out["violations"] = violations;
+  if (want_graphs) {
+    out["forward_json"] = write_graph_json(p.graphs.forward);
+    out["backward_json"] = write_graph_json(p.graphs.backward);
+  }
+  return out;
+}
+
+/// One process's TORCH_TRACE log for the PyTorch releases that write none (before 2.2): the
+/// aot_* graph records and remat's partition record of each partition_fn call, as remat compile
+/// writes them, so `remat report DIR` shows the reasons.
+class TraceLog {
+ public:
+  explicit TraceLog(const std::string& dir) : writer_(take(tracelog::TraceWriter::create(dir))) {}
+
+  void write_partition(int64_t frame_id, const std::string& joint_json, const std::string& fw_json,
+                       const std::string& bw_json, const std::string& report_json) {
+    if (!writer_) throw Error("trace log: already closed");
+    // The graph records in tlparse's options; the report as partition() wrote it.
+    GraphModule joint = read(joint_json, "<joint graph>"), fw = read(fw_json, "<forward graph>"),
+                bw = read(bw_json, "<backward graph>");
+    tracelog::CompileId id{std::nullopt, frame_id, 0, 0};
+    cli::write_aot_records(*writer_, id, joint, fw, bw, nullptr);
+    writer_->artifact("remat_partition", "json", id, report_json);
+  }
+  [[nodiscard]] std::string path() const { return writer_ ? writer_->path() : closed_path_; }
+  std::string close() {
+    if (!writer_) return closed_path_;
+    closed_path_ = take(writer_->close());
+    writer_.reset();
+    return closed_path_;
+  }
+
+ private:
+  std::unique_ptr<tracelog::TraceWriter> writer_;
+  std::string closed_path_;
+};
+
+}  // namespace
+}  // namespace remat::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace remat::python;
+  m.doc() = "remat's C++ core: printer, parser, partitioners and trace log over fxgraph-json";
+  py::register_exception<Error>(m, "Error", PyExc_ValueError);
+  m.def("print_readable", &print, py::arg("graph_json"), py::arg("style") = "current",
+        py::arg("include_stride") = false, py::arg("include_device") = false,
+        py::arg("expanded_def") = false, py::arg("colored") = false, py::arg("class_name") = "",
+        "torch.fx's print_readable text of an fxgraph-json graph, by remat's printer");
+  m.def(
+      "parse_readable",
+      [](const std::string& text, const std::string& file) {
+        return remat::write_graph_json(take(remat::parse_readable(text, file)));
+      },
+      py::arg("text"), py::arg("file") = "<text>", "fxgraph-json of printed torch.fx code");
+  m.def("partition", &partition, py::arg("joint_json"), py::arg("strategy") = "min-cut",
+        py::arg("budget") = 1.0, py::arg("graphs") = false, py::arg("verify") = false,
+        "partition a joint graph: the saved values in forward-output order, the report, and "
+        "(graphs=True) remat's forward and backward graphs");
+  py::class_<TraceLog>(m, "TraceLog")
+      .def(py::init<const std::string&>(), py::arg("dir"))
+      .def("write_partition", &TraceLog::write_partition, py::arg("frame_id"), py::arg("joint_json"),
+           py::arg("forward_json"), py::arg("backward_json"), py::arg("report_json"))
+      .def_property_readonly("path", &TraceLog::path)
+      .def("close", &TraceLog::close);
+  m.attr("__version__") = REMAT_VERSION;
+}
