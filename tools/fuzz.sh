@@ -16,7 +16,7 @@ elif [[ -n "${1:-}" ]]; then
   SECONDS_PER_TARGET="$1"
 fi
 
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREMAT_BUILD_PYTHON=OFF \
   -DREMAT_BUILD_FUZZ=ON -DREMAT_SANITIZE=ON -DREMAT_BUILD_TESTS=OFF -DREMAT_BUILD_BENCH=OFF -DREMAT_WITH_TORCH=OFF >/dev/null
 # Only the fuzz targets: Debian's clang 14 lacks std::source_location, which the tracer uses.
 cmake --build build-fuzz --target fuzz_fxgraph_json fuzz_readable fuzz_schema fuzz_trace_log

@@ -16,6 +16,7 @@ PACKAGES=(
   libssl-dev                          # MD5 of trace-log payloads
   chromium                            # the report's browser test
   python3-torch python3-networkx python3-pytest  # PyTorch 1.13 (functorch): the Python tests' oracle
+  pybind11-dev python3-dev            # the Python package's C++ extension (build/python)
 )
 
 missing=()

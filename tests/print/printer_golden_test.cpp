@@ -6,6 +6,7 @@
 
 #include "remat/io/graph_json.h"
 #include "remat/print/printer.h"
+#include "remat/support/file_io.h"
 #include "testing/fixtures.h"
 #include "testing/golden.h"
 
@@ -83,6 +84,27 @@ TEST(PrinterGolden, Torch113SamplesInTheModernFormat) {
     ASSERT_TRUE(m.ok()) << format_all(m.errors());
     testing::expect_golden("print/samples/" + e.path().stem().string() + ".txt",
                            print_readable(*m).text + "\n");
+    ++count;
+  }
+  EXPECT_EQ(count, 36U);
+}
+
+TEST(PrinterGolden, Torch113DialectPrintsWhatTorch113Printed) {
+  // Each .txt beside a sample is PyTorch 1.13's own print_readable() output (not a golden):
+  // the torch-1.13 dialect must reproduce it byte for byte from the exported graph.
+  size_t count = 0;
+  for (const auto& e : std::filesystem::directory_iterator(testing::data_path("torch-1.13"))) {
+    if (e.path().extension() != ".txt") continue;
+    std::filesystem::path json = e.path();
+    json.replace_extension(".json");
+    Expected<GraphModule> m = load_graph_json(json.string());
+    ASSERT_TRUE(m.ok()) << format_all(m.errors());
+    Expected<std::string> text = read_file(e.path().string());
+    ASSERT_TRUE(text.ok());
+    const std::string& want = *text;
+    EXPECT_EQ(print_readable(*m, PrintOptions::torch_1_13()).text + "\n", want) << e.path();
+    // The dialect is a choice: the same graph prints differently today.
+    EXPECT_NE(print_readable(*m).text + "\n", want) << e.path();
     ++count;
   }
   EXPECT_EQ(count, 36U);
