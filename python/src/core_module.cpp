@@ -95,6 +95,26 @@ py::dict partition(const std::string& joint_json, const std::string& strategy_na
   out["report_json"] = r.json();
   out["report_text"] = r.text();
   out["violations"] = violations;
+  out["merged"] = p.merged;
+  out["rng_replayed"] = p.rng_replayed;
+  // Each graph as PyTorch's extraction would cut it from the (merged) joint: its inputs, the
+  // nodes it computes and its outputs, by name.
+  for (const auto& [key, graph] : {std::pair{"forward", &p.graphs.forward}, std::pair{"backward", &p.graphs.backward}}) {
+    py::list inputs, body, outputs;
+    for (const Node* n : graph->graph().nodes()) {
+      if (n->op() == OpKind::Placeholder) {
+        inputs.append(n->name());
+      } else if (n->op() != OpKind::Output) {
+        body.append(n->name());
+      } else if (!n->args().empty()) {
+        for (const Argument& a : n->args()[0].is_sequence() ? n->args()[0].elements() : n->args())
+          outputs.append(a.is_node() ? py::object(py::str(a.as_node()->name())) : py::object(py::none()));
+      }
+    }
+    out[py::str(std::string(key) + "_inputs")] = inputs;
+    out[py::str(std::string(key) + "_nodes")] = body;
+    out[py::str(std::string(key) + "_outputs")] = outputs;
+  }
   if (want_graphs) {
     out["forward_json"] = write_graph_json(p.graphs.forward);
     out["backward_json"] = write_graph_json(p.graphs.backward);

@@ -326,7 +326,7 @@ class NetworkBuilder {
 
 }  // namespace
 
-size_t eliminate_common_subexpressions(Graph& graph) {
+size_t eliminate_common_subexpressions(Graph& graph, std::vector<std::pair<std::string, std::string>>* merged) {
   absl::flat_hash_map<std::string, Node*> seen;
   std::vector<Node*> duplicates;
   for (Node* n : graph.nodes()) {
@@ -342,6 +342,7 @@ size_t eliminate_common_subexpressions(Graph& graph) {
     }
     auto [it, fresh] = seen.try_emplace(std::move(key), n);
     if (!fresh) {
+      if (merged) merged->emplace_back(n->name(), it->second->name());
       n->replace_all_uses_with(it->second);
       duplicates.push_back(n);
     }
@@ -426,9 +427,10 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   timer.lap("copy the joint graph");
   std::vector<std::string> notes;
   eliminate_dead_code(g);
+  std::vector<std::pair<std::string, std::string>> merged;
   if (config.cse) {
-    size_t merged = eliminate_common_subexpressions(g);
-    if (merged) notes.push_back("common-subexpression elimination merged " + std::to_string(merged) + " nodes");
+    eliminate_common_subexpressions(g, &merged);
+    if (!merged.empty()) notes.push_back("common-subexpression elimination merged " + std::to_string(merged.size()) + " nodes");
   }
   timer.lap("dead code and common subexpressions");
   std::vector<std::pair<std::string, std::string>> reasons;
@@ -549,6 +551,8 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   result.report.tags_made_must_save = std::move(made_must_save);
   result.graphs = std::move(*graphs);
   result.network = std::move(chosen.network);
+  result.merged = std::move(merged);
+  result.rng_replayed = std::move(rng);
   timer.lap("report");
   result.stages = timer.take();
   return result;

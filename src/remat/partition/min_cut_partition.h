@@ -37,6 +37,11 @@ struct MinCutPartition {
   PartitionReport report;
   FlowGraph network;  ///< the network solved (for --dump-flow)
   std::vector<StageTime> stages;  ///< wall time per pass, for progress output and metrics
+  /// Joint nodes CSE removed, each with the node that replaced it: the graphs name only the
+  /// latter (a caller cutting modules out of its own copy of the joint applies the same merges).
+  std::vector<std::pair<std::string, std::string>> merged;
+  /// Random ops the backward recomputes with the forward's RNG state (rng functionalization).
+  std::vector<std::string> rng_replayed;
 };
 
 /// Partitions `joint`. An unbounded cut (a value that can be neither saved nor recomputed) is an
@@ -44,7 +49,8 @@ struct MinCutPartition {
 Expected<MinCutPartition> min_cut_partition(const GraphModule& joint, const MinCutConfig& config = {});
 
 /// Merges nodes with the same target and arguments (spec §6.1), keeping the first; random ops,
-/// placeholders and `empty` are never merged. Returns how many nodes it removed.
-size_t eliminate_common_subexpressions(Graph& graph);
+/// placeholders and `empty` are never merged. Returns how many nodes it removed; `merged`, when
+/// given, receives each removed node's name with the name of the node that replaced it.
+size_t eliminate_common_subexpressions(Graph& graph, std::vector<std::pair<std::string, std::string>>* merged = nullptr);
 
 }  // namespace remat::partition

@@ -25,6 +25,8 @@ Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy,
   out.report = std::move(p->report);
   if (p->report.cut_value) out.network = std::move(p->network);  // no network chose a budget-0 or fallback set
   out.stages = std::move(p->stages);
+  out.merged = std::move(p->merged);
+  out.rng_replayed = std::move(p->rng_replayed);
   return out;
 }
 

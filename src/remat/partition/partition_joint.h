@@ -22,6 +22,8 @@ struct Partition {
   PartitionReport report;
   std::optional<FlowGraph> network;  ///< min-cut only
   std::vector<StageTime> stages;     ///< min-cut only: wall time per pass
+  std::vector<std::pair<std::string, std::string>> merged;  ///< min-cut only: CSE, removed -> kept
+  std::vector<std::string> rng_replayed;  ///< min-cut only: random ops recomputed with saved RNG state
 };
 
 /// PyTorch's default partition, or the min-cut partition with `config`.
