@@ -95,6 +95,10 @@ def captured_graphs():
             compiled(*model.batch(torch.Generator().manual_seed(1))).backward()
     for cls in (LayerNormMLP, ConvBN, EmbeddingCE):
         graphs[f"{cls.__name__}_symbolic_trace"] = torch.fx.symbolic_trace(cls())
+        tracer = torch.fx.Tracer()
+        tracer.record_stack_traces = True  # `# File: path:N, code: ...` comments
+        module = cls()
+        graphs[f"{cls.__name__}_stack_traces"] = torch.fx.GraphModule(module, tracer.trace(module))
     return graphs
 
 
@@ -105,7 +109,7 @@ def graphs():
 
 def test_print_readable_is_torch_fx_byte_for_byte(graphs):
     # export -> remat reads the JSON -> remat's printer, against torch.fx's printer.
-    assert len(graphs) == 4 * 6 + 3
+    assert len(graphs) == 4 * 6 + 3 * 2
     for name, gm in graphs.items():
         want = torch_print(gm)
         got = remat.print_readable(gm, print_output=False) + "\n"

@@ -302,8 +302,20 @@ TEST(MinCutPartitioner, CommonSubexpressionsAreMerged) {
     return std::vector<Tensor>{a * b};
   });
   GraphModule copy = joint.clone();
-  EXPECT_GE(eliminate_common_subexpressions(copy.graph()), 1u);
+  std::vector<std::pair<std::string, std::string>> merged;
+  EXPECT_GE(eliminate_common_subexpressions(copy.graph(), &merged), 1u);
   EXPECT_TRUE(verify(copy).empty());
+  // The second sin (and its derivative's duplicate cos) went into the first; the removed names
+  // are gone, the kept ones remain (the Python partition_fn applies these merges to its joint).
+  ASSERT_FALSE(merged.empty());
+  EXPECT_EQ(merged.front(), (std::pair<std::string, std::string>{"sin_1", "sin"}));
+  for (const auto& [removed, kept] : merged) {
+    EXPECT_EQ(copy.graph().find(removed), nullptr) << removed;
+    EXPECT_NE(copy.graph().find(kept), nullptr) << kept;
+  }
+  auto p = min_cut_partition(joint);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->merged, merged);
 }
 
 TEST(MemoryBudget, ZeroSavesOnlyThePrimalsAndOneIsThePlainCut) {
