@@ -65,11 +65,21 @@ class NormStack(nn.Module):  # all three together, as a transformer-ish head wou
         return F.cross_entropy(self.fc(self.bn(self.ln(x))), target)
 
 
+class DropoutMLP(nn.Module):  # 1.13 traces dropout as bernoulli_ on an empty_like, in place
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.drop, self.fc2 = nn.Linear(8, 16), nn.Dropout(0.25), nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc2(self.drop(torch.relu(self.fc1(x)))).sum()
+
+
 MODELS = {
     "layernorm_mlp": (LayerNormMLP, lambda: (torch.randn(4, 16),)),
     "batchnorm_conv": (BatchNormConv, lambda: (torch.randn(2, 3, 6, 6),)),
     "cross_entropy": (CrossEntropyClassifier, lambda: (torch.randint(0, 50, (2, 5)), torch.randint(0, 10, (2, 5)))),
     "norm_stack": (NormStack, lambda: (torch.randn(6, 8), torch.randint(0, 4, (6,)))),
+    "dropout_mlp": (DropoutMLP, lambda: (torch.randn(4, 8),)),
 }
 
 

@@ -11,6 +11,7 @@
 #include "remat/io/partition_summary.h"
 #include "remat/partition/default_partition.h"
 #include "remat/partition/min_cut_partition.h"
+#include "remat/partition/validity.h"
 #include "remat/support/file_io.h"
 #include "testing/golden.h"
 
@@ -110,7 +111,45 @@ TEST(AgainstPyTorch113, DefaultPartitionSavesWhatPyTorchSaves) {
     EXPECT_TRUE(ours->report.recomputed.empty()) << ours->report.text();
     ++models;
   }
-  EXPECT_EQ(models, 6U);
+  EXPECT_EQ(models, 7U);
+}
+
+TEST(AgainstPyTorch113, InPlaceDropoutIsNeverRunTwice) {
+  // 1.13 traces dropout as `bernoulli_` on an `empty_like`: an op outside remat's registry that
+  // draws random numbers in place. Running it again in the backward would draw a new mask.
+  auto joint = load_graph_json(testing::data_path("torch-1.13/dropout_mlp_joint.json"));
+  ASSERT_TRUE(joint.ok()) << format_all(joint.errors());
+  auto runs_bernoulli = [](const GraphModule& g) {
+    for (const Node* n : g.graph().nodes())
+      if (n->target().view().starts_with("aten.bernoulli_")) return true;
+    return false;
+  };
+  auto d = default_partition(*joint);
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(runs_bernoulli(d->graphs.backward));
+  EXPECT_TRUE(check_validity(*joint, d->graphs, d->report).empty());
+  for (double budget : {1.0, 0.5, 0.0}) {
+    SCOPED_TRACE(budget);
+    MinCutConfig config;
+    config.memory_budget = budget;
+    auto p = min_cut_partition(*joint, config);
+    ASSERT_TRUE(p.ok()) << format_all(p.errors());
+    EXPECT_FALSE(runs_bernoulli(p->graphs.backward)) << p->report.text();
+    const auto& saved = p->graphs.saved_values;
+    EXPECT_NE(std::find(saved.begin(), saved.end(), "bernoulli_"), saved.end());  // the mask, as 1.13 saves it
+    EXPECT_TRUE(check_validity(*joint, p->graphs, p->report).empty()) << joined(check_validity(*joint, p->graphs, p->report));
+  }
+  // Saving the primals alone makes the backward draw again: the check says so.
+  std::vector<const Node*> primals;
+  for (const Node* n : joint->graph().nodes())
+    if (n->op() == OpKind::Placeholder && n->name().starts_with("primals")) primals.push_back(n);
+  auto bad = extract_forward_backward(*joint, primals, {});
+  ASSERT_TRUE(bad.ok()) << format_all(bad.errors());
+  EXPECT_TRUE(runs_bernoulli(bad->backward));
+  std::vector<std::string> violations = check_validity(*joint, *bad, d->report);
+  EXPECT_NE(joined(violations).find("bernoulli_ is random or mutates its input (aten.bernoulli_.float) but the backward runs it again"),
+            std::string::npos)
+      << joined(violations);
 }
 
 TEST(AgainstPyTorch113, FlowNetworksHaveItsVerticesInItsOrder) {

@@ -233,7 +233,7 @@ TEST(GraphHtml, MarksFromPyTorchsOwnGraphsAreItsPartition) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 12u);
+  EXPECT_EQ(checked, 14u);
 }
 
 }  // namespace

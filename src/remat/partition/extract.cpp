@@ -45,6 +45,18 @@ absl::flat_hash_set<const Node*> needed_nodes(std::vector<const Node*> roots, co
   return needed;
 }
 
+// An in-place op on a value the joint computes itself (PyTorch 1.13's dropout: `bernoulli_` on
+// an `empty_like`) changes nothing outside the graph: it is needed only through its users, as
+// 1.13's dead-code elimination assumes. Keeping it for its "side effect" would make the backward
+// draw new random numbers wherever its input happens to be computable there.
+bool mutates_only_an_intermediate(const Node& n) {
+  std::string_view t = n.target().view();
+  size_t last = t.rfind('.'), first = t.find('.');
+  std::string_view op = first < last ? t.substr(first + 1, last - first - 1) : t;
+  if (!op.ends_with("_") || op.ends_with("__") || n.args().empty() || !n.args()[0].is_node()) return false;
+  return n.args()[0].as_node()->op() != OpKind::Placeholder;
+}
+
 // The subgraph of `joint` computable from `inputs` that produces `outputs`: placeholders for
 // the inputs, then the call_functions the outputs (and impure available nodes) need, in joint
 // order. Only needed nodes are copied, so nothing is created to be removed again.
@@ -76,7 +88,8 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vect
                          " is neither one of its inputs nor computable from them");
   }
   for (const Node* n : joint.graph().nodes()) {
-    if (n->op() == OpKind::CallFunction && available.contains(n) && is_impure(*n)) roots.push_back(n);
+    if (n->op() == OpKind::CallFunction && available.contains(n) && is_impure(*n) && !mutates_only_an_intermediate(*n))
+      roots.push_back(n);
   }
   absl::flat_hash_set<const Node*> needed = needed_nodes(std::move(roots), inputs);
 

@@ -452,6 +452,15 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
     chosen.saved = info.inputs;
     stage = PartitionStage::InputsOnly;
     notes.push_back("memory budget 0: only the primals are saved; everything else is recomputed, MUST_SAVE values included (as PyTorch does)");
+    // Except what nothing says is safe to run twice (1.13's in-place `bernoulli_` draws new
+    // dropout masks): forward ops outside the registry that the backward may need.
+    for (const Node* n : g.nodes()) {
+      int64_t dist = info.dist_from_bw.contains(n) ? info.dist_from_bw.at(n) : 0;
+      if (n->op() != OpKind::CallFunction || is_getitem(n) || op_of(n) || dist == 0 || dist >= kFarFromBackward) continue;
+      chosen.saved.push_back(n);
+      notes.push_back("memory budget 0: " + n->name() + " is saved all the same: " + std::string(n->target().view()) +
+                      " is outside remat's op registry, so recomputing it is never assumed safe");
+    }
   } else {
     auto s0 = solve_once(joint, info, config, {});
     if (!s0) return std::move(s0).take_errors();

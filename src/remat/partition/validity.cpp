@@ -2,6 +2,7 @@
 
 #include <absl/container/flat_hash_set.h>
 
+#include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
 #include "remat/ir/verify.h"
 #include "remat/ops/op_registry.h"
@@ -65,6 +66,13 @@ std::vector<std::string> check_validity(const GraphModule& joint, const ForwardB
       v.push_back(name + " is tagged " + std::string(policy_name(*j->meta.recompute)) + " but the forward saves it");
     }
     if (banned.contains(name) && recomputed.contains(name)) v.push_back(name + " is banned from recomputation but the backward recomputes it");
+    // Running a random or in-place op twice changes the result (new random numbers), unless the
+    // backward replays the forward's RNG state.
+    if (recomputed.contains(name) && is_impure(*j, /*random_is_impure=*/true)) {
+      const Node* b = graphs.backward.graph().find(name);
+      if (!(b && b->target().view().find("run_with_rng_state") != std::string_view::npos))
+        v.push_back(name + " is random or mutates its input (" + std::string(j->target().view()) + ") but the backward runs it again");
+    }
   }
   return v;
 }
