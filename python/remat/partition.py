@@ -214,14 +214,15 @@ def trace_log_path():
 
 
 def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strategy="min-cut", budget=1.0,
-                 fallback=False, verify=False, on_report=None, **_ignored):
+                 fallback=False, verify=False, on_report=None, **torch_kwargs):
     """AOTAutograd's partition_fn: (joint_module, joint_inputs, *, num_fwd_outputs) -> (fw, bw).
 
     strategy: "min-cut" (default) or "default"; budget: activation memory budget in [0, 1] (min-cut).
     fallback: on a graph remat cannot partition, warn and use PyTorch's partitioner instead of
     raising PartitionError. verify: check remat's partition invariants (PartitionError on a
     violation). on_report: called with the PartitionReport. Other keywords that newer PyTorch
-    passes (static_lifetime_input_indices...) are accepted and unused.
+    passes (static_lifetime_input_indices...) are accepted, and handed on to PyTorch's
+    partitioner on a fallback.
     """
     global _last
     from remat import _core
@@ -258,7 +259,7 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strat
                                     budget, fallback=True)
             if on_report is not None:
                 on_report(_last)
-            return _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k)
+            return _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, torch_kwargs)
     _last = PartitionReport(result, strategy, budget)
     _last.timings = timings
     _trace.write(joint_json, fw_module, bw_module, result["report_json"])
@@ -267,11 +268,12 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strat
     return fw_module, bw_module
 
 
-def _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k):
+def _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, torch_kwargs):
     fn = partitioners.min_cut_rematerialization_partition if strategy == "min-cut" else partitioners.default_partition
+    kwargs = {name: value for name, value in torch_kwargs.items() if _accepts(fn, name)}
     if _accepts(fn, "num_fwd_outputs"):
-        return fn(joint_module, joint_inputs, num_fwd_outputs=k)
-    return fn(joint_module, joint_inputs)
+        kwargs["num_fwd_outputs"] = k
+    return fn(joint_module, joint_inputs, **kwargs)
 
 
 def partition_fn_for(strategy="min-cut", budget=1.0, *, fallback=False, verify=False, on_report=None):

@@ -209,6 +209,27 @@ def test_unexportable_meta_names_the_node():
     compiled(*model.batch(torch.Generator().manual_seed(1))).backward()
 
 
+def test_pytorch_2_extraction_gets_remats_saved_set(monkeypatch):
+    # PyTorch 2.x's extraction takes num_fwd_outputs and the symbolic sizes apart: remat hands it
+    # its saved set (Debian has only 1.13, so a 2.x-shaped extraction wraps 1.13's).
+    import remat.partition as glue
+    from functorch._src import partitioners
+
+    calls = {}
+
+    class Partitioners2x:
+        @staticmethod
+        def _extract_fwd_bwd_modules(joint_module, saved_values, saved_sym_nodes, *, num_fwd_outputs):
+            calls.update(saved=[n.name for n in saved_values], symints=list(saved_sym_nodes), k=num_fwd_outputs)
+            return partitioners._extract_fwd_bwd_modules(joint_module, saved_values)
+
+    monkeypatch.setattr(glue, "_torch_partitioners", lambda: Partitioners2x)
+    ours = train("embedding_ce", remat.partition_fn, steps=2)
+    eager = train("embedding_ce", None, steps=2)
+    assert calls == {"saved": remat.last_report().saved, "symints": [], "k": 1}
+    assert all(torch.equal(a, b) for a, b in zip(ours[0], eager[0]))
+
+
 def test_settings_are_checked():
     with pytest.raises(ValueError, match="strategy"):
         remat.partition_fn_for(strategy="greedy")
