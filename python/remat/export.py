@@ -15,10 +15,25 @@ class ExportError(ValueError):
     """A value in the graph that fxgraph-json cannot describe; names the node."""
 
 
-def _torch():
-    import torch  # imported late: `import remat` must work without torch
+_torch_module = None
+_itemsizes = {}
 
-    return torch
+
+def _torch():
+    global _torch_module
+    if _torch_module is None:
+        import torch  # imported late: `import remat` must work without torch
+
+        _torch_module = torch
+    return _torch_module
+
+
+def _itemsize(dtype):
+    """Bytes per element (1.13's dtypes have no .itemsize; asking a tensor costs ~5 us)."""
+    size = _itemsizes.get(dtype)
+    if size is None:
+        size = _itemsizes[dtype] = getattr(dtype, "itemsize", None) or _torch().empty((), dtype=dtype).element_size()
+    return size
 
 
 def target_string(target):
@@ -154,7 +169,7 @@ def _tensor_meta(tm, device, where):
     if all(isinstance(d, int) for d in meta["shape"]):
         numel = math.prod(meta["shape"])
         meta["numel"] = numel
-        meta["nbytes"] = numel * (dtype.itemsize if hasattr(dtype, "itemsize") else torch.empty((), dtype=dtype).element_size())
+        meta["nbytes"] = numel * _itemsize(dtype)
     return meta
 
 

@@ -17,6 +17,8 @@ functorch_compile = pytest.importorskip("functorch.compile", reason="functorch i
 import torch.fx  # noqa: E402
 
 import remat  # noqa: E402
+
+pytest.importorskip("remat._core", reason="remat's C++ extension is not built (pybind11-dev, python3-dev; cmake --build build)")
 from models import TRAINING_MODELS, ConvBN, EmbeddingCE, LayerNormMLP  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:Your compiler for AOTAutograd")
