@@ -240,6 +240,14 @@ def _output_names(graph):
     return flat
 
 
+def _type_text(t):
+    """node.type as torch.fx prints it (`float`, `torch.Tensor`); None for no type, and for
+    generic types (`List[int]`), which torch.fx spells through its globals table."""
+    if t is None or hasattr(t, "__origin__"):
+        return None
+    return _torch().fx.graph._type_repr(t)
+
+
 def _codegen(graph):
     """Pytree codegen (`def forward(self, primals, tangents)` then a flatten line), or None."""
     info = getattr(getattr(graph, "_codegen", None), "pytree_info", None)
@@ -260,6 +268,9 @@ def graph_object(gm, name=None, device=None, extra=None):
             entry["args"] = [value(a, n.name) for a in n.args]
             entry["kwargs"] = {k: value(a, n.name) for k, a in n.kwargs.items()}
             entry["users"] = [u.name for u in n.users]
+            type_text = _type_text(n.type)
+            if type_text is not None:
+                entry["type"] = type_text
             entry["meta"] = _meta(n, device)
         except ExportError:
             raise

@@ -12,9 +12,16 @@ torch = pytest.importorskip("torch", reason="python3-torch is not installed (apt
 import torch.fx  # noqa: E402
 
 import remat  # noqa: E402
+from fx_oracle import assert_prints_like_torch  # noqa: E402
 
 # functorch 1.13 asks for boxed compilers; these tests' compilers return the graph itself.
 pytestmark = pytest.mark.filterwarnings("ignore:Your compiler for AOTAutograd")
+
+try:  # the printer comparisons need remat's C++ extension (build/python); export does not
+    import remat._core  # noqa: F401
+    HAS_CORE = True
+except ImportError:
+    HAS_CORE = False
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 REMAT = os.environ.get("REMAT_EXE", os.path.join(ROOT, "build", "remat"))
@@ -74,6 +81,9 @@ def test_symbolic_trace_round_trips_node_for_node(tmp_path):
     targets = {n["target"] for n in exported["nodes"]}
     assert "torch.relu" in targets and "operator.getitem" in targets  # torch.fx's own names
     assert exported["placeholders"] == ["x", "scale"]
+    assert [n.get("type") for n in exported["nodes"]][:2] == [None, "float"]  # `scale: float = 0.5`
+    if HAS_CORE:
+        assert_prints_like_torch(gm, "Block")
 
 
 def test_aot_joint_keeps_aten_targets_metadata_and_partitions(tmp_path):
@@ -92,6 +102,8 @@ def test_aot_joint_keeps_aten_targets_metadata_and_partitions(tmp_path):
             assert node["meta"]["tensor_meta"]["dtype"] == str(tm.dtype)
     back = remat_reads(text, tmp_path, "joint.json")
     assert len(back["nodes"]) == len(exported["nodes"])
+    if HAS_CORE:
+        assert_prints_like_torch(joint, "Block joint")
     # remat partitions what it read, and both partitions check against libtorch.
     (tmp_path / "joint.json").write_text(text)
     part = subprocess.run([REMAT, "partition", str(tmp_path / "joint.json"), "--verify", "-o", str(tmp_path / "p")],
@@ -114,6 +126,8 @@ def test_values_of_every_kind():
     summed = g.call_function(aten.sum.dim_IntList, (x, [0, 1], True))
     g.output((added, summed, None))
     nodes = {n["name"]: n for n in json.loads(remat.export(g))["nodes"]}
+    if HAS_CORE:
+        assert_prints_like_torch(torch.fx.GraphModule(torch.nn.Module(), g), "every kind")
     assert nodes["full_default"]["target"] == "aten.full.default"
     assert nodes["full_default"]["args"] == [{"list": [2, 3]}, {"float": "-inf"}]
     assert nodes["full_default"]["kwargs"] == {"dtype": {"dtype": "torch.float32"}, "device": {"device": "cpu"}}

@@ -2,9 +2,6 @@
 the same losses and gradients, bit for bit, as PyTorch's own min-cut partitioner, and eager
 autograd's within 1e-5; remat's printer against torch.fx's on every graph of those runs; errors
 and the fallback; the TORCH_TRACE record. Skipped with a message without torch."""
-import contextlib
-import difflib
-import io
 import os
 import subprocess
 import sys
@@ -19,6 +16,7 @@ import torch.fx  # noqa: E402
 import remat  # noqa: E402
 
 pytest.importorskip("remat._core", reason="remat's C++ extension is not built (pybind11-dev, python3-dev; cmake --build build)")
+from fx_oracle import assert_prints_like_torch  # noqa: E402
 from models import TRAINING_MODELS, ConvBN, EmbeddingCE, LayerNormMLP  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:Your compiler for AOTAutograd")
@@ -70,14 +68,6 @@ def test_training_matches_pytorch_min_cut_bit_for_bit_and_eager(name):
             assert torch.allclose(a, c, rtol=0, atol=1e-5), f"step {step}: gradient of parameter {i} vs eager"
 
 
-def torch_print(gm):
-    """torch.fx's own print_readable (1.13 prints and returns None; current returns the text)."""
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        gm.print_readable()
-    return buf.getvalue()
-
-
 def captured_graphs():
     """Every graph the training runs make: each joint and remat's and PyTorch's forward and
     backward, plus symbolic_trace graphs of the models."""
@@ -113,9 +103,7 @@ def test_print_readable_is_torch_fx_byte_for_byte(graphs):
     # export -> remat reads the JSON -> remat's printer, against torch.fx's printer.
     assert len(graphs) == 4 * 6 + 3 * 2
     for name, gm in graphs.items():
-        want = torch_print(gm)
-        got = remat.print_readable(gm, print_output=False) + "\n"
-        assert got == want, f"{name}:\n" + "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True)))
+        assert_prints_like_torch(gm, name)
 
 
 def test_print_readable_prints_and_shows_recompute_tags(capsys):

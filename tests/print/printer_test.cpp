@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "remat/io/graph_json.h"
 #include "testing/fixtures.h"
 #include "testing/golden.h"
 
@@ -447,6 +448,23 @@ TEST(Printer, SpecExample8InlineTagsCurrentFormat) {
         getitem_7: "f32[0]" = npu_fusion_attention_v3_default[3];  npu_fusion_attention_v3_default = None
         return (getitem_4, primals_1, primals_2, primals_3, getitem_7)
 )py");
+}
+
+TEST(Printer, NodeTypesAnnotateWhereMetaDoesNot) {
+  // torch.fx prints node.type (`scale: float = 0.5` in a traced signature) as ` : float`; the
+  // verbose form replaces it with the meta annotation when there is one; 1.13 never did.
+  constexpr std::string_view kGraph = R"({"schema": "fxgraph-json/1", "class_name": "Block", "nodes": [
+    {"name": "x", "op": "placeholder", "target": "x", "args": [], "kwargs": {}},
+    {"name": "scale", "op": "placeholder", "target": "scale", "type": "float", "args": [{"float": 0.5}], "kwargs": {}},
+    {"name": "mul", "op": "call_function", "target": "operator.mul", "args": [{"node": "x"}, {"node": "scale"}], "kwargs": {}},
+    {"name": "output", "op": "output", "target": "output", "args": [{"node": "mul"}], "kwargs": {}}]})";
+  auto m = read_graph_json(kGraph, "block.json");
+  ASSERT_TRUE(m.ok()) << format_all(m.errors());
+  for (const PrintOptions& o : {PrintOptions::readable(), PrintOptions::torch_1_13()}) {
+    std::string text = print_readable(*m, o).text;
+    EXPECT_NE(text.find("    def forward(self, x, scale : float = 0.5):\n"), std::string::npos) << text;
+  }
+  EXPECT_NE(print_code(*m).text.find("def forward(self, x, scale : float = 0.5):"), std::string::npos);
 }
 
 }  // namespace

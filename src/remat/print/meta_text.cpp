@@ -255,6 +255,17 @@ std::optional<std::pair<std::string_view, std::string_view>> match_file_line(std
 
 }  // namespace
 
+std::optional<std::string> node_type_text(const Node& node) {
+  for (const RawJsonField& f : node.meta.node_fields()) {
+    if (f.key != "type") continue;
+    std::string_view raw = f.json;
+    // A plain JSON string: type expressions need no escapes.
+    if (raw.size() < 3 || raw.front() != '"' || raw.back() != '"' || raw.find('\\') != std::string_view::npos) return std::nullopt;
+    return std::string(raw.substr(1, raw.size() - 2));
+  }
+  return std::nullopt;
+}
+
 std::string MetaText::summary_1_13(std::string_view stack_trace) {
   std::vector<std::string_view> lines;
   std::string_view rest = py_strip(stack_trace);

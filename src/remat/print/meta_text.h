@@ -39,6 +39,10 @@ class MetaText {
   mutable absl::flat_hash_map<const TensorMeta*, std::string> tensor_annotations_;
 };
 
+/// The node's Python type as torch.fx prints it (`float`, `torch.Tensor`): the node-level
+/// `"type"` string of fxgraph-json (remat.export writes it for annotated placeholders), or nullopt.
+std::optional<std::string> node_type_text(const Node& node);
+
 /// `# ac_graph_id: 2 - PREFER_RECOMPUTE` style text of the tags, without the leading `# `:
 /// `ac_graph_id: 2 - PREFER_RECOMPUTE`, `recompute: MUST_SAVE`, `ac_graph_id: 2`.
 std::optional<std::string> tag_text(const Meta& meta);

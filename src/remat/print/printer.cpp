@@ -303,9 +303,13 @@ std::string CodeGen::format_args(std::span<const Argument> args, std::span<const
 }
 
 std::string CodeGen::annotation(const Node& n) {
-  // 1.13 annotated only from node.type, which graphs from tracing leave empty.
-  if (!verbose_ || o_.dialect == Dialect::Torch113) return "";
-  return meta_text_.annotation(n.meta);
+  // The verbose form annotates from meta (1.13 did not); otherwise node.type, when set.
+  if (verbose_ && o_.dialect != Dialect::Torch113) {
+    std::string from_meta = meta_text_.annotation(n.meta);
+    if (!from_meta.empty()) return from_meta;
+  }
+  std::optional<std::string> type = node_type_text(n);
+  return type ? " : " + *type : "";
 }
 
 const std::vector<Node*>& CodeGen::inputs_of(const Node& n) {
