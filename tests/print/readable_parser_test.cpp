@@ -357,5 +357,33 @@ TEST(ReadableParser, DiagnosticsNameTheLineAndColumn) {
             "torch.sin(x)\n             ^");
 }
 
+TEST(ReadableParser, NodeTypesAreKeptAndPrintedAgain) {
+  // Dynamo's 2024 output graphs (trace-log spec A.4) type their placeholders with node.type,
+  // unquoted and with a space before the colon; an unquoted `f32[...]` (PyTorch 2.1) stays metadata.
+  constexpr std::string_view kText =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, L_x_ : torch.Tensor, n : int = 3, y: f32[2]):\n"
+      "        l_x_ = L_x_\n"
+      "        cos = l_x_.cos();  l_x_ = None\n"
+      "        return (cos,)\n"
+      "        ";
+  Expected<GraphModule> m = parse_readable(kText, "dynamo.txt");
+  ASSERT_TRUE(m.ok()) << format_all(m.errors());
+  const Node* x = m->graph().find("l_x_");  // target L_x_
+  ASSERT_NE(x, nullptr);
+  ASSERT_EQ(x->meta.node_fields().size(), 1u);
+  EXPECT_EQ(x->meta.node_fields()[0].key, "type");
+  EXPECT_EQ(x->meta.node_fields()[0].json, "\"torch.Tensor\"");
+  EXPECT_TRUE(m->graph().find("y")->meta.node_fields().empty());
+  EXPECT_TRUE(m->graph().find("y")->meta.tensor());
+  std::string printed = print_readable(*m).text;
+  EXPECT_NE(printed.find("def forward(self, L_x_ : torch.Tensor, n : int = 3, y: \"f32[2]\"):"), std::string::npos)
+      << printed;
+  // And through fxgraph-json.
+  Expected<GraphModule> back = read_graph_json(write_graph_json(*m), "back.json");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(print_readable(*back).text, printed);
+}
+
 }  // namespace
 }  // namespace remat

@@ -16,6 +16,7 @@
 #include "remat/ir/target.h"
 #include "remat/print/python_repr.h"
 #include "remat/print/python_tokens.h"
+#include "remat/support/json_text.h"
 
 namespace remat {
 namespace {
@@ -736,17 +737,35 @@ bool parse_dims(std::string_view s, std::vector<SymInt>& out) {
   return true;
 }
 
+/// A dotted name such as `torch.Tensor` or `float`: what type_repr prints for a plain type.
+bool is_type_expression(std::string_view a) {
+  if (a.empty()) return false;
+  size_t start = 0;
+  while (start <= a.size()) {
+    size_t dot = a.find('.', start);
+    if (!is_python_identifier(a.substr(start, dot == std::string_view::npos ? dot : dot - start))) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+  return false;
+}
+
 bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, size_t column) {
   std::string_view a = trim(text);
-  if (a.size() >= 2 && (a.front() == '"' || a.front() == '\'') && a.back() == a.front())
-    a = a.substr(1, a.size() - 2);
+  bool quoted = a.size() >= 2 && (a.front() == '"' || a.front() == '\'') && a.back() == a.front();
+  if (quoted) a = a.substr(1, a.size() - 2);
   if (a.starts_with("Sym(") && a.ends_with(")")) {
     meta.set_sym_value(SymInt::symbolic(a.substr(4, a.size() - 5)));
     meta.set_value_key(ValueKey::Val);
     return true;
   }
   size_t bracket = a.find('[');
-  if (bracket == std::string_view::npos) return true;  // a type we do not model: no metadata
+  if (bracket == std::string_view::npos) {
+    // Unquoted, it is node.type as torch.fx prints it (`L_x_ : torch.Tensor`): kept, and printed
+    // again where no metadata annotates the node. Quoted, a type remat does not model.
+    if (!quoted && is_type_expression(a)) meta.mutable_node_fields().push_back({"type", json::quoted(a)});
+    return true;
+  }
   std::optional<DType> dtype = parse_dtype_abbr(a.substr(0, bracket));
   if (!dtype) {
     // Subclass wrappers `TwoTensor(f32[3, 4])`, DTensor(...): not modelled, no metadata.
