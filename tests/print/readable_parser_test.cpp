@@ -385,5 +385,30 @@ TEST(ReadableParser, NodeTypesAreKeptAndPrintedAgain) {
   EXPECT_EQ(print_readable(*back).text, printed);
 }
 
+TEST(ReadableParser, InductorsGraphIdTrailerIsKeptAndPrintedAgain) {
+  // Inductor's pre/post-grad graph artifacts end with a blank line and ` # graph id: N`.
+  constexpr std::string_view kText =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, arg0_1: \"f32[8, 8][8, 1]cpu\"):\n"
+      "        # File: /tmp/k.py:8 in kernel, code: return x.sum()\n"
+      "        sum_1: \"f32[][]cpu\" = torch.ops.aten.sum.default(arg0_1);  arg0_1 = None\n"
+      "        return (sum_1,)\n"
+      "        \n"
+      "\n"
+      " # graph id: 6175639120";
+  Expected<GraphModule> m = parse_readable(kText, "post_grad.txt");
+  ASSERT_TRUE(m.ok()) << format_all(m.errors());
+  EXPECT_EQ(m->trailer, "\n\n # graph id: 6175639120");
+  PrintOptions o;
+  o.include_stride = o.include_device = true;
+  PrintedCode printed = print_readable(*m, o);
+  EXPECT_EQ(printed.text, kText);
+  EXPECT_EQ(printed.line_nodes.size(), 8u);  // one entry per line, the trailer's included
+  Expected<GraphModule> back = read_graph_json(write_graph_json(*m), "back.json");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->trailer, m->trailer);
+  EXPECT_EQ(back->clone().trailer, m->trailer);
+}
+
 }  // namespace
 }  // namespace remat

@@ -616,10 +616,10 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
     JsonPath p = path.field(key);
     if (key == "schema") {
       continue;  // checked by the caller for the top level
-    } else if (key == "graph_name" || key == "class_name") {
+    } else if (key == "graph_name" || key == "class_name" || key == "trailer") {
       std::string_view s;
       if (!r_.get_string(value, p, s)) return false;
-      (key == "graph_name" ? m.graph_name : m.class_name) = s;
+      (key == "graph_name" ? m.graph_name : key == "class_name" ? m.class_name : m.trailer) = s;
     } else if (key == "nodes") {
       nodes_e = value;
       has_nodes = true;

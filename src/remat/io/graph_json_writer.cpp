@@ -393,6 +393,10 @@ void GraphWriter::write_module(const GraphModule& m, int indent, bool top_level)
     key("class_name", indent, first);
     json::append_string(out_, m.class_name);
   }
+  if (!m.trailer.empty()) {
+    key("trailer", indent, first);
+    json::append_string(out_, m.trailer);
+  }
   if (m.codegen.kind != CodegenKind::Plain || !m.codegen.in_args.empty()) {
     key("codegen", indent, first);
     out_ += "{\"kind\": ";

@@ -7,6 +7,7 @@ GraphModule GraphModule::clone() const {
   clone_graph(*graph_, *copy.graph_);
   copy.graph_name = graph_name;
   copy.class_name = class_name;
+  copy.trailer = trailer;
   copy.codegen = codegen;
   for (const Submodule& s : submodules)
     copy.submodules.push_back({s.name, std::make_unique<GraphModule>(s.module->clone())});

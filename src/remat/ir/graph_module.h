@@ -46,6 +46,9 @@ class GraphModule {
 
   std::string graph_name;  ///< free text naming the graph (file provenance)
   std::string class_name;  ///< `class X(torch.nn.Module)`; empty: use graph_name or GraphModule
+  /// Text after the printed module in the text it was read from, printed again after it:
+  /// Inductor's pre/post-grad graph artifacts end with `\n\n # graph id: N`.
+  std::string trailer;
   Codegen codegen;
   std::vector<Submodule> submodules;
 

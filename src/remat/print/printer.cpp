@@ -571,6 +571,9 @@ void append_module(const GraphModule& m, const PrintOptions& options, PrintedCod
 PrintedCode print_readable(const GraphModule& module, const PrintOptions& options) {
   PrintedCode out;
   append_module(module, options, out, 0);
+  out.text += module.trailer;
+  for (char c : module.trailer)
+    if (c == '\n') out.line_nodes.push_back(nullptr);
   return out;
 }
 

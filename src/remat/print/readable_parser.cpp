@@ -1316,6 +1316,15 @@ Expected<GraphModule> ReadableParser::parse() {
   GraphModule m;
   if (!parse_module(m)) return *error_;
   skip_blank();
+  if (pos_ < lines_.size() && lines_[pos_].body().starts_with("# graph id: ")) {
+    // Inductor's trailer. The printed module ends with a whitespace-only line (the first blank
+    // line after its code); the trailer is every line after that one.
+    size_t first = pos_;
+    while (first > 0 && lines_[first - 1].blank()) --first;
+    if (first < pos_) ++first;
+    for (size_t i = first; i < lines_.size(); ++i) m.trailer += "\n" + std::string(lines_[i].text);
+    return m;
+  }
   if (pos_ < lines_.size() && lines_[pos_].indent <= top_indent)
     return (fail(lines_[pos_], lines_[pos_].indent, "unexpected text after the module"), *error_);
   return m;
