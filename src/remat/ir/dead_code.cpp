@@ -32,13 +32,19 @@ std::string_view op_name(std::string_view target) {
 
 }  // namespace
 
+bool is_in_place(const Node& n) {
+  if (n.op() != OpKind::CallFunction) return false;
+  std::string_view op = op_name(n.target().view());
+  return op.ends_with("_") && !op.ends_with("__");
+}
+
 bool is_impure(const Node& n, bool random_is_impure) {
   if (n.op() == OpKind::Placeholder || n.op() == OpKind::Output) return true;
   if (n.op() != OpKind::CallFunction) return n.op() == OpKind::CallModule;
   std::string_view target = n.target().view();
   if (target == "torch._assert" || target == "builtins.print") return true;
+  if (is_in_place(n)) return true;
   std::string_view op = op_name(target);
-  if (op.ends_with("_") && !op.ends_with("__")) return true;  // in-place: add_, copy_
   if (target.ends_with(".out")) return true;                  // out= overloads write an input
   for (std::string_view s : kSideEffectOps)
     if (op == s) return true;

@@ -50,10 +50,7 @@ absl::flat_hash_set<const Node*> needed_nodes(std::vector<const Node*> roots, co
 // 1.13's dead-code elimination assumes. Keeping it for its "side effect" would make the backward
 // draw new random numbers wherever its input happens to be computable there.
 bool mutates_only_an_intermediate(const Node& n) {
-  std::string_view t = n.target().view();
-  size_t last = t.rfind('.'), first = t.find('.');
-  std::string_view op = first < last ? t.substr(first + 1, last - first - 1) : t;
-  if (!op.ends_with("_") || op.ends_with("__") || n.args().empty() || !n.args()[0].is_node()) return false;
+  if (!is_in_place(n) || n.args().empty() || !n.args()[0].is_node()) return false;
   return n.args()[0].as_node()->op() != OpKind::Placeholder;
 }
 

@@ -504,7 +504,8 @@ void CodeGen::run(std::string_view indent, PrintedCode& out) {
   const bool torch_1_13 = o_.dialect == Dialect::Torch113;
   std::optional<std::string_view> previous_trace;  // 1.13 compared the traces, not the comments
   for (const Node* n : m_.graph().nodes()) {
-    if (verbose_ && torch_1_13 && n->op() != OpKind::Placeholder && n->op() != OpKind::Output) {
+    bool commented = verbose_ && n->op() != OpKind::Placeholder && n->op() != OpKind::Output;
+    if (commented && torch_1_13) {
       std::string_view trace = n->meta.stack_trace.is_null() ? "" : n->meta.stack_trace.view();
       if (!trace.empty() && trace != previous_trace) {
         body_.add("", n);
@@ -514,7 +515,7 @@ void CodeGen::run(std::string_view indent, PrintedCode& out) {
         body_.add("# No stacktrace found for following nodes ", n);
       }
       previous_trace = trace;
-    } else if (verbose_ && n->op() != OpKind::Placeholder && n->op() != OpKind::Output) {
+    } else if (commented) {
       std::string summary = meta_text_.summary(*n);
       if (summary != previous_summary) {
         body_.add("", n);
