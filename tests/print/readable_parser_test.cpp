@@ -410,5 +410,26 @@ TEST(ReadableParser, InductorsGraphIdTrailerIsKeptAndPrintedAgain) {
   EXPECT_EQ(back->clone().trailer, m->trailer);
 }
 
+TEST(ReadableParser, OnlyGraphIdLinesMayFollowTheModule) {
+  // Found by fuzz_readable: a trailer that quoted code read in, then printed text that did not.
+  constexpr std::string_view kHead =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[4]\"):\n"
+      "        # No stacktrace found for following nodes\n"
+      "        y: \"f32[4]\" = torch.sin(x);  x = None\n"
+      "        return (y,)\n"
+      "        \n";
+  for (std::string_view tail : {"    # graph id: # Gradient addition node\n        t = x\n",
+                                " # graph id: 12\n t = x\n", " # graph id: \n",
+                                " # graph id: 12 \n"}) {
+    Expected<GraphModule> m = parse_readable(std::string(kHead) + std::string(tail), "g.txt");
+    ASSERT_FALSE(m.ok()) << tail;
+    EXPECT_GE(m.errors()[0].line, 6) << format_all(m.errors());  // on the trailer, not before
+  }
+  Expected<GraphModule> ok = parse_readable(std::string(kHead) + " # graph id: 12\n\n", "g.txt");
+  ASSERT_TRUE(ok.ok()) << format_all(ok.errors());
+  EXPECT_EQ(print_readable(*ok).text, std::string(kHead) + " # graph id: 12\n\n");
+}
+
 }  // namespace
 }  // namespace remat

@@ -21,6 +21,16 @@
 namespace remat {
 namespace {
 
+// Inductor's trailer line: `# graph id: ` and a decimal number.
+bool is_graph_id_line(std::string_view body) {
+  constexpr std::string_view kPrefix = "# graph id: ";
+  if (!body.starts_with(kPrefix) || body.size() == kPrefix.size()) return false;
+  for (char c : body.substr(kPrefix.size()))
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+
 constexpr size_t kMaxNesting = 200;  // brackets inside one expression
 
 struct SourceLine {
@@ -1318,7 +1328,13 @@ Expected<GraphModule> ReadableParser::parse() {
   skip_blank();
   if (pos_ < lines_.size() && lines_[pos_].body().starts_with("# graph id: ")) {
     // Inductor's trailer. The printed module ends with a whitespace-only line (the first blank
-    // line after its code); the trailer is every line after that one.
+    // line after its code); the trailer is every line after that one: `# graph id: DIGITS` lines
+    // and blank lines, nothing else (anything else would not read back the same).
+    for (size_t i = pos_; i < lines_.size(); ++i) {
+      if (lines_[i].blank() || is_graph_id_line(lines_[i].body())) continue;
+      return (fail(lines_[i], lines_[i].indent, "unexpected text after the module's graph id"),
+              *error_);
+    }
     size_t first = pos_;
     while (first > 0 && lines_[first - 1].blank()) --first;
     if (first < pos_) ++first;
