@@ -38,11 +38,13 @@ GraphModule read(const std::string& json, const std::string& what) {
 
 std::string print(const std::string& graph_json, const std::string& style, bool include_stride,
                   bool include_device, bool expanded_def, bool colored, const std::string& class_name) {
-  std::optional<Dialect> dialect = parse_dialect(style);
-  if (!dialect) throw Error("print_readable: style must be current or torch-1.13, not " + style);
-  GraphModule m = read(graph_json, "<graph>");
   PrintOptions o;
-  o.dialect = *dialect;
+  if (!apply_style_name(style, o)) {
+    std::string names;
+    for (std::string_view n : style_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+    throw Error("print_readable: style must be one of " + names + ", not " + style);
+  }
+  GraphModule m = read(graph_json, "<graph>");
   o.include_stride = include_stride;
   o.include_device = include_device;
   o.expanded_def = expanded_def;

@@ -2,6 +2,7 @@
 // PyTorch logs (tlparse's test inputs) read with the counts tlparse reports.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "remat/support/file_io.h"
@@ -123,6 +124,24 @@ TEST(TraceLog, PyTorchsSimpleLog) {
   ASSERT_NE(output_code, nullptr);
   EXPECT_TRUE(output_code->payload_md5_ok);
   EXPECT_EQ(output_code->compile_id->directory_name(), "-_0_0_0");
+}
+
+TEST(TraceLog, BlankLinesInsideAPayloadDoNotEndIt) {
+  // export.log's exported program has empty lines (a shipper dropped their tabs) between its
+  // 18 payload lines: all 18 belong to it, and its MD5 no longer matches (as for tlparse).
+  auto reader = open_log(testing::data_path("tlparse-logs/export.log"));
+  std::vector<TraceRecord> records = read_all(*reader);
+  const TraceRecord* program = nullptr;
+  for (const TraceRecord& r : records)
+    if (r.event == "exported_program") program = &r;
+  ASSERT_NE(program, nullptr);
+  EXPECT_EQ(std::count(program->payload.begin(), program->payload.end(), '\n'), 17);
+  EXPECT_NE(program->payload.find("ExportedProgram:"), std::string::npos);
+  EXPECT_NE(program->payload.find("Range constraints:"), std::string::npos) << program->payload;
+  EXPECT_FALSE(program->payload_md5_ok);
+  EXPECT_EQ(program->lineno, 60u);
+  EXPECT_EQ(program, &records.back());  // the payload runs to the end of the file
+  EXPECT_EQ(reader->stats().fail_glog, 0u);   // no payload line was taken for a record
 }
 
 TEST(TraceLog, CorruptedPayloadIsCountedNotFatal) {

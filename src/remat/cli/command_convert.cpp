@@ -48,8 +48,11 @@ void add_convert_command(CLI::App& app, int& exit_code) {
         exit_code = report(m.errors());
         return;
       }
-      output = wants_text(a->out, a->to) ? print_readable(*m, a->flags.options()).text + "\n"
-                                         : write_graph_json(*m);
+      // Text read from text ends as the input did (print() adds a newline, a log payload not).
+      bool newline = !looks_like_readable(*text) || text->ends_with('\n');
+      output = wants_text(a->out, a->to)
+                   ? print_readable(*m, a->flags.options(*m)).text + (newline ? "\n" : "")
+                   : write_graph_json(*m);
     } else {
       Expected<FxgraphDocument> doc = read_fxgraph(*text, name);
       if (!doc) {

@@ -28,7 +28,7 @@ void add_print_command(CLI::App& app, int& exit_code) {
       exit_code = report(m.errors());
       return;
     }
-    PrintOptions options = a->flags.options();
+    PrintOptions options = a->flags.options(*m);
     PrintedCode printed = a->code ? print_code(*m, options) : print_readable(*m, options);
     std::fwrite(printed.text.data(), 1, printed.text.size(), stdout);
     std::fputc('\n', stdout);  // print() adds one newline

@@ -65,7 +65,7 @@ void add_trace_command(CLI::App& app, int& exit_code) {
       return;
     }
     std::string text = a->output.ends_with(".json") ? write_graph_json(*m)
-                                                     : print_readable(*m, a->flags.options()).text + "\n";
+                                                     : print_readable(*m, a->flags.options(*m)).text + "\n";
     Status written = write_file_atomic(a->output, text);
     exit_code = written ? kExitOk : report(written.errors());
   });

@@ -67,25 +67,43 @@ Expected<GraphModule> load_graph(const std::string& path, BadTargets bad) {
 }
 
 void PrintFlags::add_to(CLI::App& cmd) {
-  cmd.add_flag("--include-stride", options_.include_stride, "annotate strides");
-  cmd.add_flag("--include-device", options_.include_device, "annotate devices");
-  cmd.add_flag("--expanded-def", options_.expanded_def,
-               "one parameter per line, with descriptor comments");
-  cmd.add_flag("--colored", options_.colored, "ANSI colors");
+  stride_ = cmd.add_flag("--include-stride", flags_.include_stride, "annotate strides");
+  device_ = cmd.add_flag("--include-device", flags_.include_device, "annotate devices");
+  expanded_def_ = cmd.add_flag("--expanded-def", flags_.expanded_def,
+                               "one parameter per line, with descriptor comments");
+  colored_ = cmd.add_flag("--colored,!--no-colored", flags_.colored, "ANSI colors (or none)");
   cmd.add_option("--additional-meta", additional_meta_,
                  "comma-separated meta keys to show before each stack-trace comment");
-  cmd.add_flag("--show-meta", options_.show_meta,
+  cmd.add_flag("--show-meta", flags_.show_meta,
                "show every meta key above each node (FX_GRAPH_SHOW_META=1)");
   cmd.add_option("--tag-style", tag_style_,
-                 "where recompute tags go: seed (own line, default), inline-2025, inline-2026")
-      ->check(CLI::IsMember({"seed", "inline-2025", "inline-2026"}));
-  cmd.add_option("--class-name", options_.class_name, "the printed class name");
-  cmd.add_option("--style", style_, "which torch.fx's rules: current (default) or torch-1.13")
-      ->check(CLI::IsMember({"current", "torch-1.13"}));
+                 "where recompute tags go: seed (own line, remat's default), inline-2025, "
+                 "inline-2026, none")
+      ->check(CLI::IsMember({"seed", "inline-2025", "inline-2026", "none"}));
+  cmd.add_option("--class-name", flags_.class_name, "the printed class name");
+  std::vector<std::string> names;
+  std::string joined;
+  for (std::string_view n : style_names()) {
+    names.emplace_back(n);
+    joined += (joined.empty() ? "" : ", ") + std::string(n);
+  }
+  cmd.add_option("--style", style_,
+                 "print with the rules of one release of torch.fx: " + joined +
+                     ". Default: a graph read from text keeps the style it was written in, any "
+                     "other graph prints as seed")
+      ->check(CLI::IsMember(names));
 }
 
-PrintOptions PrintFlags::options() const {
-  PrintOptions o = options_;
+PrintOptions PrintFlags::options(const GraphModule& m) const {
+  PrintOptions o = PrintOptions::as_read(m);
+  if (!style_.empty()) apply_style_name(style_, o);
+  if (stride_->count() > 0) o.include_stride = true;
+  if (device_->count() > 0) o.include_device = true;
+  if (expanded_def_->count() > 0) o.expanded_def = true;
+  if (colored_->count() > 0) o.colored = flags_.colored;
+  o.show_meta = flags_.show_meta;
+  o.class_name = flags_.class_name;
+  if (!additional_meta_.empty()) o.additional_meta.clear();
   size_t start = 0;
   while (start < additional_meta_.size()) {
     size_t comma = additional_meta_.find(',', start);
@@ -95,10 +113,7 @@ PrintOptions PrintFlags::options() const {
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  o.tag_style = tag_style_ == "inline-2025"   ? TagStyle::Inline2025
-                : tag_style_ == "inline-2026" ? TagStyle::Inline2026
-                                              : TagStyle::Seed;
-  o.dialect = parse_dialect(style_).value_or(Dialect::Current);
+  if (!tag_style_.empty()) o.tag_style = parse_tag_style(tag_style_).value_or(TagStyle::Seed);
   return o;
 }
 

@@ -24,17 +24,25 @@ Expected<GraphModule> load_graph(const std::string& path, BadTargets bad = BadTa
 /// The target problems of `m` (read from `text`), each at the line of `text` that defines the node.
 Diagnostics target_diagnostics(const GraphModule& m, std::string_view text, const std::string& file, bool warning);
 
-/// Print flags named after print_readable's arguments (--include-stride, --tag-style, ...).
+/// Print flags named after print_readable's arguments (--include-stride, --tag-style, ...) and
+/// --style ERA. A graph read from text prints in the style it was written in; the flags given
+/// change that style.
 class PrintFlags {
  public:
   void add_to(CLI::App& cmd);
-  [[nodiscard]] PrintOptions options() const;
+  /// The options for printing `m`: the style `m` was read in (remat's defaults for a graph not
+  /// read from text), then --style, then each flag given.
+  [[nodiscard]] PrintOptions options(const GraphModule& m) const;
 
  private:
-  PrintOptions options_;
+  PrintOptions flags_;
   std::string additional_meta_;
-  std::string tag_style_ = "seed";
-  std::string style_ = "current";
+  std::string tag_style_;
+  std::string style_;
+  CLI::Option* stride_ = nullptr;
+  CLI::Option* device_ = nullptr;
+  CLI::Option* expanded_def_ = nullptr;
+  CLI::Option* colored_ = nullptr;
 };
 
 }  // namespace remat::cli

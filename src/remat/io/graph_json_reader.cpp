@@ -642,6 +642,45 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
       std::vector<std::string> names;
       if (!r_.get_string_list(value, p, names)) return false;
       m.saved_values = std::move(names);
+    } else if (key == "text_style") {
+      object ts;
+      if (!r_.get_object(value, p, ts)) return false;
+      TextStyle style;
+      for (auto [tk, tv] : ts) {
+        JsonPath tp = p.field(tk);
+        if (tk == "dialect" || tk == "tags") {
+          std::string_view name;
+          if (!r_.get_string(tv, tp, name)) return false;
+          bool known = true;
+          if (tk == "dialect") {
+            std::optional<Dialect> d = parse_dialect(name);
+            if (d) style.dialect = *d;
+            known = d.has_value();
+          } else {
+            std::optional<TagStyle> t = parse_tag_style(name);
+            if (t) style.tag_style = *t;
+            known = t.has_value();
+          }
+          if (!known) return r_.fail(tp, "unknown " + std::string(tk) + " \"" + std::string(name) + "\"");
+          continue;
+        }
+        if (tk == "additional_meta") {
+          if (!r_.get_string_list(tv, tp, style.additional_meta)) return false;
+          continue;
+        }
+        bool* flag = tk == "include_stride"           ? &style.include_stride
+                     : tk == "include_device"         ? &style.include_device
+                     : tk == "expanded_def"           ? &style.expanded_def
+                     : tk == "colored"                ? &style.colored
+                     : tk == "quoted_annotations"     ? &style.quoted_annotations
+                     : tk == "comment_names_function" ? &style.comment_names_function
+                     : tk == "deep_comments"          ? &style.deep_comments
+                     : tk == "free_dead_results"      ? &style.free_dead_results
+                                                      : nullptr;
+        if (flag == nullptr) return r_.fail(tp, "unknown text_style key");
+        if (!r_.get_bool(tv, tp, *flag)) return false;
+      }
+      m.text_style = style;
     } else if (key == "codegen") {
       object cg;
       if (!r_.get_object(value, p, cg)) return false;

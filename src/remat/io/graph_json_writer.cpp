@@ -397,6 +397,31 @@ void GraphWriter::write_module(const GraphModule& m, int indent, bool top_level)
     key("trailer", indent, first);
     json::append_string(out_, m.trailer);
   }
+  if (m.text_style) {
+    const TextStyle& t = *m.text_style;
+    key("text_style", indent, first);
+    out_ += "{\"dialect\": ";
+    json::append_string(out_, dialect_name(t.dialect));
+    out_ += ", \"tags\": ";
+    json::append_string(out_, tag_style_name(t.tag_style));
+    for (auto [name, value] : {std::pair{"include_stride", t.include_stride},
+                               {"include_device", t.include_device},
+                               {"expanded_def", t.expanded_def},
+                               {"colored", t.colored},
+                               {"quoted_annotations", t.quoted_annotations},
+                               {"comment_names_function", t.comment_names_function},
+                               {"deep_comments", t.deep_comments},
+                               {"free_dead_results", t.free_dead_results}}) {
+      out_ += ", \"";
+      out_ += name;
+      out_ += value ? "\": true" : "\": false";
+    }
+    if (!t.additional_meta.empty()) {
+      out_ += ", \"additional_meta\": ";
+      write_strings(t.additional_meta);
+    }
+    out_ += '}';
+  }
   if (m.codegen.kind != CodegenKind::Plain || !m.codegen.in_args.empty()) {
     key("codegen", indent, first);
     out_ += "{\"kind\": ";

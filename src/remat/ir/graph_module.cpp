@@ -8,6 +8,7 @@ GraphModule GraphModule::clone() const {
   copy.graph_name = graph_name;
   copy.class_name = class_name;
   copy.trailer = trailer;
+  copy.text_style = text_style;
   copy.codegen = codegen;
   for (const Submodule& s : submodules)
     copy.submodules.push_back({s.name, std::make_unique<GraphModule>(s.module->clone())});

@@ -9,6 +9,7 @@
 
 #include "remat/ir/graph.h"
 #include "remat/ir/raw_json.h"
+#include "remat/ir/text_style.h"
 #include "remat/support/expected.h"
 
 namespace remat {
@@ -49,6 +50,9 @@ class GraphModule {
   /// Text after the printed module in the text it was read from, printed again after it:
   /// Inductor's pre/post-grad graph artifacts end with `\n\n # graph id: N`.
   std::string trailer;
+  /// How the text it was read from was written (set by the readable parser): printing with
+  /// PrintOptions::as_read reproduces that text.
+  std::optional<TextStyle> text_style;
   Codegen codegen;
   std::vector<Submodule> submodules;
 

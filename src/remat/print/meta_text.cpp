@@ -106,11 +106,14 @@ std::string annotation_text(const Argument& custom, bool truncate) {
 }
 
 /// The innermost user frame of a Python traceback: `File: f.py:9 in fn, code: x = y` (§4.1).
-std::optional<std::string> stack_frame_text(std::string_view trace) {
+/// Without `in fn` before 2024 (`names_function` false).
+std::optional<std::string> stack_frame_text(std::string_view trace, bool names_function) {
   std::vector<TracebackFrame> frames = parse_traceback(trace);
   if (frames.empty()) return std::nullopt;
   const TracebackFrame& f = frames.back();
-  return "File: " + std::string(f.file) + ":" + std::string(f.line) + " in " + std::string(f.function) + ", code: " + std::string(f.code);
+  std::string out = "File: " + std::string(f.file) + ":" + std::string(f.line);
+  if (names_function) out += " in " + std::string(f.function);
+  return out + ", code: " + std::string(f.code);
 }
 
 /// str(meta[key]) for the keys remat types; unknown keys from their JSON text.
@@ -174,8 +177,9 @@ std::string MetaText::annotation(const Meta& meta) const {
   switch (meta.value_kind()) {
     case ValueKind::Tensor: {
       const TensorMeta& t = *meta.tensor();
+      const char* q = o_.quoted_annotations ? "\"" : "";
       if (meta.value_key() == ValueKey::TensorMeta)  // ShapeProp's TensorMetadata: no extras
-        return ": \"" + abbr(t.dtype) + dims_text(t.sizes()) + "\"";
+        return ": " + (q + abbr(t.dtype)) + dims_text(t.sizes()) + q;
       auto [it, fresh] = tensor_annotations_.try_emplace(&t);
       if (!fresh) return it->second;
       std::string shape = dims_text(t.sizes());
@@ -184,14 +188,15 @@ std::string MetaText::annotation(const Meta& meta) const {
         if (auto s = t.strides()) stride = dims_text(*s);
       if (o_.include_device) device = t.device.str();
       bool c = o_.colored;
-      it->second = ": \"" + color(c, "\033[31m", abbr(t.dtype)) + color(c, "\033[34m", shape) +
-                   color(c, "\033[2m\033[34m", stride) + color(c, "\033[2m\033[32m", device) + "\"";
+      it->second = ": " + (q + color(c, "\033[31m", abbr(t.dtype))) + color(c, "\033[34m", shape) +
+                   color(c, "\033[2m\033[34m", stride) + color(c, "\033[2m\033[32m", device) + q;
       return it->second;
     }
     case ValueKind::SymInt: {
       SymInt s = *meta.sym_value();
       if (!s.is_symbolic()) return "";  // a plain int value gets no annotation
-      return ": \"Sym(" + std::string(s.expression()) + ")\"";
+      const char* q = o_.quoted_annotations ? "\"" : "";
+      return ": " + (q + ("Sym(" + std::string(s.expression()) + ")")) + q;
     }
     default:
       return "";
@@ -207,20 +212,21 @@ std::string MetaText::summary(const Node& node) const {
   }
   if (!prefix.empty()) prefix = "# " + prefix + " ";
   std::string tag;
-  if (o_.tag_style != TagStyle::Seed) {
+  if (o_.tag_style == TagStyle::Inline2025 || o_.tag_style == TagStyle::Inline2026) {
     if (std::optional<std::string> t = tag_text(m))
       tag = (o_.tag_style == TagStyle::Inline2025 ? " # " : " ") + *t;
   }
-  std::string ann = annotation_text(m.custom(), o_.tag_style != TagStyle::Inline2025);
+  std::string ann = annotation_text(m.custom(), o_.tag_style == TagStyle::Seed || o_.tag_style == TagStyle::Inline2026);
   const std::optional<std::string>* frame = nullptr;
   std::optional<std::string> none;
   if (!m.stack_trace.is_null()) {
     auto [it, fresh] = frames_.try_emplace(&m.stack_trace.str());
-    if (fresh) it->second = stack_frame_text(m.stack_trace.view());
+    if (fresh) it->second = stack_frame_text(m.stack_trace.view(), o_.comment_names_function);
     frame = &it->second;
   }
   if (frame == nullptr) frame = &none;
   std::string out = prefix;
+  if (o_.deep_comments && frame->has_value()) out += ' ';  // 2.5-2.9: ` # File: ...`
   out += '#';
   out += ann;
   out += tag;

@@ -339,7 +339,7 @@ std::string CodeGen::deletions(const Node& n) {
       if (it != last_user_.end() && it->second == &n) add(input);
     }
   }
-  if (n.users().empty() && o_.dialect != Dialect::Torch113) add(&n);  // 1.13 kept dead results
+  if (n.users().empty() && o_.free_dead_results) add(&n);
   if (text.empty()) return "";
   text += "None";
   return ";  " + (o_.colored ? wrap(kDim, text) : text);

@@ -14,6 +14,7 @@
 
 #include "remat/ir/naming.h"
 #include "remat/ir/target.h"
+#include "remat/print/print_options.h"
 #include "remat/print/python_repr.h"
 #include "remat/print/python_tokens.h"
 #include "remat/support/json_text.h"
@@ -182,6 +183,46 @@ struct GroupMeta {
   std::optional<int64_t> ac_graph_id;
   std::optional<int64_t> seq_nr;
   std::optional<PartitionerTag> partitioner_tag;
+  // How the comment was written (style evidence, not metadata).
+  std::optional<bool> names_function;
+  std::optional<TagStyle> tag_style;
+};
+
+/// What the text shows of the rules and options it was printed with (fx-readable spec §10);
+/// nullopt where nothing in the text tells.
+struct StyleEvidence {
+  bool torch_1_13 = false;  // the body starts with a blank line, then a comment
+  std::optional<bool> quoted, stride, device, expanded_def, names_function, deep_comments;
+  std::optional<TagStyle> tags;
+  std::optional<bool> free_dead_results;
+  bool colored = false;
+  std::vector<std::string> additional_meta;  // keys in the order comments show them
+
+  /// The era the evidence points to, with each observed rule laid over it.
+  [[nodiscard]] TextStyle style() const {
+    TextStyle s;
+    std::string_view era = torch_1_13                                   ? "torch-1.13"
+                           : quoted == false || names_function == false ? "torch-2.1"
+                           : deep_comments == true                      ? "torch-2.5-2.9"
+                           : tags == TagStyle::Inline2025               ? "torch-2.10"
+                           : tags == TagStyle::Inline2026               ? "torch-2026"
+                                                                        : "seed";
+    apply_style_name(era, s);
+    auto set = [](bool& field, std::optional<bool> seen) {
+      if (seen) field = *seen;
+    };
+    set(s.quoted_annotations, quoted);
+    set(s.include_stride, stride);
+    set(s.include_device, device);
+    set(s.expanded_def, expanded_def);
+    set(s.comment_names_function, names_function);
+    set(s.deep_comments, deep_comments);
+    set(s.free_dead_results, free_dead_results);
+    if (tags) s.tag_style = *tags;
+    s.colored = colored;
+    s.additional_meta = additional_meta;
+    return s;
+  }
 };
 
 class ReadableParser {
@@ -193,7 +234,7 @@ class ReadableParser {
       size_t nl = text.find('\n', start);
       std::string_view line = text.substr(start, nl == std::string_view::npos ? nl : nl - start);
       if (line.find('\033') != std::string_view::npos)
-        line = stripped_.emplace_back(strip_ansi(line));
+        line = stripped_.emplace_back(strip_ansi(line)), seen_.colored = true;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       size_t indent = line.find_first_not_of(' ');
       lines_.push_back({line, ++number, indent == std::string::npos ? line.size() : indent});
@@ -230,6 +271,16 @@ class ReadableParser {
   bool parse_comment(std::string_view c);
   bool parse_statement(GraphModule& m);
   bool parse_return(GraphModule& m);
+  /// The style the text was written in, from what it showed.
+  TextStyle style_read() {
+    // A result nobody uses shows whether the era freed it on its own line.
+    for (auto [node, freed] : freed_itself_)
+      if (node->users().empty()) {
+        seen_.free_dead_results = freed;
+        break;
+      }
+    return seen_.style();
+  }
   void skip_blank() {
     while (pos_ < lines_.size() && lines_[pos_].blank()) ++pos_;
   }
@@ -281,6 +332,9 @@ class ReadableParser {
   };
   std::vector<Param> params_;
   std::unordered_map<std::string, Param> pytree_annotations_;
+  StyleEvidence seen_;
+  size_t depth_ = 0;  // of nested classes
+  std::vector<std::pair<const Node*, bool>> freed_itself_;  // each statement: freed on its line?
 };
 
 // ------------------------------------------------------------------------------------------
@@ -765,6 +819,7 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
   bool quoted = a.size() >= 2 && (a.front() == '"' || a.front() == '\'') && a.back() == a.front();
   if (quoted) a = a.substr(1, a.size() - 2);
   if (a.starts_with("Sym(") && a.ends_with(")")) {
+    seen_.quoted = quoted;
     meta.set_sym_value(SymInt::symbolic(a.substr(4, a.size() - 5)));
     meta.set_value_key(ValueKey::Val);
     return true;
@@ -801,6 +856,9 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
   for (char c : rest)  // a device: `cpu`, `cuda:0`, `meta`
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != ':' && c != '_' && c != '.')
       return fail(*line_, column, "malformed device in annotation");
+  seen_.quoted = quoted;
+  if (has_strides) seen_.stride = true;
+  if (!rest.empty()) seen_.device = true;
   TensorMeta t(*dtype, sizes,
                has_strides ? std::optional<std::span<const SymInt>>(strides) : std::nullopt,
                rest.empty() ? InternedString() : InternedString(rest));
@@ -858,6 +916,7 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
     if (st == std::string_view::npos) return false;
     auto tag = parse_tag(rest.substr(0, st));
     if (!tag) return false;
+    g.tag_style = prefix == " # " ? TagStyle::Inline2025 : TagStyle::Inline2026;
     g.recompute = tag->first;
     g.ac_graph_id = tag->second;
     s = rest.substr(st);
@@ -871,6 +930,7 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
   if (code == std::string_view::npos) return false;
   std::string_view where = f.substr(0, code), text = f.substr(code + 8);
   size_t in = where.rfind(" in ");
+  g.names_function = in != std::string_view::npos;
   std::string_view fn =
       in == std::string_view::npos ? std::string_view("<unknown>") : where.substr(in + 4);
   std::string_view file_line = in == std::string_view::npos ? where : where.substr(0, in);
@@ -889,6 +949,7 @@ bool ReadableParser::parse_comment(std::string_view c) {
       seed_recompute_ = tag->first;
       seed_ac_graph_id_ = tag->second;
       seed_tag_pending_ = true;
+      seen_.tags = TagStyle::Seed;
       return true;
     }
   }
@@ -911,9 +972,14 @@ bool ReadableParser::parse_comment(std::string_view c) {
     return ok;
   };
   // `<M>#<ANN><TAG> <ST>`: try without an additional_meta prefix, then at each " #".
+  auto take = [this](GroupMeta g) {
+    if (g.names_function) seen_.names_function = g.names_function;
+    if (g.tag_style) seen_.tags = g.tag_style;
+    group_ = std::move(g);
+  };
   GroupMeta g;
   if (c.starts_with("#") && parse_summary_rest(c.substr(1), g, parse_dict)) {
-    group_ = std::move(g);
+    take(std::move(g));
     return true;
   }
   for (size_t p = c.find(" #"); p != std::string_view::npos; p = c.find(" #", p + 1)) {
@@ -924,6 +990,8 @@ bool ReadableParser::parse_comment(std::string_view c) {
       size_t colon = item.find(": ");
       if (colon == std::string_view::npos) continue;
       std::string_view key = item.substr(0, colon), value = item.substr(colon + 2);
+      std::vector<std::string>& keys = seen_.additional_meta;
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.emplace_back(key);
       int64_t v = std::strtoll(std::string(value).c_str(), nullptr, 10);
       if (key == "seq_nr")
         with_prefix.seq_nr = v;
@@ -934,7 +1002,7 @@ bool ReadableParser::parse_comment(std::string_view c) {
       else if (key == "recompute")
         with_prefix.recompute = parse_policy(value);
     }
-    group_ = std::move(with_prefix);
+    take(std::move(with_prefix));
     return true;
   }
   // 2022: `# File "f.py", line 3, in fn, code`.
@@ -954,8 +1022,23 @@ bool ReadableParser::parse_comment(std::string_view c) {
                                           std::string(fn) + "\n    " + std::string(code) + "\n");
     }
   }
-  // Anything else (PyTorch 1.13 AOT graphs carry free-text context lines) starts a group without
-  // metadata remat can use.
+  // PyTorch 1.13: `# <context lines>, File: f.py:N, code: ...`, or the context alone. The
+  // group's trace is one that 1.13's printer summarizes to the same comment.
+  std::string_view text = trim(c.substr(1));
+  if (seen_.torch_1_13 && group_.stack_trace.is_null() &&
+      text != "No stacktrace found for following nodes") {
+    size_t file = text.find(", File: ");
+    GroupMeta frame;
+    if (file != std::string_view::npos &&
+        parse_summary_rest(" " + std::string(text.substr(file + 2)), frame, parse_dict) &&
+        !frame.stack_trace.is_null()) {
+      group_.stack_trace = InternedString(std::string(text.substr(0, file)) + "\n" +
+                                          frame.stack_trace.str());
+    } else {
+      group_.stack_trace = InternedString(text);
+    }
+  }
+  // Anything else starts a group without metadata remat can use.
   return true;
 }
 
@@ -1005,6 +1088,7 @@ bool ReadableParser::parse_def(size_t indent) {
   size_t open = b.find('(');
   if (b == "def forward(" || b.substr(open) == "(") {
     // Expanded: one parameter per line, then `):`.
+    if (depth_ == 0) seen_.expanded_def = true;  // nested classes never expand
     ++pos_;
     while (pos_ < lines_.size()) {
       line_ = &lines_[pos_];
@@ -1203,6 +1287,11 @@ bool ReadableParser::parse_statement(GraphModule& m) {
     meta.set_ac_graph_id(seed_ac_graph_id_);
     seed_tag_pending_ = false;
   }
+  // `;  a = b = None` last: does it free the node itself (era evidence once we know its users)?
+  bool freed = false;
+  if (parts.size() >= 2 && parts.back().ends_with(" = None"))
+    for (std::string_view d : split_top_level(parts.back(), " = ")) freed = freed || trim(d) == name;
+  freed_itself_.emplace_back(node, freed);
   ++pos_;
   return true;
 }
@@ -1233,15 +1322,20 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
   }
   group_ = GroupMeta();
   seed_tag_pending_ = false;
+  // What the body has shown since the def or the pytree prologue: nothing, blank lines only,
+  // or more. 1.13 kept the body's leading newline: blank lines, then the first comment.
+  enum class Lead { Nothing, Blank, More } lead = Lead::Nothing;
   while (pos_ < lines_.size()) {
     line_ = &lines_[pos_];
     if (line_->blank()) {
+      if (lead == Lead::Nothing) lead = Lead::Blank;
       ++pos_;
       continue;
     }
     if (line_->indent < indent) break;
     std::string_view b = line_->body();
     if (b == "\"\"\"") {  // FX_GRAPH_SHOW_META block: the keys it shows are not read back
+      lead = Lead::More;
       ++pos_;
       while (pos_ < lines_.size() && lines_[pos_].body() != "\"\"\"") ++pos_;
       if (pos_ >= lines_.size()) return fail(*line_, line_->indent, "unterminated \"\"\" block");
@@ -1249,11 +1343,18 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
       continue;
     }
     if (b.starts_with("#")) {
+      if (lead == Lead::Blank) seen_.torch_1_13 = true;
+      lead = Lead::More;
+      // 2.5-2.9: stack-trace comments one column deeper than the code.
+      if (b.starts_with("# File: ")) seen_.deep_comments = line_->indent == indent + 1;
       if (!parse_comment(b)) return false;
       ++pos_;
       continue;
     }
+    // The pytree prologue's lines come before any placeholder exists.
+    bool prologue = m.graph().empty();
     if (!parse_statement(m)) return false;
+    lead = prologue ? Lead::Nothing : Lead::More;
   }
   return true;
 }
@@ -1281,7 +1382,10 @@ bool ReadableParser::parse_module(GraphModule& m) {
     skip_blank();
     if (pos_ >= lines_.size() || lines_[pos_].indent != indent + 4) break;
     auto child = std::make_unique<GraphModule>();
-    if (!parse_module(*child)) return false;
+    ++depth_;
+    bool ok = parse_module(*child);
+    --depth_;
+    if (!ok) return false;
     std::string name = child->class_name;
     child->class_name.clear();  // printed from the attribute name, as torch.fx does
     m.submodules.push_back({std::move(name), std::move(child)});
@@ -1309,6 +1413,7 @@ Expected<GraphModule> ReadableParser::parse() {
         if (pos_ < lines_.size())
           return (fail(lines_[pos_], lines_[pos_].indent, "unexpected text after forward()"),
                   *error_);
+        m.text_style = style_read();
         return m;
       }
       break;
@@ -1339,10 +1444,12 @@ Expected<GraphModule> ReadableParser::parse() {
     while (first > 0 && lines_[first - 1].blank()) --first;
     if (first < pos_) ++first;
     for (size_t i = first; i < lines_.size(); ++i) m.trailer += "\n" + std::string(lines_[i].text);
+    m.text_style = style_read();
     return m;
   }
   if (pos_ < lines_.size() && lines_[pos_].indent <= top_indent)
     return (fail(lines_[pos_], lines_[pos_].indent, "unexpected text after the module"), *error_);
+  m.text_style = style_read();
   return m;
 }
 

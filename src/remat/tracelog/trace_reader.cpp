@@ -129,9 +129,20 @@ bool TraceReader::next_line(std::string_view& line) {
 }
 
 bool TraceReader::peek_is_payload() {
+  // Blank lines are skipped here too, as tlparse does: one inside a payload does not end it.
   for (;;) {
-    if (begin_ < end_) return buffer_[begin_] == '\t';
-    if (!fill()) return false;
+    if (begin_ < end_ && buffer_[begin_] == '\n') {
+      ++begin_;
+      ++lineno_;
+      continue;
+    }
+    if (end_ - begin_ >= 2 && buffer_[begin_] == '\r' && buffer_[begin_ + 1] == '\n') {
+      begin_ += 2;
+      ++lineno_;
+      continue;
+    }
+    if (end_ - begin_ >= 2 || (begin_ < end_ && buffer_[begin_] != '\r')) return buffer_[begin_] == '\t';
+    if (!fill()) return begin_ < end_ && buffer_[begin_] == '\t';
   }
 }
 

@@ -1,0 +1,56 @@
+// TextStyle: how a graph's print_readable text is written: which PyTorch release's rules and
+// which of print_readable's options. The readable parser records the style it read on the
+// GraphModule, so printing it again reproduces the text byte for byte.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace remat {
+
+/// Where recompute tags (`recompute`, `ac_graph_id`) go in the printed code.
+enum class TagStyle : uint8_t {
+  Seed,        ///< remat's default: a standalone `# ac_graph_id: 2 - PREFER_RECOMPUTE` line
+  Inline2025,  ///< PyTorch Nov 2025: inside the stack-trace comment, `# # ac_graph_id: ...`
+  Inline2026,  ///< PyTorch 2026: inside the stack-trace comment, `#  ac_graph_id: ...`
+  None,        ///< not printed: releases before Nov 2025
+};
+
+/// Which family of python_code rules the printer follows.
+enum class Dialect : uint8_t {
+  Current,   ///< torch.fx 2.x: annotations from meta, `# File: ...` comments
+  Torch113,  ///< PyTorch 1.13 (Debian's python3-torch): no annotations, `# <context>, File: f:N,
+             ///< code: ...` comments after a blank line, only inputs freed
+};
+
+struct TextStyle {
+  Dialect dialect = Dialect::Current;
+  TagStyle tag_style = TagStyle::Seed;
+  bool include_stride = false;  ///< `FX_GRAPH_SHOW_STRIDE`
+  bool include_device = false;  ///< `FX_GRAPH_SHOW_DEVICE`
+  bool expanded_def = false;    ///< one parameter per line, with descriptor comments
+  bool colored = false;         ///< ANSI colors
+  std::vector<std::string> additional_meta;  ///< meta keys shown before each comment
+  /// Annotations in quotes (`x: "f32[3]"`, 2.2 on); 2.0-2.1 printed `x: f32[3]`.
+  bool quoted_annotations = true;
+  /// `File: f.py:9 in fn, code: ...` (2024 on); 2022-2023 (and 1.13) printed no `in fn`.
+  bool comment_names_function = true;
+  /// 2.5-2.9 printed stack-trace comments one column deeper (` # File:`, 9 columns in forward).
+  bool deep_comments = false;
+  /// A result nobody uses is freed right away (`cos = x.cos();  x = cos = None`, 2025 on).
+  bool free_dead_results = true;
+
+  friend bool operator==(const TextStyle&, const TextStyle&) = default;
+};
+
+/// `seed`, `inline-2025`, `inline-2026`, `none`; and back (nullopt for another name).
+std::string_view tag_style_name(TagStyle s);
+std::optional<TagStyle> parse_tag_style(std::string_view name);
+/// `current`, `torch-1.13`; and back.
+std::string_view dialect_name(Dialect d);
+std::optional<Dialect> parse_dialect(std::string_view name);
+
+}  // namespace remat

@@ -1,0 +1,81 @@
+// Every era of PyTorch's print_readable text reads in and prints back byte for byte, in the style
+// the parser recorded, directly and after a hop through fxgraph-json.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "remat/io/graph_json.h"
+#include "remat/print/printer.h"
+#include "remat/print/readable_parser.h"
+#include "remat/support/file_io.h"
+#include "remat/tracelog/trace_reader.h"
+#include "testing/golden.h"
+
+namespace remat {
+namespace {
+
+/// Prints `text` back through the parser (and through JSON); returns "" or what went wrong.
+std::string round_trip(const std::string& text, const std::string& name) {
+  Expected<GraphModule> m = parse_readable(text, name);
+  if (!m) return format_all(m.errors());
+  std::string printed = print_readable(*m, PrintOptions::as_read(*m)).text;
+  if (printed != text) return "printed differently:\n" + printed;
+  Expected<GraphModule> back = read_graph_json(write_graph_json(*m), name + ".json");
+  if (!back) return format_all(back.errors());
+  if (print_readable(*back, PrintOptions::as_read(*back)).text != text)
+    return "printed differently after fxgraph-json";
+  return "";
+}
+
+/// The graph payloads of a trace log: dynamo, AOT and Inductor graph dumps and `*_graph` artifacts.
+std::vector<tracelog::TraceRecord> graph_payloads(const std::string& path) {
+  auto reader = tracelog::TraceReader::open(path);
+  EXPECT_TRUE(reader.ok());
+  std::vector<tracelog::TraceRecord> out;
+  tracelog::TraceRecord r;
+  while (reader.ok() && (*reader)->next(r)) {
+    bool graph = r.event.ends_with("_graph") ||
+                 (r.event == "artifact" && r.metadata.find("graph\"") != std::string::npos);
+    if (graph && r.payload.find("(torch.nn.Module):") != std::string::npos) out.push_back(r);
+  }
+  return out;
+}
+
+TEST(EraRoundTrip, EveryGraphOfTheTlparseLogsPrintsBackByteForByte) {
+  // PyTorch 2.4-2.6 logs: dynamo output graphs with `L_x_ : torch.Tensor` signatures, 9-column
+  // comments, Inductor's `# graph id` trailers, AOT inference graphs with strides and devices.
+  std::set<std::string> distinct;
+  size_t read = 0;
+  for (const auto& e :
+       std::filesystem::recursive_directory_iterator(testing::data_path("tlparse-logs"))) {
+    if (e.path().extension() != ".log") continue;
+    for (const tracelog::TraceRecord& r : graph_payloads(e.path().string())) {
+      ++read;
+      if (!distinct.insert(r.payload).second) continue;
+      std::string name = e.path().filename().string() + ":" + std::to_string(r.lineno);
+      EXPECT_EQ(round_trip(r.payload, name), "") << name << " (" << r.event << ")";
+    }
+  }
+  EXPECT_EQ(distinct.size(), 58u) << read << " payloads read";
+}
+
+TEST(EraRoundTrip, EveryTorch113PrintReadsBackInItsStyle) {
+  // tests/data/torch-1.13: what PyTorch 1.13's print_readable printed, context comments and all.
+  size_t count = 0;
+  for (const auto& e : std::filesystem::directory_iterator(testing::data_path("torch-1.13"))) {
+    if (e.path().extension() != ".txt") continue;
+    Expected<std::string> text = read_file(e.path().string());
+    ASSERT_TRUE(text.ok());
+    std::string body = text->substr(0, text->size() - 1);  // print() added the last newline
+    EXPECT_EQ(round_trip(body, e.path().filename().string()), "") << e.path();
+    Expected<GraphModule> m = parse_readable(body, "x.txt");
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ(m->text_style->dialect, Dialect::Torch113) << e.path();
+    ++count;
+  }
+  EXPECT_EQ(count, 41u);
+}
+
+}  // namespace
+}  // namespace remat
