@@ -253,7 +253,13 @@ def _codegen(graph):
     info = getattr(getattr(graph, "_codegen", None), "pytree_info", None)
     if info is None:
         return None
-    return {"kind": "pytree", "in_args": list(info.orig_args)}
+    codegen = {"kind": "pytree", "in_args": list(info.orig_args)}
+    # Either spec may be None: then that side prints as a plain def or return.
+    if getattr(info, "in_spec", True) is None:
+        codegen["in_spec"] = False
+    if getattr(info, "out_spec", True) is None:
+        codegen["out_spec"] = False
+    return codegen
 
 
 def graph_object(gm, name=None, device=None, extra=None):

@@ -10,6 +10,7 @@
 #include "remat/print/readable_parser.h"
 #include "remat/support/file_io.h"
 #include "remat/tracelog/trace_reader.h"
+#include "testing/fixtures.h"
 #include "testing/golden.h"
 
 namespace remat {
@@ -75,6 +76,43 @@ TEST(EraRoundTrip, EveryTorch113PrintReadsBackInItsStyle) {
     ++count;
   }
   EXPECT_EQ(count, 41u);
+}
+
+TEST(EraRoundTrip, SpecExamplesReadAsTheirEra) {
+  // tests/golden/print/eras/<era>__<what>.txt: hand-written from the fx-readable spec (§1.4, §4.1,
+  // §5, §10). Each prints back byte for byte, and the parser names its era's rules.
+  size_t count = 0;
+  for (const auto& e :
+       std::filesystem::directory_iterator(testing::tests_dir() + "/golden/print/eras")) {
+    std::string file = e.path().filename().string();
+    size_t sep = file.find("__");
+    if (sep == std::string::npos) continue;  // the seed joint printed in each era
+    Expected<std::string> text = read_file(e.path().string());
+    ASSERT_TRUE(text.ok());
+    EXPECT_EQ(round_trip(*text, file), "") << file;
+    Expected<GraphModule> m = parse_readable(*text, file);
+    ASSERT_TRUE(m.ok()) << format_all(m.errors());
+    TextStyle want = *m->text_style;
+    ASSERT_TRUE(apply_style_name(file.substr(0, sep), want)) << file;
+    EXPECT_EQ(*m->text_style, want) << file;
+    ++count;
+  }
+  EXPECT_EQ(count, 7u);
+}
+
+TEST(EraRoundTrip, AnyGraphPrintsInAnyEra) {
+  // The seed joint (tags, stack traces, a pytree signature) in every named style: goldens that
+  // read back in the style they were printed in.
+  GraphModule joint = testing::seed_joint_graph();
+  for (std::string_view name : style_names()) {
+    if (name == "current") continue;  // the same as seed
+    PrintOptions o;
+    ASSERT_TRUE(apply_style_name(name, o));
+    o.include_stride = o.include_device = true;
+    std::string text = print_readable(joint, o).text;
+    testing::expect_golden("print/eras/seed_joint_as_" + std::string(name) + ".txt", text);
+    EXPECT_EQ(round_trip(text, std::string(name)), "") << name;
+  }
 }
 
 }  // namespace

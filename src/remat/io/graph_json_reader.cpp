@@ -697,6 +697,9 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
                                                 "\" (expected plain or pytree)");
         } else if (ck == "in_args") {
           if (!r_.get_string_list(cv, p.field("in_args"), m.codegen.in_args)) return false;
+        } else if (ck == "in_spec" || ck == "out_spec") {
+          if (!r_.get_bool(cv, p.field(ck), ck == "in_spec" ? m.codegen.in_spec : m.codegen.out_spec))
+            return false;
         } else {
           return r_.fail(p.field(ck), "unknown codegen key");
         }

@@ -428,6 +428,8 @@ void GraphWriter::write_module(const GraphModule& m, int indent, bool top_level)
     json::append_string(out_, m.codegen.kind == CodegenKind::Pytree ? "pytree" : "plain");
     out_ += ", \"in_args\": ";
     write_strings(m.codegen.in_args);
+    if (!m.codegen.in_spec) out_ += ", \"in_spec\": false";
+    if (!m.codegen.out_spec) out_ += ", \"out_spec\": false";
     out_ += '}';
   }
   auto count = [&](std::string_view k, const std::optional<int64_t>& v) {

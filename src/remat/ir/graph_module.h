@@ -21,6 +21,10 @@ enum class CodegenKind : uint8_t { Plain, Pytree };
 struct Codegen {
   CodegenKind kind = CodegenKind::Plain;
   std::vector<std::string> in_args;  ///< the original argument names for Pytree
+  /// Pytree only: whether an input spec flattens the arguments (`fx_pytree.tree_flatten_spec`)
+  /// and an output spec unflattens the result (`pytree.tree_unflatten`); each may be absent.
+  bool in_spec = true;
+  bool out_spec = true;
   friend bool operator==(const Codegen&, const Codegen&) = default;
 };
 

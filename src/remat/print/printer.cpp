@@ -422,7 +422,7 @@ void CodeGen::emit(const Node& n) {
 void CodeGen::emit_output(const Node& n) {
   const Argument value = n.args().empty() ? Argument() : n.args()[0];
   const Argument& desc = n.meta.desc();
-  bool pytree = m_.codegen.kind == CodegenKind::Pytree;
+  bool pytree = m_.codegen.kind == CodegenKind::Pytree && m_.codegen.out_spec;
   bool expanded = verbose_ && o_.expanded_def && desc.is(ArgKind::List) && value.is_sequence();
   if (expanded) {
     bool list = value.is(ArgKind::List);
@@ -469,7 +469,7 @@ std::vector<std::string> CodeGen::prologue() {
     lines.push_back("):");
     return lines;
   };
-  if (m_.codegen.kind != CodegenKind::Pytree) return def(free_vars_);
+  if (m_.codegen.kind != CodegenKind::Pytree || !m_.codegen.in_spec) return def(free_vars_);
   std::vector<std::string> lines = def(m_.codegen.in_args);
   if (free_vars_.empty()) return lines;
   std::vector<std::string> annotated;

@@ -206,6 +206,8 @@ struct StyleEvidence {
                            : deep_comments == true                      ? "torch-2.5-2.9"
                            : tags == TagStyle::Inline2025               ? "torch-2.10"
                            : tags == TagStyle::Inline2026               ? "torch-2026"
+                           : tags == TagStyle::Seed                     ? "seed"
+                           : free_dead_results == false                 ? "torch-2.4"
                                                                         : "seed";
     apply_style_name(era, s);
     auto set = [](bool& field, std::optional<bool> seen) {
@@ -334,6 +336,7 @@ class ReadableParser {
   std::unordered_map<std::string, Param> pytree_annotations_;
   StyleEvidence seen_;
   size_t depth_ = 0;  // of nested classes
+  bool pytree_body_ = false;  // the body being read binds its placeholders by tree_flatten_spec
   std::vector<std::pair<const Node*, bool>> freed_itself_;  // each statement: freed on its line?
 };
 
@@ -1122,7 +1125,12 @@ bool ReadableParser::parse_def(size_t indent) {
 bool ReadableParser::parse_return(GraphModule& m) {
   std::string_view b = line_->body();
   bool pytree = b.starts_with("return pytree.tree_unflatten(");
-  if (pytree) m.codegen.kind = CodegenKind::Pytree;
+  if (pytree) {
+    m.codegen.kind = CodegenKind::Pytree;
+    m.codegen.in_spec = pytree_body_;  // unflattened output, plain def: no input spec
+  } else if (pytree_body_) {
+    m.codegen.out_spec = false;  // flattened inputs, plain return: no output spec
+  }
   // A bare `return` returns None.
   std::string_view value_text = pytree ? b.substr(29) : b.size() > 7 ? b.substr(7) : "None";
   std::vector<Argument> descs;
@@ -1195,8 +1203,9 @@ bool ReadableParser::parse_statement(GraphModule& m) {
     return true;
   }
   // Pytree annotation lines: `a: "f32[2]"; b: "f32[3]"; ` or `a: "f32[2]"  # desc`.
-  if (m.graph().empty() && !params_.empty() && b.find(": ") != std::string_view::npos &&
-      b.find(" = ") == std::string_view::npos) {
+  // AOT-Inductor's `def forward(self):` flattens `[]`: annotation lines without parameters.
+  if (m.graph().empty() && (!params_.empty() || pytree_body_) &&
+      b.find(": ") != std::string_view::npos && b.find(" = ") == std::string_view::npos) {
     for (std::string_view part : split_top_level(b, "; ")) {
       if (trim(part).empty()) continue;
       size_t before = params_.size();
@@ -1301,6 +1310,7 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
   bool plain = true;
   for (size_t p = pos_; p < lines_.size() && (lines_[p].blank() || lines_[p].indent >= indent); ++p)
     if (is_flatten_statement(lines_[p].body())) plain = false;
+  pytree_body_ = !plain;
   if (plain) {
     for (const Param& p : params_) {
       // torch.fx names a `*args` placeholder `args`; its target keeps the star.
