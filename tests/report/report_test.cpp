@@ -13,6 +13,8 @@
 #include "remat/report/graph_html.h"
 #include "remat/report/report_builder.h"
 #include "remat/support/file_io.h"
+#include "remat/tracelog/md5.h"
+#include "remat/tracelog/trace_writer.h"
 #include "testing/golden.h"
 
 namespace remat::report {
@@ -122,6 +124,69 @@ TEST(Report, ArtifactsLogHasTheCacheHash) {
   bool found = false;
   for (const std::string& f : r.files) found = found || f.starts_with("-_0_0_0/fx_graph_cache_hash");
   EXPECT_TRUE(found);
+}
+
+TEST(Report, RecordsOutsideACompileGoToTheDashesFolder) {
+  // tlparse reads a missing compile id as one with no parts: `[-/-]`, folder `-_-_-_-/`, numbered
+  // with the rest. export.log's exported program is such a record, and its payload runs across
+  // the blank lines inside it.
+  ReportResult r = report_of("tlparse-logs/export.log", "export");
+  std::string out = ::testing::TempDir() + "/remat_report_export";
+  auto program = read_file(out + "/-_-_-_-/exported_program_0.txt");
+  ASSERT_TRUE(program.ok());
+  EXPECT_NE(program->find("Range constraints:"), std::string::npos);
+  auto directory = nlohmann::json::parse(*read_file(out + "/compile_directory.json"));
+  ASSERT_TRUE(directory.contains("[-/-]")) << directory.dump();
+  EXPECT_EQ(directory["[-/-]"]["artifacts"][0]["url"], "-_-_-_-/exported_program_0.txt");
+  EXPECT_EQ(r.stats.fail_payload_md5, 1u);  // the blank lines lost their tabs
+}
+
+TEST(Report, PayloadsOnlyAPageShowsGoToPayloadsFolder) {
+  // inductor_output_code becomes an HTML page; its payload is kept as payloads/<md5>.txt and
+  // raw.jsonl points there, as tlparse does.
+  report_of("tlparse-logs/simple.log", "simple_payloads");
+  std::string out = ::testing::TempDir() + "/remat_report_simple_payloads";
+  std::ifstream raw(out + "/raw.jsonl");
+  std::string code_file;
+  for (std::string line; std::getline(raw, line);) {
+    auto j = nlohmann::json::parse(line);
+    if (j.contains("inductor_output_code")) code_file = j.value("payload_filename", "");
+  }
+  ASSERT_TRUE(code_file.starts_with("payloads/")) << code_file;
+  auto code = read_file(out + "/" + code_file);
+  ASSERT_TRUE(code.ok());
+  EXPECT_NE(code->find("def call(args):"), std::string::npos);
+  EXPECT_EQ(tracelog::md5_hex(*code) + ".txt", code_file.substr(9));
+}
+
+TEST(Report, KernelStackTracesGetAReadablePage) {
+  std::string dir = ::testing::TempDir() + "/remat_provenance_log";
+  fs::remove_all(dir);
+  auto writer = tracelog::TraceWriter::create(dir);
+  ASSERT_TRUE(writer.ok());
+  tracelog::CompileId id;
+  id.frame_id = 0;
+  id.frame_compile_id = 0;
+  id.attempt = 0;
+  (*writer)->artifact("inductor_provenance_tracking_kernel_stack_traces", "json", id,
+                      R"({"triton_poi_fused_mul_0": ["File \"/m.py\", line 3, in f\\n    y = x * 2\\n"]})");
+  auto log = (*writer)->close();
+  ASSERT_TRUE(log.ok());
+  std::string out = ::testing::TempDir() + "/remat_report_provenance";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  ReportOptions options;
+  auto r = write_report(*log, out, options);
+  ASSERT_TRUE(r.ok()) << format_all(r.errors());
+  auto page = read_file(out + "/-_0_0_0/inductor_provenance_tracking_kernel_stack_traces_0_readable.html");
+  ASSERT_TRUE(page.ok());
+  EXPECT_NE(page->find("<h3>triton_poi_fused_mul_0</h3>"), std::string::npos) << *page;
+  EXPECT_NE(page->find("<pre>File &quot;/m.py&quot;, line 3, in f\n    y = x * 2</pre>"), std::string::npos) << *page;
+  auto directory = nlohmann::json::parse(*read_file(out + "/compile_directory.json"));
+  const auto& artifact = directory["[0/0]"]["artifacts"][0];
+  EXPECT_EQ(artifact["url"], "-_0_0_0/inductor_provenance_tracking_kernel_stack_traces_0.json");
+  EXPECT_EQ(artifact["readable_url"], "-_0_0_0/inductor_provenance_tracking_kernel_stack_traces_0_readable.html");
+  EXPECT_EQ(artifact["number"], 1);  // tlparse numbers the page first
 }
 
 TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {

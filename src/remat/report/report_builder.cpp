@@ -45,6 +45,36 @@ bool is_metrics(std::string_view e) {
 
 // The artifact remat's compile writes with the partition report (`remat compile`).
 constexpr std::string_view kPartitionArtifact = "remat_partition";
+// Inductor's provenance artifact: kernel name -> the stack traces of the nodes it fuses.
+constexpr std::string_view kKernelStackTraces = "inductor_provenance_tracking_kernel_stack_traces";
+
+/// The kernel stack traces as tlparse's readable page shows them: a heading per kernel, each
+/// trace preformatted (the strings spell newlines as `\n`).
+std::string kernel_stack_traces_page(const Json& traces) {
+  std::string html = "<html><body>\n";
+  if (traces.is_object()) {
+    for (const auto& [kernel, list] : traces.items()) {
+      html += "<h3>" + html_escape(kernel) + "</h3>\n";
+      if (!list.is_array()) continue;
+      for (const Json& t : list) {
+        if (!t.is_string()) continue;
+        std::string text = t.get<std::string>();
+        std::string decoded;
+        for (size_t i = 0; i < text.size(); ++i) {
+          if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == 'n') {
+            decoded += '\n';
+            ++i;
+          } else {
+            decoded += text[i];
+          }
+        }
+        while (!decoded.empty() && decoded.back() == '\n') decoded.pop_back();
+        html += "<pre>" + html_escape(decoded) + "</pre>\n";
+      }
+    }
+  }
+  return html + "</body></html>\n";
+}
 
 struct OutputFile {
   std::string url, name;
@@ -55,7 +85,7 @@ struct OutputFile {
 };
 
 struct CompileDir {
-  std::string key;  // "[0/0]" or "(unknown)"
+  std::string key;  // "[0/0]", or "[-/-]" for records logged outside a compile
   std::string anchor;
   std::vector<OutputFile> files;
   bool has_metrics = false;
@@ -101,7 +131,7 @@ class Builder {
 
  private:
   void handle(const TraceRecord& r, tracelog::TraceReader& reader);
-  size_t dir_for(const std::optional<CompileId>& id);
+  size_t dir_for(const CompileId& id);
   Status write(const std::string& rel, std::string_view content);
   void add_file(size_t dir, std::string rel, std::string_view content, std::string detail = {},
                 std::optional<std::string> readable = std::nullopt);
@@ -166,13 +196,13 @@ void Builder::add_file(size_t dir, std::string rel, std::string_view content, st
   ++result_->artifacts;
 }
 
-size_t Builder::dir_for(const std::optional<CompileId>& id) {
-  std::string key = id ? id->normalized().display() : "(unknown)";
+size_t Builder::dir_for(const CompileId& id) {
+  std::string key = id.normalized().display();
   auto [it, fresh] = dir_index_.try_emplace(key, dirs_.size());
   if (fresh) {
     CompileDir d;
     d.key = key;
-    d.anchor = id ? id->normalized().directory_name() : "unknown";
+    d.anchor = id.normalized().directory_name();
     dirs_.push_back(std::move(d));
   }
   return it->second;
@@ -259,8 +289,11 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
     }
     return;  // neither a page nor a raw.jsonl line (as tlparse)
   }
-  size_t di = dir_for(r.compile_id);
-  std::string folder = r.compile_id ? r.compile_id->normalized().directory_name() : "unknown_" + std::to_string(r.lineno);
+  // tlparse reads a missing compile id as one with every part missing: `[-/-]`, folder
+  // `-_-_-_-/`, numbered like the rest.
+  const CompileId id = r.compile_id.value_or(CompileId{});
+  size_t di = dir_for(id);
+  std::string folder = id.normalized().directory_name();
   Json meta = Json::parse(r.metadata.empty() ? "{}" : r.metadata, nullptr, false);
   auto meta_string = [&](const char* key) -> std::string {
     return meta.is_object() && meta.contains(key) && meta[key].is_string() ? meta[key].get<std::string>() : "";
@@ -292,12 +325,12 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
     std::string stem = fs::path(filename).stem().string();
     std::string rel = numbered(folder, stem.empty() ? "inductor_output_code" : "inductor_output_code_" + stem, ".html");
     std::string body = "<h1>" + html_escape(filename.empty() ? "inductor output code" : filename) + "</h1>\n" + highlight_python(r.payload);
-    payload_file = rel;
+    // An HTML page is not the payload: that goes to payloads/<md5>.txt, as tlparse does.
     add_file(di, rel, html_page("inductor_output_code", body, footer()), std::to_string(std::count(r.payload.begin(), r.payload.end(), '\n') + 1) + " lines, " + human_bytes(r.payload.size()));
   } else if (e == "dynamo_guards") {
     Json guards = Json::parse(r.payload, nullptr, false);
     if (!guards.is_array()) {
-      ++result_->fail_parser;
+      ++result_->fail_dynamo_guards_json;
     } else {
       std::string body = "<h1>Guards " + html_escape(dirs_[di].key) + "</h1>\n<ul>";
       for (const Json& g : guards) {
@@ -306,28 +339,31 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
       }
       body += "</ul>";
       std::string rel = numbered(folder, "dynamo_guards", ".html");
-      payload_file = rel;
       add_file(di, rel, html_page("dynamo_guards", body, footer()), std::to_string(guards.size()) + " guards");
     }
   } else if (e == "artifact") {
     std::string name = meta_string("name"), encoding = meta_string("encoding");
     if (name.empty()) name = "artifact";
     if (encoding == "json") {
+      // Pretty-printed; a payload that is not JSON is written as it came (tlparse does the same).
       Json value = Json::parse(r.payload, nullptr, false);
-      if (value.is_discarded()) {
-        ++result_->fail_parser;
-      } else {
-        std::string rel = numbered(folder, name, ".json");
-        payload_file = rel;
-        std::optional<std::string> readable;
-        if (name == kPartitionArtifact) {
-          dirs_[di].partition = value;
-          // The partition as tables beside its JSON (the page sits in the compile's folder too).
-          readable = numbered(folder, name, ".html");
-          (void)write(*readable, html_page("remat partition " + dirs_[di].key, partition_page(value, dirs_[di].key), footer()));
-        }
-        add_file(di, rel, value.dump(2, ' ', false, Json::error_handler_t::replace), "", std::move(readable));
+      std::string rel = numbered(folder, name, ".json");
+      payload_file = rel;
+      std::optional<std::string> readable;
+      std::string text = value.is_discarded() ? r.payload : value.dump(2, ' ', false, Json::error_handler_t::replace);
+      if (name == kPartitionArtifact && !value.is_discarded()) {
+        dirs_[di].partition = value;
+        // The partition as tables beside its JSON (the page sits in the compile's folder too).
+        readable = numbered(folder, name, ".html");
+        (void)write(*readable, html_page("remat partition " + dirs_[di].key, partition_page(value, dirs_[di].key), footer()));
+      } else if (name == kKernelStackTraces) {
+        // tlparse's `<stem>_readable.html`: each kernel and the stack traces of the nodes it came
+        // from. Like tlparse, the page takes a number of its own, so the JSON is listed one later.
+        readable = numbered(folder, name, "_readable.html");
+        (void)write(*readable, kernel_stack_traces_page(value));
+        ++counter_;
       }
+      add_file(di, rel, text, "", std::move(readable));
     } else {
       std::string rel = numbered(folder, name, ".txt");
       payload_file = rel;
@@ -366,7 +402,6 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
     std::string stem = fs::path(name).stem().string();
     if (stem.empty()) stem = "dump";
     std::string rel = "dump_file/" + stem + ".html";
-    payload_file = rel;
     add_file(di, rel, html_page(name, "<h1>" + html_escape(name) + "</h1>\n" + highlight_python(r.payload), footer()));
   } else if (e == "dynamo_start") {
     if (meta.is_object() && meta.contains("stack")) {
@@ -524,7 +559,7 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
       artifacts.push_back({{"url", f.url}, {"name", name}, {"number", f.number}, {"suffix", f.suffix},
                            {"readable_url", f.readable_url ? Json(*f.readable_url) : Json(nullptr)}});
     }
-    directory[d.key == "(unknown)" ? "unknown" : d.key] = {{"artifacts", artifacts}};
+    directory[d.key] = {{"artifacts", artifacts}};
   }
   if (auto s = write("compile_directory.json", directory.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"); !s.ok()) return s;
   if (auto s = write("index.html", index_page(reader)); !s.ok()) return s;
@@ -591,7 +626,7 @@ Expected<ReportResult> write_report_folder(const std::string& log_path, const st
     cleanup();
     return result;
   }
-  if (strict && result->stats.failures() + result->fail_parser > 0) {
+  if (strict && result->stats.failures() + result->fail_parser + result->fail_dynamo_guards_json > 0) {
     cleanup();
     Diagnostics errors;
     for (const std::string& p : result->problems) {
@@ -603,7 +638,8 @@ Expected<ReportResult> write_report_folder(const std::string& log_path, const st
       errors.push_back(std::move(d));
     }
     errors.push_back(error_message(log_path + ": --strict: " + result->stats.describe() +
-                                   (result->fail_parser ? ", " + std::to_string(result->fail_parser) + " payloads no page could render" : "")));
+                                   (result->fail_parser ? ", " + std::to_string(result->fail_parser) + " payloads no page could render" : "") +
+                                   (result->fail_dynamo_guards_json ? ", " + std::to_string(result->fail_dynamo_guards_json) + " dynamo_guards payloads that are not JSON" : "")));
     return errors;
   }
   if (fs::exists(out, ec)) fs::remove_all(out, ec);

@@ -26,7 +26,8 @@ struct ReportOptions {
 
 struct ReportResult {
   tracelog::TraceStats stats;
-  uint64_t fail_parser = 0;        ///< payloads a page could not render (bad JSON artifacts)
+  uint64_t fail_parser = 0;        ///< payloads a page could not render
+  uint64_t fail_dynamo_guards_json = 0;  ///< dynamo_guards payloads that are not a JSON list
   uint64_t fail_key_conflict = 0;  ///< records left out of raw.jsonl (a key tlparse adds was taken)
   std::vector<std::string> unknown_fields;
   std::vector<std::string> problems;  ///< `line N: what` for the first bad lines

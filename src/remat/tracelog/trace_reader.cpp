@@ -172,7 +172,7 @@ bool TraceReader::decode_envelope(std::string_view text, TraceRecord& r) {
       r.unknown_keys.emplace_back(key);
     }
   }
-  // A record with no part of a compile id has none (`unknown_<line>` in reports).
+  // A record with no part of a compile id has none (reports file it under `-_-_-_-/`).
   if (has_id && (id.frame_id || id.frame_compile_id || id.compiled_autograd_id || id.attempt)) r.compile_id = id;
   return true;
 }
