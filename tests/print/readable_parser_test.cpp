@@ -433,3 +433,30 @@ TEST(ReadableParser, OnlyGraphIdLinesMayFollowTheModule) {
 
 }  // namespace
 }  // namespace remat
+
+namespace remat {
+namespace {
+
+TEST(ReadableParser, RecordsColorsOnlyFromColorCodes) {
+  // Found by fuzz_readable: a stray ESC in a comment is text, not colored output.
+  std::string text =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[4]\"):\n"
+      "        # File: /m\033.py:3 in f, code: y = x.sin()\n"
+      "        sin: \"f32[4]\" = torch.ops.aten.sin.default(x);  x = None\n"
+      "        return (sin,)\n"
+      "        ";
+  Expected<GraphModule> m = parse_readable(text, "g.txt");
+  ASSERT_TRUE(m.ok()) << format_all(m.errors());
+  EXPECT_FALSE(m->text_style->colored);
+  EXPECT_EQ(print_readable(*m, PrintOptions::as_read(*m)).text, text);
+  Expected<GraphModule> colored = parse_readable(
+      "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"\033[31mf32\033[0m[4]\"):\n"
+      "        return (x,)\n        ",
+      "c.txt");
+  ASSERT_TRUE(colored.ok()) << format_all(colored.errors());
+  EXPECT_TRUE(colored->text_style->colored);
+}
+
+}  // namespace
+}  // namespace remat

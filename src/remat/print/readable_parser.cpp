@@ -235,8 +235,11 @@ class ReadableParser {
     while (start <= text.size()) {
       size_t nl = text.find('\n', start);
       std::string_view line = text.substr(start, nl == std::string_view::npos ? nl : nl - start);
-      if (line.find('\033') != std::string_view::npos)
-        line = stripped_.emplace_back(strip_ansi(line)), seen_.colored = true;
+      if (line.find('\033') != std::string_view::npos) {
+        std::string_view plain = stripped_.emplace_back(strip_ansi(line));
+        seen_.colored = seen_.colored || plain.size() < line.size();  // a color code, not a stray ESC
+        line = plain;
+      }
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       size_t indent = line.find_first_not_of(' ');
       lines_.push_back({line, ++number, indent == std::string::npos ? line.size() : indent});
