@@ -85,7 +85,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "partition PyTorch made (--fw, --bw).");
   struct Args {
     std::string path, out = "tl_out";
-    bool latest = false, overwrite = false, strict = false;
+    bool latest = false, overwrite = false, strict = false, no_browser = false;
+    report::ReportOptions flags;
     GraphReportArgs graph;
   };
   auto a = std::make_shared<Args>();
@@ -94,6 +95,11 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--latest", a->latest, "with a folder: report its newest log");
   cmd->add_flag("--overwrite", a->overwrite, "replace the output folder if it exists");
   cmd->add_flag("--strict", a->strict, "exit 2 if any line is bad (glog prefix, JSON, MD5, other rank)");
+  cmd->add_flag("--strict-compile-id", a->flags.strict_compile_id, "exit 2 if any record was logged outside a compile");
+  cmd->add_flag("-p,--plain-text", a->flags.plain_text, "Inductor's output code as .txt files instead of highlighted pages");
+  cmd->add_flag("-v,--verbose", a->flags.verbose, "print tlparse's Stats line and every bad line");
+  cmd->add_flag("--no-browser", a->no_browser,
+                "accepted for tlparse's users: remat report never opens a browser (open OUT/index.html)");
   auto* fw = cmd->add_option("--fw", a->graph.fw, "with a joint graph file: the forward graph PyTorch partitioned it into");
   auto* bw = cmd->add_option("--bw", a->graph.bw, "with a joint graph file: the backward graph PyTorch partitioned it into");
   fw->needs(bw);
@@ -128,6 +134,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
       log_path = *log;
     }
     report::ReportOptions options = report_options_for(log_path, app_command_line());
+    options.plain_text = a->flags.plain_text;
+    options.strict_compile_id = a->flags.strict_compile_id;
+    options.verbose = a->flags.verbose;
     auto result = report::write_report_folder(log_path, a->out, options, a->overwrite, a->strict);
     std::error_code ec;
     if (!temp.empty()) fs::remove_all(temp, ec);
@@ -135,7 +144,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       exit_code = report(result.errors());
       return;
     }
-    print_report_summary(*result, temp.empty() ? log_path : a->path, a->out);
+    print_report_summary(*result, temp.empty() ? log_path : a->path, a->out, options.verbose);
     exit_code = kExitOk;
   });
 }

@@ -44,9 +44,11 @@ report::ReportOptions report_options_for(const std::string& log, std::string com
   return o;
 }
 
-void print_report_summary(const report::ReportResult& result, const std::string& log, const std::string& out) {
+void print_report_summary(const report::ReportResult& result, const std::string& log, const std::string& out,
+                          bool verbose) {
   const tracelog::TraceStats& s = result.stats;
-  if (s.failures() || result.fail_parser || result.fail_key_conflict) {
+  if (verbose) std::fprintf(stderr, "%s: %s\n", log.c_str(), s.summary().c_str());
+  if (verbose || s.failures() || result.fail_parser || result.fail_key_conflict) {
     std::fprintf(stderr, "%s: %s\n", log.c_str(), s.describe().c_str());
     for (const std::string& p : result.problems) std::fprintf(stderr, "%s:%s\n", log.c_str(), p.c_str());
   }

@@ -292,6 +292,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   // tlparse reads a missing compile id as one with every part missing: `[-/-]`, folder
   // `-_-_-_-/`, numbered like the rest.
   const CompileId id = r.compile_id.value_or(CompileId{});
+  if (!r.compile_id) ++result_->without_compile_id;
   size_t di = dir_for(id);
   std::string folder = id.normalized().directory_name();
   Json meta = Json::parse(r.metadata.empty() ? "{}" : r.metadata, nullptr, false);
@@ -320,6 +321,11 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
     }
     payload_file = stem + ".txt";
     add_file(di, stem + ".txt", r.payload, detail, readable);
+  } else if (e == "inductor_output_code" && options_.plain_text) {
+    std::string stem = fs::path(meta_string("filename")).stem().string();
+    std::string rel = numbered(folder, stem.empty() ? "inductor_output_code" : "inductor_output_code_" + stem, ".txt");
+    payload_file = rel;
+    add_file(di, rel, r.payload);
   } else if (e == "inductor_output_code") {
     std::string filename = meta_string("filename");
     std::string stem = fs::path(filename).stem().string();
@@ -641,6 +647,11 @@ Expected<ReportResult> write_report_folder(const std::string& log_path, const st
                                    (result->fail_parser ? ", " + std::to_string(result->fail_parser) + " payloads no page could render" : "") +
                                    (result->fail_dynamo_guards_json ? ", " + std::to_string(result->fail_dynamo_guards_json) + " dynamo_guards payloads that are not JSON" : "")));
     return errors;
+  }
+  if (options.strict_compile_id && result->without_compile_id > 0) {
+    cleanup();
+    return error_message(log_path + ": --strict-compile-id: " + std::to_string(result->without_compile_id) +
+                         " records were logged outside any compile (no compile id)");
   }
   if (fs::exists(out, ec)) fs::remove_all(out, ec);
   fs::rename(temp, out, ec);

@@ -20,6 +20,9 @@ struct ReportOptions {
   std::string version;       ///< remat's, for the footer
   std::string command_line;  ///< for the footer
   int year = 1970;           ///< glog headers have no year; raw.jsonl's timestamps use this one
+  bool plain_text = false;   ///< tlparse's `-p`: Inductor's output code as .txt, not a highlighted page
+  bool strict_compile_id = false;  ///< tlparse's `--strict-compile-id`: records outside a compile are an error
+  bool verbose = false;      ///< tlparse's `-v`: each unknown envelope key and bad line on stderr
   /// Called now and then while reading: bytes read, file size.
   std::function<void(uint64_t, uint64_t)> progress;
 };
@@ -32,6 +35,7 @@ struct ReportResult {
   std::vector<std::string> unknown_fields;
   std::vector<std::string> problems;  ///< `line N: what` for the first bad lines
   size_t compile_ids = 0;  ///< compile ids with at least one record (0: "no compile events")
+  size_t without_compile_id = 0;  ///< records logged outside any compile (filed under [-/-])
   size_t artifacts = 0;
   std::vector<std::string> files;  ///< every file written, relative to the output folder
 };
