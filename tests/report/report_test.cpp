@@ -141,6 +141,33 @@ TEST(Report, RecordsOutsideACompileGoToTheDashesFolder) {
   EXPECT_EQ(r.stats.fail_payload_md5, 1u);  // the blank lines lost their tabs
 }
 
+TEST(Report, ExportModeLeadsWithWhatExportMet) {
+  // export.log: one data-dependent expression export specialized (its guards were not evaluated
+  // by export itself), the trie of how the expression was built, and the exported program.
+  std::string out = ::testing::TempDir() + "/remat_report_export_mode";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  ReportOptions options;
+  options.export_mode = true;
+  auto r = write_report(testing::data_path("tlparse-logs/export.log"), out, options);
+  ASSERT_TRUE(r.ok()) << format_all(r.errors());
+  EXPECT_EQ(r->export_failures, 1u);
+  auto index = read_file(out + "/index.html");
+  ASSERT_TRUE(index.ok());
+  EXPECT_NE(index->find("<td>Data Dependent Error</td>"), std::string::npos);
+  EXPECT_NE(index->find("<code>Eq((((-u0)//3)) + 5, 0)</code>"), std::string::npos);
+  EXPECT_NE(index->find("href='-_-_-_-/symbolic_guard_information_0.html'"), std::string::npos) << *index;
+  EXPECT_NE(index->find("href=\"-_-_-_-/exported_program_1.txt\""), std::string::npos) << *index;
+  auto page = read_file(out + "/-_-_-_-/symbolic_guard_information_0.html");
+  ASSERT_TRUE(page.ok());
+  EXPECT_NE(page->find("-u0</code> = neg(u0)"), std::string::npos) << *page;
+  EXPECT_NE(page->find("test_draft_export.py:279 in forward"), std::string::npos);
+  EXPECT_NE(page->find("return z[:a]"), std::string::npos);
+  auto program = read_file(out + "/-_-_-_-/exported_program_1.txt");
+  ASSERT_TRUE(program.ok());
+  EXPECT_TRUE(program->starts_with("ExportedProgram:"));
+}
+
 TEST(Report, PayloadsOnlyAPageShowsGoToPayloadsFolder) {
   // inductor_output_code becomes an HTML page; its payload is kept as payloads/<md5>.txt and
   // raw.jsonl points there, as tlparse does.

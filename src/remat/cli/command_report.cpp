@@ -98,6 +98,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--strict-compile-id", a->flags.strict_compile_id, "exit 2 if any record was logged outside a compile");
   cmd->add_flag("-p,--plain-text", a->flags.plain_text, "Inductor's output code as .txt files instead of highlighted pages");
   cmd->add_flag("-v,--verbose", a->flags.verbose, "print tlparse's Stats line and every bad line");
+  cmd->add_flag("-e,--export", a->flags.export_mode,
+                "a torch.export log: lead with the guards export evaluated, data-dependent expressions and fake "
+                "kernels, each with its symbolic guard page, and link the exported program");
   cmd->add_flag("--no-browser", a->no_browser,
                 "accepted for tlparse's users: remat report never opens a browser (open OUT/index.html)");
   auto* fw = cmd->add_option("--fw", a->graph.fw, "with a joint graph file: the forward graph PyTorch partitioned it into");
@@ -137,6 +140,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
     options.plain_text = a->flags.plain_text;
     options.strict_compile_id = a->flags.strict_compile_id;
     options.verbose = a->flags.verbose;
+    options.export_mode = a->flags.export_mode;
     auto result = report::write_report_folder(log_path, a->out, options, a->overwrite, a->strict);
     std::error_code ec;
     if (!temp.empty()) fs::remove_all(temp, ec);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 
+#include "remat/report/export_pages.h"
 #include "remat/report/graph_html.h"
 #include "remat/report/html.h"
 #include "remat/report/partition_html.h"
@@ -145,9 +146,17 @@ class Builder {
   std::string footer() const;
   void raw_jsonl(const TraceRecord& r, const std::optional<std::string>& payload_file);
 
+  /// Export mode's records: the failures table, symbolic guard pages, the expressions behind them.
+  /// True when the record was taken.
+  bool handle_export(const TraceRecord& r, const Json& meta, tracelog::TraceReader& reader, size_t dir,
+                     const std::string& folder);
+
   std::string out_;
   const ReportOptions& options_;
   Status status_;
+  std::vector<ExportFailure> export_failures_;
+  SymExprIndex sym_exprs_;
+  std::string exported_program_;
   int counter_ = 0;
   std::vector<CompileDir> dirs_;
   std::map<std::string, size_t> dir_index_;
@@ -300,7 +309,12 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
     return meta.is_object() && meta.contains(key) && meta[key].is_string() ? meta[key].get<std::string>() : "";
   };
   std::optional<std::string> payload_file;
-  if (is_graph_dump(e)) {
+  if (options_.export_mode && handle_export(r, meta, reader, di, folder)) {
+    return;
+  } else if (options_.export_mode && e != "exported_program" && !is_metrics(e)) {
+    // tlparse's export mode reads the exported program and the export problems only: other
+    // payloads are kept in payloads/.
+  } else if (is_graph_dump(e)) {
     std::string name = e;
     if (e == "optimize_ddp_split_child") name += "_" + meta_string("name");
     if (e == "graph_dump") name = meta_string("name").empty() ? e : meta_string("name");
@@ -423,6 +437,37 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
     (void)write(*payload_file, r.payload);
   }
   raw_jsonl(r, payload_file);
+}
+
+bool Builder::handle_export(const TraceRecord& r, const Json& meta, tracelog::TraceReader& reader, size_t dir,
+                            const std::string& folder) {
+  const std::string& e = r.event;
+  if (e == "expression_created" || e == "create_unbacked_symbol") {
+    index_sym_expr(e, meta, sym_exprs_);
+    raw_jsonl(r, std::nullopt);
+    return true;
+  }
+  if (e == "guard_added" && !has_symbolic_guard_page(e, meta)) {
+    raw_jsonl(r, std::nullopt);  // a guard export did not evaluate: nothing to show
+    return true;
+  }
+  if (e == "exported_program") {
+    exported_program_ = numbered(folder, "exported_program", ".txt");
+    return false;  // filed as a graph dump
+  }
+  std::string page;
+  if (has_symbolic_guard_page(e, meta)) {
+    page = numbered(folder, "symbolic_guard_information", ".html");
+    auto stack = [&](const char* key) {
+      return meta.contains(key) ? frames_of(meta[key].dump(), reader) : std::vector<std::string>{};
+    };
+    add_file(dir, page, html_page("symbolic guard", symbolic_guard_body(meta, stack("user_stack"), stack("stack"), sym_exprs_), footer()));
+  }
+  std::optional<ExportFailure> failure = export_failure(e, meta, page);
+  if (!failure) return false;
+  export_failures_.push_back(std::move(*failure));
+  raw_jsonl(r, std::nullopt);
+  return true;
 }
 
 void render_trie(const TrieNode& node, const std::vector<CompileDir>& dirs, std::string& out) {
@@ -568,7 +613,11 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
     directory[d.key] = {{"artifacts", artifacts}};
   }
   if (auto s = write("compile_directory.json", directory.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"); !s.ok()) return s;
-  if (auto s = write("index.html", index_page(reader)); !s.ok()) return s;
+  result.export_failures = export_failures_.size();
+  std::string index = options_.export_mode
+                          ? html_page("export report", export_index_body(export_failures_, exported_program_), footer())
+                          : index_page(reader);
+  if (auto s = write("index.html", index); !s.ok()) return s;
   // raw.jsonl: the string table first, known only now.
   raw_.close();
   Json table = Json::array();

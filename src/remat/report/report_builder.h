@@ -23,6 +23,9 @@ struct ReportOptions {
   bool plain_text = false;   ///< tlparse's `-p`: Inductor's output code as .txt, not a highlighted page
   bool strict_compile_id = false;  ///< tlparse's `--strict-compile-id`: records outside a compile are an error
   bool verbose = false;      ///< tlparse's `-v`: each unknown envelope key and bad line on stderr
+  /// tlparse's `--export`: torch.export's log; the index leads with what export met (guards it
+  /// evaluated, data-dependent expressions, fake kernels) and the exported program.
+  bool export_mode = false;
   /// Called now and then while reading: bytes read, file size.
   std::function<void(uint64_t, uint64_t)> progress;
 };
@@ -36,6 +39,7 @@ struct ReportResult {
   std::vector<std::string> problems;  ///< `line N: what` for the first bad lines
   size_t compile_ids = 0;  ///< compile ids with at least one record (0: "no compile events")
   size_t without_compile_id = 0;  ///< records logged outside any compile (filed under [-/-])
+  size_t export_failures = 0;     ///< export mode: rows of the failures table
   size_t artifacts = 0;
   std::vector<std::string> files;  ///< every file written, relative to the output folder
 };
