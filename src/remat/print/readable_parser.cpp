@@ -14,6 +14,7 @@
 
 #include "remat/ir/naming.h"
 #include "remat/ir/target.h"
+#include "remat/print/meta_text.h"
 #include "remat/print/print_options.h"
 #include "remat/print/python_repr.h"
 #include "remat/print/python_tokens.h"
@@ -1035,14 +1036,13 @@ bool ReadableParser::parse_comment(std::string_view c) {
       text != "No stacktrace found for following nodes") {
     size_t file = text.find(", File: ");
     GroupMeta frame;
+    std::string trace(text);
     if (file != std::string_view::npos &&
         parse_summary_rest(" " + std::string(text.substr(file + 2)), frame, parse_dict) &&
-        !frame.stack_trace.is_null()) {
-      group_.stack_trace = InternedString(std::string(text.substr(0, file)) + "\n" +
-                                          frame.stack_trace.str());
-    } else {
-      group_.stack_trace = InternedString(text);
-    }
+        !frame.stack_trace.is_null())
+      trace = std::string(text.substr(0, file)) + "\n" + frame.stack_trace.str();
+    // Only a trace that prints the same comment again; anything else keeps no trace.
+    if (!text.empty() && MetaText::summary_1_13(trace) == text) group_.stack_trace = InternedString(trace);
   }
   // Anything else starts a group without metadata remat can use.
   return true;
