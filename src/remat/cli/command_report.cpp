@@ -13,6 +13,7 @@
 #include "remat/cli/report_options.h"
 #include "remat/partition/partition_joint.h"
 #include "remat/print/printer.h"
+#include "remat/report/multi_rank.h"
 #include "remat/report/report_builder.h"
 #include "remat/support/file_io.h"
 
@@ -85,7 +86,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "partition PyTorch made (--fw, --bw).");
   struct Args {
     std::string path, out = "tl_out";
-    bool latest = false, overwrite = false, strict = false, no_browser = false;
+    bool latest = false, overwrite = false, strict = false, no_browser = false, all_ranks = false;
     report::ReportOptions flags;
     GraphReportArgs graph;
   };
@@ -101,6 +102,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("-e,--export", a->flags.export_mode,
                 "a torch.export log: lead with the guards export evaluated, data-dependent expressions and fake "
                 "kernels, each with its symbolic guard page, and link the exported program");
+  cmd->add_flag("--all-ranks-html", a->all_ranks,
+                "LOG is the folder of one distributed run's per-rank logs (dedicated_log_torch_trace_rank_<n>*.log): "
+                "a report per rank in rank_<n>/ and a landing page with the divergence between ranks");
   cmd->add_flag("--no-browser", a->no_browser,
                 "accepted for tlparse's users: remat report never opens a browser (open OUT/index.html)");
   auto* fw = cmd->add_option("--fw", a->graph.fw, "with a joint graph file: the forward graph PyTorch partitioned it into");
@@ -111,6 +115,22 @@ void add_report_command(CLI::App& app, int& exit_code) {
                        ->check(CLI::IsMember({"min-cut", "default"}));
   strategy->excludes(fw);
   cmd->callback([a, fw, strategy, &exit_code] {
+    if (a->all_ranks) {
+      report::ReportOptions options = report_options_for(a->path, app_command_line());
+      options.plain_text = a->flags.plain_text;
+      options.export_mode = a->flags.export_mode;
+      auto result = report::write_multi_rank_report(a->path, a->out, options, a->overwrite, a->strict);
+      if (!result) {
+        exit_code = report(result.errors());
+        return;
+      }
+      for (const auto& [rank, r] : result->ranks)
+        print_report_summary(r, a->path + " rank " + std::to_string(rank), a->out + "/rank_" + std::to_string(rank), a->flags.verbose);
+      fmt::print("report: {}/index.html ({} ranks{})\n", a->out, result->ranks.size(),
+                 result->diverged() ? ", the ranks diverged: see the landing page" : ", no divergence");
+      exit_code = kExitOk;
+      return;
+    }
     std::string log_path;
     fs::path temp;
     if (is_graph_file(a->path)) {

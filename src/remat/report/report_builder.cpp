@@ -587,6 +587,10 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
       }
     }
   }
+  for (const CompileDir& d : dirs_) {
+    if (d.marks.saved.empty() && d.marks.recomputed.empty()) continue;
+    result.partitions.push_back({d.key, d.marks.saved, d.marks.recomputed, d.marks.source});
+  }
   for (const PendingGraph& g : graphs_) {
     auto text = read_file((fs::path(out_) / g.txt).string());
     if (!text) return std::move(text).take_errors();

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,14 @@ struct ReportOptions {
   std::function<void(uint64_t, uint64_t)> progress;
 };
 
+/// What one compile's partition saved and recomputed, as the report read it.
+struct PartitionSummary {
+  std::string compile_id;  ///< "[0/0]"
+  std::map<std::string, uint64_t> saved;  ///< name -> bytes
+  std::set<std::string> recomputed;
+  std::string source;  ///< "from the remat_partition record", or read off PyTorch's graphs
+};
+
 struct ReportResult {
   tracelog::TraceStats stats;
   uint64_t fail_parser = 0;        ///< payloads a page could not render
@@ -40,6 +50,7 @@ struct ReportResult {
   size_t compile_ids = 0;  ///< compile ids with at least one record (0: "no compile events")
   size_t without_compile_id = 0;  ///< records logged outside any compile (filed under [-/-])
   size_t export_failures = 0;     ///< export mode: rows of the failures table
+  std::vector<PartitionSummary> partitions;  ///< compiles with a partition, in log order
   size_t artifacts = 0;
   std::vector<std::string> files;  ///< every file written, relative to the output folder
 };

@@ -40,7 +40,7 @@ std::string compile_id_fields(const CompileId& id) {
 
 }  // namespace
 
-Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& dir) {
+Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& dir, std::optional<int> rank) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return error_message(dir + ": cannot create the log folder: " + ec.message());
@@ -50,16 +50,18 @@ Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& di
   std::mt19937 rng(device());
   for (int tries = 0; tries < 100; ++tries) {
     std::string name = "dedicated_log_torch_trace_";
+    if (rank) name += "rank_" + std::to_string(*rank) + "_";
     for (int i = 0; i < 8; ++i) name += kChars[rng() % (sizeof kChars - 1)];
     std::string path = (std::filesystem::path(dir) / (name + ".log")).string();
     std::FILE* f = std::fopen(path.c_str(), "wx");  // exclusive: never reuse a file
-    if (f) return std::unique_ptr<TraceWriter>(new TraceWriter(f, path));
+    if (f) return std::unique_ptr<TraceWriter>(new TraceWriter(f, path, rank));
     if (errno != EEXIST) return error_message(path + ": cannot create: " + std::strerror(errno));
   }
   return error_message(dir + ": no free log file name");
 }
 
-TraceWriter::TraceWriter(std::FILE* f, std::string path) : file_(f), path_(std::move(path)), clock_(now) {}
+TraceWriter::TraceWriter(std::FILE* f, std::string path, std::optional<int> rank)
+    : rank_(rank), file_(f), path_(std::move(path)), clock_(now) {}
 
 TraceWriter::~TraceWriter() {
   if (file_) std::fclose(file_);
@@ -107,6 +109,7 @@ void TraceWriter::write(std::string_view event, std::string_view metadata, const
                         const std::optional<std::string_view>& payload) {
   std::string json = "{" + json::quoted(event) + ": " + std::string(metadata);
   if (id) json += ", " + compile_id_fields(*id);
+  if (rank_) json += ", \"rank\": " + std::to_string(*rank_);
   if (payload) json += ", \"has_payload\": \"" + md5_hex(*payload) + "\"";
   json += "}";
   line(json, payload);

@@ -27,8 +27,10 @@ struct StackFrame {
 
 class TraceWriter {
  public:
-  /// Creates `dir` if needed and a fresh log file in it.
-  static Expected<std::unique_ptr<TraceWriter>> create(const std::string& dir);
+  /// Creates `dir` if needed and a fresh log file in it. With a `rank`, the file is named as
+  /// PyTorch names a rank's log (`dedicated_log_torch_trace_rank_<n>_*.log`) and every record
+  /// carries `"rank": n`.
+  static Expected<std::unique_ptr<TraceWriter>> create(const std::string& dir, std::optional<int> rank = std::nullopt);
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
@@ -56,8 +58,9 @@ class TraceWriter {
   Expected<std::string> close();
 
  private:
-  TraceWriter(std::FILE* f, std::string path);
+  TraceWriter(std::FILE* f, std::string path, std::optional<int> rank);
   int intern(const std::string& filename);
+  std::optional<int> rank_;
   void line(std::string_view json, const std::optional<std::string_view>& payload);
 
   std::FILE* file_;

@@ -1,0 +1,438 @@
+#include "remat/report/multi_rank.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "remat/report/html.h"
+#include "remat/support/file_io.h"
+
+namespace remat::report {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+std::string join_ranks(const std::vector<int>& ranks) {
+  std::string out;
+  for (int r : ranks) out += (out.empty() ? "" : ", ") + std::to_string(r);
+  return out;
+}
+
+/// Ranks grouped by the sequence each shows; a single group means they agree.
+std::vector<DivergenceGroup> group_by(const std::map<int, std::string>& sequence_of) {
+  std::map<std::string, std::vector<int>> groups;
+  for (const auto& [rank, seq] : sequence_of) groups[seq].push_back(rank);
+  std::vector<DivergenceGroup> out;
+  for (auto& [seq, ranks] : groups) out.push_back({seq, ranks});
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.ranks < b.ranks; });
+  return out;
+}
+
+/// Each compile folder of a rank's report (sorted: read_dir's order is the file system's) with
+/// the first `.json` artifact whose name starts with `prefix`.
+std::vector<std::pair<std::string, fs::path>> artifacts_named(const fs::path& rank_dir, std::string_view prefix) {
+  std::vector<std::pair<std::string, fs::path>> out;
+  std::error_code ec;
+  for (const auto& folder : fs::directory_iterator(rank_dir, ec)) {
+    if (!folder.is_directory()) continue;
+    std::vector<fs::path> files;
+    for (const auto& f : fs::directory_iterator(folder.path(), ec))
+      if (f.path().extension() == ".json" && f.path().stem().string().starts_with(prefix)) files.push_back(f.path());
+    if (files.empty()) continue;
+    std::sort(files.begin(), files.end());
+    out.emplace_back(folder.path().filename().string(), files.front());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Json read_json(const fs::path& p) {
+  auto text = read_file(p.string());
+  return text ? Json::parse(*text, nullptr, false) : Json();
+}
+
+/// `all_reduce`, `all_gather`...: the collective an op name stands for (tlparse's buckets).
+std::optional<std::string> collective_kind(std::string op) {
+  while (!op.empty() && op.back() == '_') op.pop_back();
+  for (const char* name : {"all_reduce", "reduce_scatter", "all_gather", "broadcast", "all_to_all"})
+    if (op.find(name) != std::string::npos) return std::string(name);
+  if (op.find("reduce") != std::string::npos) return std::string("reduce");
+  return std::nullopt;
+}
+
+/// Per graph of a rank: collectives the scheduler planned vs calls in the output code, and
+/// collectives never waited on. Writes rank_<n>/collectives_parity.json; returns the graphs
+/// that disagree.
+size_t collectives_parity(const fs::path& rank_dir, const nlohmann::ordered_json& directory) {
+  std::map<std::string, std::string> compile_of;  // folder -> compile id
+  if (directory.is_object())
+    for (const auto& [cid, entry] : directory.items())
+      if (entry.contains("artifacts"))
+        for (const auto& a : entry["artifacts"])
+          if (a.contains("url") && a["url"].is_string()) {
+            std::string url = a["url"].get<std::string>();
+            if (size_t slash = url.find('/'); slash != std::string::npos) compile_of.try_emplace(url.substr(0, slash), cid);
+          }
+  static const std::regex kCall(R"(torch\s*\.\s*ops\s*\.\s*_?c10d_functional\s*\.\s*([A-Za-z0-9_]+)\s*\.\s*default\s*\()");
+  static const std::regex kTag(R"(<[^>]*>)");
+  static const std::regex kComment(R"(#[^\n]*)");
+  Json graphs = Json::array();
+  for (const auto& [folder, schedule] : artifacts_named(rank_dir, "inductor_collective_schedule")) {
+    std::error_code ec;
+    fs::path code;
+    for (const auto& f : fs::directory_iterator(rank_dir / folder, ec))
+      if (f.path().stem().string().starts_with("inductor_output_code") && (code.empty() || f.path() < code)) code = f.path();
+    if (code.empty()) continue;
+    std::map<std::string, size_t> planned, called;
+    Json ops = read_json(schedule);
+    if (ops.is_array())
+      for (const Json& op : ops)
+        if (op.is_string())
+          if (auto k = collective_kind(op.get<std::string>())) ++planned[*k];
+    auto text = read_file(code.string());
+    if (!text) continue;
+    // The page's markup (each tag a line break: the page's lines are spans) and Python comments
+    // are not calls.
+    std::string clean = std::regex_replace(*text, kTag, "\n");
+    for (auto [entity, c] : {std::pair{"&quot;", "\""}, {"&#39;", "'"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
+      std::string_view e = entity;
+      for (size_t at = 0; (at = clean.find(e, at)) != std::string::npos; ++at) clean.replace(at, e.size(), c);
+    }
+    clean = std::regex_replace(clean, kComment, "");
+    size_t waits = 0, collectives = 0;
+    for (auto it = std::sregex_iterator(clean.begin(), clean.end(), kCall); it != std::sregex_iterator(); ++it) {
+      std::string op = (*it)[1];
+      if (op == "wait_tensor") {
+        ++waits;
+      } else if (auto k = collective_kind(op)) {
+        ++called[*k];
+        ++collectives;
+      }
+    }
+    std::set<std::string> kinds;
+    for (const auto& [k, n] : planned) kinds.insert(k);
+    for (const auto& [k, n] : called) kinds.insert(k);
+    size_t offset = 0;
+    for (const std::string& k : kinds) {
+      size_t a = planned[k], b = called[k];
+      offset += a > b ? a - b : b - a;
+    }
+    size_t missing_waits = collectives > waits ? collectives - waits : 0;
+    if (offset > 0 || missing_waits > 0) {
+      auto cid = compile_of.find(folder);
+      graphs.push_back({{"graph", folder},
+                        {"compile_id", cid == compile_of.end() ? "unknown" : cid->second},
+                        {"offset", offset},
+                        {"missing_waits", missing_waits}});
+    }
+  }
+  Json report = {{"description",
+                  "Difference of # of collectives in scheduler and inductor output code and missing wait collectives"},
+                 {"graphs", graphs}};
+  (void)write_file_atomic((rank_dir / "collectives_parity.json").string(), report.dump(2) + "\n");
+  return graphs.size();
+}
+
+std::string groups_table(const char* id, const std::vector<DivergenceGroup>& groups, const char* what) {
+  std::string out = std::string("<table id=\"") + id + "\"><tr><th>" + what + "</th><th>Ranks</th></tr>\n";
+  for (const DivergenceGroup& g : groups)
+    out += "<tr><td><code>" + html_escape(g.sequence.empty() ? "(none)" : g.sequence) + "</code></td><td>" +
+           join_ranks(g.ranks) + "</td></tr>\n";
+  return out + "</table>\n";
+}
+
+std::string landing_page(const MultiRankResult& r, const std::map<int, std::vector<std::string>>& compile_ids,
+                         bool runtime_trace, const ReportOptions& options) {
+  std::string body = "<h1>Multi-rank report</h1>\n<p>" + std::to_string(r.ranks.size()) +
+                     " ranks of one run. Each rank's own report is in <code>rank_&lt;n&gt;/</code>.</p>\n";
+  if (r.diverged()) {
+    body += "<div id=\"desync-warning\" class=\"status-fail\"><b>The ranks diverged.</b> Ranks that compile different "
+            "graphs, hit the cache differently or schedule collectives in another order can hang or slow a "
+            "distributed run:<ul>";
+    if (r.compile_id_divergence) body += "<li id=\"divergence-compile-ids\">different compile ids</li>";
+    if (r.cache_groups.size() > 1) body += "<li id=\"divergence-cache\">different cache hits and misses</li>";
+    if (r.collective_groups.size() > 1) body += "<li id=\"divergence-collectives\">different collective schedules</li>";
+    if (r.tensor_meta_groups.size() > 1) body += "<li id=\"divergence-tensor-meta\">different tensor metadata</li>";
+    if (r.runtime_graph_counts_differ) body += "<li id=\"divergence-runtime\">different numbers of graphs with runtime estimates</li>";
+    body += "</ul></div>\n";
+  } else {
+    body += "<p id=\"no-divergence\" class=\"status-ok\">No divergence between the ranks was found.</p>\n";
+  }
+  body += "<h2>Ranks</h2>\n<table id=\"ranks\"><tr><th>Rank</th><th>Compile ids</th><th>Artifacts</th><th>Records</th>"
+          "<th>Bad lines</th></tr>\n";
+  for (const auto& [rank, rr] : r.ranks) {
+    std::string ids;
+    for (const std::string& id : compile_ids.at(rank)) ids += (ids.empty() ? "" : " ") + id;
+    body += "<tr id=\"rank-" + std::to_string(rank) + "\"><td><a href=\"rank_" + std::to_string(rank) + "/index.html\">Rank " +
+            std::to_string(rank) + "</a></td><td><code>" + html_escape(ids) + "</code></td><td class=\"num\">" +
+            std::to_string(rr.artifacts) + "</td><td class=\"num\">" + std::to_string(rr.stats.ok) +
+            "</td><td class=\"num\">" + std::to_string(rr.stats.failures()) + "</td></tr>\n";
+  }
+  body += "</table>\n";
+  if (r.cache_groups.size() > 1) {
+    body += "<h2>Cache hits and misses</h2>\n<p>In artifact order (\u2705 hit, \u274c miss, \u2753 bypass):</p>\n" +
+            groups_table("cache-groups", r.cache_groups, "Sequence");
+  }
+  if (r.collective_groups.size() > 1)
+    body += "<h2>Collective schedules</h2>\n" + groups_table("collective-groups", r.collective_groups, "Collectives in order");
+  if (r.tensor_meta_groups.size() > 1)
+    body += "<h2>Tensor metadata</h2>\n" + groups_table("tensor-meta-groups", r.tensor_meta_groups, "Fingerprint");
+  if (!r.runtime_deltas.empty()) {
+    body += "<h2>Estimated runtimes</h2>\n<table id=\"runtime-deltas\"><tr><th>Graph</th><th>Fastest</th><th>Slowest</th>"
+            "<th>Delta</th></tr>\n";
+    for (const RuntimeDelta& d : r.runtime_deltas) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "<td>rank %d: %.3f ms</td><td>rank %d: %.3f ms</td><td class=\"num\">%.3f ms</td>",
+                    d.fastest_rank, d.fastest_ms, d.slowest_rank, d.slowest_ms, d.slowest_ms - d.fastest_ms);
+      body += "<tr><td><code>" + html_escape(d.graph) + "</code></td>" + buf + "</tr>\n";
+    }
+    body += "</table>\n";
+  }
+  if (r.collectives_parity_problems > 0) {
+    body += "<p id=\"collectives-parity\">" + std::to_string(r.collectives_parity_problems) +
+            " graphs whose planned collectives differ from their output code or miss a wait: see each rank's "
+            "<code>collectives_parity.json</code>.</p>\n";
+  }
+  // remat's addition: the partitions side by side.
+  std::set<std::string> partitioned;
+  for (const auto& [rank, rr] : r.ranks)
+    for (const PartitionSummary& p : rr.partitions) partitioned.insert(p.compile_id);
+  if (!partitioned.empty()) {
+    body += "<h2>What each rank saved and recomputed</h2>\n<table id=\"rank-partitions\"><tr><th>Compile id</th>";
+    for (const auto& [rank, rr] : r.ranks) body += "<th>Rank " + std::to_string(rank) + "</th>";
+    body += "</tr>\n";
+    for (const std::string& cid : partitioned) {
+      std::set<std::string> cells;
+      std::string row;
+      for (const auto& [rank, rr] : r.ranks) {
+        auto p = std::find_if(rr.partitions.begin(), rr.partitions.end(), [&](const auto& x) { return x.compile_id == cid; });
+        std::string cell = "&mdash;";
+        if (p != rr.partitions.end()) {
+          uint64_t bytes = 0;
+          std::string names;
+          for (const auto& [name, b] : p->saved) {
+            bytes += b;
+            names += (names.empty() ? "" : ", ") + name;
+          }
+          cell = std::to_string(p->saved.size()) + " saved (" + human_bytes(bytes) + "), " +
+                 std::to_string(p->recomputed.size()) + " recomputed<br><small><code>" + html_escape(names) + "</code></small>";
+        }
+        cells.insert(cell);
+        row += "<td>" + cell + "</td>";
+      }
+      bool differs = cells.size() > 1;
+      body += std::string("<tr") + (differs ? " class=\"status-fail\"" : "") + "><td><code>" + html_escape(cid) + "</code>" +
+              (differs ? " (ranks differ)" : "") + "</td>" + row + "</tr>\n";
+    }
+    body += "</table>\n";
+  }
+  body += "<h2>Traces</h2>\n<ul>";
+  if (r.chromium_events > 0)
+    body += "<li><a href=\"chromium_events.json\">chromium_events.json</a>: every rank's events (one process per rank; "
+            "open in Perfetto)</li>";
+  if (runtime_trace)
+    body += "<li><a href=\"chromium_trace_with_runtime.json\">chromium_trace_with_runtime.json</a>: the estimated "
+            "runtimes as a trace</li><li><a href=\"runtime_estimations.json\">runtime_estimations.json</a></li>";
+  body += "</ul>\n";
+  std::string footer = "Generated by remat " + html_escape(options.version) + " &middot; " + html_escape(options.command_line);
+  return html_page("multi-rank report", body, footer);
+}
+
+Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs::path& out, const ReportOptions& options,
+                                     bool strict) {
+  MultiRankResult result;
+  std::map<int, std::vector<std::string>> compile_ids;  // in log order
+  std::map<int, std::string> cache_sequence;
+  Json chromium = Json::array();
+  for (const RankLog& log : logs) {
+    fs::path dir = out / ("rank_" + std::to_string(log.rank));
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return error_message(dir.string() + ": cannot create: " + ec.message());
+    auto r = write_report(log.path, dir.string(), options);
+    if (!r) return std::move(r).take_errors();
+    if (strict && r->stats.failures() > 0) {
+      Diagnostics errors;
+      for (const std::string& p : r->problems) {
+        Diagnostic d;
+        d.file = log.path;
+        d.line = std::stoi(p.substr(0, p.find(':')));
+        d.message = p.substr(p.find(": ") + 2);
+        errors.push_back(std::move(d));
+      }
+      errors.push_back(error_message(log.path + ": --strict: " + r->stats.describe()));
+      return errors;
+    }
+    // Compile ids and the cache results in artifact order, from what the rank's report listed
+    // (read in the file's order: the report lists compiles as they came).
+    auto listing = read_file((dir / "compile_directory.json").string());
+    nlohmann::ordered_json directory = listing ? nlohmann::ordered_json::parse(*listing, nullptr, false) : nlohmann::ordered_json();
+    std::vector<std::pair<int64_t, std::string>> marks;
+    cache_sequence[log.rank];
+    compile_ids[log.rank];
+    if (directory.is_object()) {
+      for (const auto& [cid, entry] : directory.items()) {
+        compile_ids[log.rank].push_back(cid);
+        if (!entry.contains("artifacts")) continue;
+        for (const auto& a : entry["artifacts"]) {
+          std::string suffix = a.value("suffix", "");
+          if (!suffix.empty() && a.contains("number")) marks.emplace_back(a["number"].get<int64_t>(), suffix);
+        }
+      }
+    }
+    std::sort(marks.begin(), marks.end());
+    for (const auto& [n, s] : marks) cache_sequence[log.rank] += s;
+    result.collectives_parity_problems += collectives_parity(dir, directory);
+    Json events = read_json(dir / "chromium_events.json");
+    if (events.is_array())
+      for (Json& e : events) {
+        if (e.is_object()) e["pid"] = log.rank;
+        chromium.push_back(std::move(e));
+      }
+    result.ranks.emplace_back(log.rank, std::move(*r));
+  }
+  auto id_set = [&](int rank) { return std::set<std::string>(compile_ids[rank].begin(), compile_ids[rank].end()); };
+  for (const RankLog& log : logs)
+    if (id_set(log.rank) != id_set(logs.front().rank)) result.compile_id_divergence = true;
+  result.cache_groups = group_by(cache_sequence);
+  result.chromium_events = chromium.size();
+  if (!chromium.empty()) {
+    if (auto s = write_file_atomic((out / "chromium_events.json").string(), chromium.dump(2) + "\n"); !s.ok()) return s.errors();
+  }
+
+  // Collective schedules, runtime estimations and tensor metadata Inductor logged per graph.
+  Json schedules = Json::array(), runtimes = Json::array();
+  std::map<int, std::string> collective_sequence, tensor_meta;
+  std::map<int, std::vector<std::pair<std::string, double>>> runtime_of;  // rank -> (graph, ns)
+  for (const RankLog& log : logs) {
+    fs::path dir = out / ("rank_" + std::to_string(log.rank));
+    for (const auto& [graph, file] : artifacts_named(dir, "inductor_collective_schedule")) {
+      Json ops = read_json(file);
+      if (!ops.is_array() || ops.empty()) continue;
+      schedules.push_back({{"rank", log.rank}, {"graph", graph}, {"ops", ops}});
+      for (const Json& op : ops) collective_sequence[log.rank] += (collective_sequence[log.rank].empty() ? "" : ",") + op.dump();
+    }
+    std::string fingerprints;
+    for (const auto& [graph, file] : artifacts_named(dir, "inductor_runtime_and_tensor_meta")) {
+      Json meta = read_json(file);
+      if (meta.is_discarded()) continue;
+      fingerprints += (fingerprints.empty() ? "" : ",") + meta.dump();
+      if (!meta.contains("ops") || !meta["ops"].is_array() || meta["ops"].empty()) continue;
+      double total = 0;
+      for (const Json& op : meta["ops"]) total += op.value("estimated_runtime_ns", 0.0);
+      runtime_of[log.rank].emplace_back(graph, total);
+      runtimes.push_back({{"rank", log.rank}, {"graph", graph}, {"ops", meta["ops"]}});
+    }
+    if (!fingerprints.empty()) tensor_meta[log.rank] = fingerprints;
+  }
+  if (!schedules.empty()) {
+    for (const RankLog& log : logs) collective_sequence[log.rank];
+    result.collective_groups = group_by(collective_sequence);
+    (void)write_file_atomic((out / "collective_schedules.json").string(), schedules.dump(2) + "\n");
+  }
+  if (!tensor_meta.empty()) {
+    for (const RankLog& log : logs) tensor_meta[log.rank];
+    result.tensor_meta_groups = group_by(tensor_meta);
+  }
+  bool runtime_trace = !runtimes.empty();
+  if (runtime_trace) {
+    (void)write_file_atomic((out / "runtime_estimations.json").string(), runtimes.dump(2) + "\n");
+    // Each rank a process, each graph a thread, its ops back to back.
+    Json trace = Json::array();
+    for (const Json& g : runtimes) {
+      int rank = g["rank"].get<int>();
+      int64_t tid = static_cast<int64_t>(std::hash<std::string>{}(g["graph"].get<std::string>()) & 0x7fffffff);
+      trace.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", tid},
+                       {"args", {{"name", "graph " + g["graph"].get<std::string>()}}}});
+      uint64_t at = 0;
+      for (const Json& op : g["ops"]) {
+        double ns = op.value("estimated_runtime_ns", 0.0);
+        uint64_t dur = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(ns / 1000.0)));
+        trace.push_back({{"name", op.value("name", "")}, {"ph", "X"}, {"ts", at}, {"dur", dur}, {"pid", rank}, {"tid", tid},
+                         {"cat", "runtime"}, {"args", {{"graph", g["graph"]}, {"rank", rank}, {"runtime_ns", ns}}}});
+        at += dur;
+      }
+    }
+    for (const auto& [rank, graphs] : runtime_of)
+      trace.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", rank}, {"args", {{"name", "Rank " + std::to_string(rank)}}}});
+    (void)write_file_atomic((out / "chromium_trace_with_runtime.json").string(), trace.dump(2) + "\n");
+    // Graph by graph (in folder order), the fastest and the slowest rank.
+    size_t counts = runtime_of.begin()->second.size();
+    for (const auto& [rank, graphs] : runtime_of) result.runtime_graph_counts_differ |= graphs.size() != counts;
+    if (!result.runtime_graph_counts_differ) {
+      for (size_t i = 0; i < counts; ++i) {
+        RuntimeDelta d;
+        d.graph = runtime_of.begin()->second[i].first;
+        d.fastest_ms = INFINITY;
+        d.slowest_ms = -INFINITY;
+        for (const auto& [rank, graphs] : runtime_of) {
+          double ms = graphs[i].second / 1e6;
+          if (ms <= d.fastest_ms) d.fastest_ms = ms, d.fastest_rank = rank;
+          if (ms >= d.slowest_ms) d.slowest_ms = ms, d.slowest_rank = rank;
+        }
+        result.runtime_deltas.push_back(d);
+      }
+    }
+  }
+  if (auto s = write_file_atomic((out / "index.html").string(), landing_page(result, compile_ids, runtime_trace, options)); !s.ok())
+    return s.errors();
+  return result;
+}
+
+}  // namespace
+
+Expected<std::vector<RankLog>> find_rank_logs(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return error_message(dir + ": --all-ranks-html needs the folder of one run's per-rank logs");
+  static const std::regex kName(R"(dedicated_log_torch_trace_rank_(\d+).*\.log)");
+  std::vector<RankLog> logs;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::smatch m;
+    std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || !std::regex_match(name, m, kName)) continue;
+    int rank = std::stoi(m[1].str());
+    for (const RankLog& l : logs)
+      if (l.rank == rank) return error_message(dir + ": two logs for rank " + std::to_string(rank) + ": " + l.path + " and " + e.path().string());
+    logs.push_back({rank, e.path().string()});
+  }
+  if (logs.empty()) return error_message(dir + ": no per-rank logs (dedicated_log_torch_trace_rank_<n>*.log) in this folder");
+  std::sort(logs.begin(), logs.end(), [](const RankLog& a, const RankLog& b) { return a.rank < b.rank; });
+  return logs;
+}
+
+Expected<MultiRankResult> write_multi_rank_report(const std::string& dir, const std::string& out_dir,
+                                                  const ReportOptions& options, bool overwrite, bool strict) {
+  auto logs = find_rank_logs(dir);
+  if (!logs) return std::move(logs).take_errors();
+  std::error_code ec;
+  fs::path out = fs::path(out_dir).lexically_normal();
+  if (out.filename().empty()) out = out.parent_path();
+  if (fs::exists(out, ec) && !overwrite) return error_message(out.string() + ": already exists (pass --overwrite to replace it)");
+  fs::path temp = out;
+  temp += ".remat-tmp-" + std::to_string(::getpid());
+  fs::remove_all(temp, ec);
+  fs::create_directories(temp, ec);
+  if (ec) return error_message(temp.string() + ": cannot create: " + ec.message());
+  auto result = write_site(*logs, temp, options, strict);
+  if (!result) {
+    fs::remove_all(temp, ec);
+    return result;
+  }
+  if (fs::exists(out, ec)) fs::remove_all(out, ec);
+  fs::rename(temp, out, ec);
+  if (ec) {
+    fs::remove_all(temp, ec);
+    return error_message(out.string() + ": cannot move the finished report into place: " + ec.message());
+  }
+  return result;
+}
+
+}  // namespace remat::report
