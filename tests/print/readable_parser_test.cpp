@@ -460,3 +460,27 @@ TEST(ReadableParser, RecordsColorsOnlyFromColorCodes) {
 
 }  // namespace
 }  // namespace remat
+
+namespace remat {
+namespace {
+
+TEST(ReadableParser, KeepsAnnotationsItDoesNotModel) {
+  // Subclass wrappers (2025's `"TwoTensor(f32[3, 4])"`) and other quoted annotations are kept as
+  // text and printed again: the signature and a pytree prologue look as they did.
+  std::string text =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, x: \"TwoTensor(f32[3, 4])\", y: \"DTensor\"):\n"
+      "        # No stacktrace found for following nodes\n"
+      "        add: \"TwoTensor(f32[3, 4])\" = torch.ops.aten.add.Tensor(x, y);  x = y = None\n"
+      "        return (add,)\n"
+      "        ";
+  Expected<GraphModule> m = parse_readable(text, "g.txt");
+  ASSERT_TRUE(m.ok()) << format_all(m.errors());
+  EXPECT_EQ(print_readable(*m, PrintOptions::as_read(*m)).text, text);
+  Expected<GraphModule> bad = parse_readable(
+      "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"a\\\"b\"):\n        return (x,)\n        ", "b.txt");
+  EXPECT_FALSE(bad.ok());
+}
+
+}  // namespace
+}  // namespace remat

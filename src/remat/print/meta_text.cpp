@@ -261,9 +261,9 @@ std::optional<std::pair<std::string_view, std::string_view>> match_file_line(std
 
 }  // namespace
 
-std::optional<std::string> node_type_text(const Node& node) {
+std::optional<std::string> node_type_text(const Node& node, std::string_view field) {
   for (const RawJsonField& f : node.meta.node_fields()) {
-    if (f.key != "type") continue;
+    if (f.key != field) continue;
     std::string_view raw = f.json;
     // A plain JSON string: type expressions need no escapes.
     if (raw.size() < 3 || raw.front() != '"' || raw.back() != '"' || raw.find('\\') != std::string_view::npos) return std::nullopt;

@@ -41,7 +41,9 @@ class MetaText {
 
 /// The node's Python type as torch.fx prints it (`float`, `torch.Tensor`): the node-level
 /// `"type"` string of fxgraph-json (remat.export writes it for annotated placeholders), or nullopt.
-std::optional<std::string> node_type_text(const Node& node);
+/// With `field` "annotation": a quoted annotation remat does not model (`"TwoTensor(f32[3])"`),
+/// kept as read.
+std::optional<std::string> node_type_text(const Node& node, std::string_view field = "type");
 
 /// `# ac_graph_id: 2 - PREFER_RECOMPUTE` style text of the tags, without the leading `# `:
 /// `ac_graph_id: 2 - PREFER_RECOMPUTE`, `recompute: MUST_SAVE`, `ac_graph_id: 2`.

@@ -307,6 +307,10 @@ std::string CodeGen::annotation(const Node& n) {
   if (verbose_ && o_.dialect != Dialect::Torch113) {
     std::string from_meta = meta_text_.annotation(n.meta);
     if (!from_meta.empty()) return from_meta;
+    if (std::optional<std::string> kept = node_type_text(n, "annotation")) {
+      const char* q = o_.quoted_annotations ? "\"" : "";
+      return ": " + (q + *kept) + q;
+    }
   }
   std::optional<std::string> type = node_type_text(n);
   return type ? " : " + *type : "";

@@ -831,17 +831,25 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
     meta.set_value_key(ValueKey::Val);
     return true;
   }
+  // A quoted annotation remat does not model (subclass wrappers `TwoTensor(f32[3, 4])`, DTensor,
+  // types): kept as its text and printed again where no metadata annotates the node.
+  auto keep = [&] {
+    if (a.find_first_of("\"\\") != std::string_view::npos || a.empty())
+      return fail(*line_, column, "malformed annotation");
+    seen_.quoted = true;
+    meta.mutable_node_fields().push_back({"annotation", json::quoted(a)});
+    return true;
+  };
   size_t bracket = a.find('[');
   if (bracket == std::string_view::npos) {
     // Unquoted, it is node.type as torch.fx prints it (`L_x_ : torch.Tensor`): kept, and printed
-    // again where no metadata annotates the node. Quoted, a type remat does not model.
+    // again where no metadata annotates the node.
     if (!quoted && is_type_expression(a)) meta.mutable_node_fields().push_back({"type", json::quoted(a)});
-    return true;
+    return quoted ? keep() : true;
   }
   std::optional<DType> dtype = parse_dtype_abbr(a.substr(0, bracket));
   if (!dtype) {
-    // Subclass wrappers `TwoTensor(f32[3, 4])`, DTensor(...): not modelled, no metadata.
-    if (a.find('(') != std::string_view::npos) return true;
+    if (a.find('(') != std::string_view::npos) return quoted ? keep() : true;
     return fail(*line_, column,
                 "unknown dtype abbreviation '" + std::string(a.substr(0, bracket)) + "'");
   }
