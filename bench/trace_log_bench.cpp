@@ -1,7 +1,8 @@
 // Trace-log reading and reporting at scale: generates a log of realistic records (graph dumps,
 // chromium events, metrics), then reads it with TraceReader and reports it, each in a child
 // process so that its peak memory (ru_maxrss) is its own. Prints MB/s and peak RSS.
-//   bench_trace_log [--size-mb 1024] [--report-mb 100] [--dir /tmp]
+//   bench_trace_log [--size-mb 1024] [--report-mb 100] [--ranks-mb 1024] [--ranks 4] [--dir /tmp]
+// --ranks-mb: a multi-rank run of that size in all (`--all-ranks-html`), one log per rank.
 // The log is read right after it is written, so from the page cache: this measures the
 // reader's CPU cost, not the disk.
 #include <sys/resource.h>
@@ -12,8 +13,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 
+#include "remat/report/multi_rank.h"
 #include "remat/report/report_builder.h"
 #include "remat/tracelog/trace_reader.h"
 #include "remat/tracelog/trace_writer.h"
@@ -25,8 +28,8 @@ using Clock = std::chrono::steady_clock;
 
 // A log of about `mb` megabytes: per compile id a dynamo start, four graphs of ~100 KB, an
 // artifact, metrics, and chromium events.
-std::string generate(const fs::path& dir, uint64_t mb) {
-  auto w = remat::tracelog::TraceWriter::create(dir.string());
+std::string generate(const fs::path& dir, uint64_t mb, std::optional<int> rank = std::nullopt) {
+  auto w = remat::tracelog::TraceWriter::create(dir.string(), rank);
   if (!w) std::abort();
   std::string graph;
   for (int i = 0; i < 1200; ++i) {
@@ -69,11 +72,14 @@ std::pair<double, double> in_child(F work) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  uint64_t size_mb = 1024, report_mb = 100;
+  uint64_t size_mb = 1024, report_mb = 100, ranks_mb = 1024;
+  int ranks = 4;
   fs::path dir = fs::temp_directory_path();
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--size-mb")) size_mb = std::stoull(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--report-mb")) report_mb = std::stoull(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--ranks-mb")) ranks_mb = std::stoull(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--ranks")) ranks = std::stoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--dir")) dir = argv[i + 1];
   }
   fs::path work = dir / ("remat_bench_trace_log_" + std::to_string(getpid()));
@@ -99,6 +105,20 @@ int main(int argc, char** argv) {
     if (!result) std::_Exit(1);
   });
   std::printf("report: %8.1f MB log in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB\n", medium_mb, report_s, medium_mb / report_s, report_rss);
+  fs::remove_all(work / "report");
+  fs::remove_all(work / "medium");
+
+  if (ranks_mb > 0 && ranks > 0) {
+    double run_mb = 0;
+    for (int rank = 0; rank < ranks; ++rank) run_mb += static_cast<double>(fs::file_size(generate(work / "ranks", ranks_mb / ranks, rank))) / (1 << 20);
+    auto [ranks_s, ranks_rss] = in_child([&] {
+      remat::report::ReportOptions options;
+      options.version = "bench";
+      auto result = remat::report::write_multi_rank_report((work / "ranks").string(), (work / "ranks_report").string(), options, true, true);
+      if (!result) std::_Exit(1);
+    });
+    std::printf("ranks:  %8.1f MB in %d rank logs in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB\n", run_mb, ranks, ranks_s, run_mb / ranks_s, ranks_rss);
+  }
   fs::remove_all(work);
   return 0;
 }

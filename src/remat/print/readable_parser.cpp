@@ -834,8 +834,10 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
   // A quoted annotation remat does not model (subclass wrappers `TwoTensor(f32[3, 4])`, DTensor,
   // types): kept as its text and printed again where no metadata annotates the node.
   auto keep = [&] {
-    if (a.find_first_of("\"\\") != std::string_view::npos || a.empty())
-      return fail(*line_, column, "malformed annotation");
+    bool plain = !a.empty() && std::all_of(a.begin(), a.end(), [](char c) {
+      return static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\';
+    });
+    if (!plain) return fail(*line_, column, "malformed annotation");
     seen_.quoted = true;
     meta.mutable_node_fields().push_back({"annotation", json::quoted(a)});
     return true;
