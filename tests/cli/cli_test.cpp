@@ -161,6 +161,28 @@ TEST(Cli, ConvertTextToJsonAndBackGivesTheSameText) {
   fs::remove_all(dir);
 }
 
+TEST(Cli, ConvertKeepsTheEraAndStylePrintsAnyEra) {
+  // A 2.5-2.9 Inductor graph (9-column comments, a graph id trailer, no final newline) comes back
+  // byte for byte, directly and through JSON; --style prints it by another release's rules.
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_era_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string era = remat::testing::tests_dir() + "/golden/print/eras/torch-2.5-2.9__inductor_post_grad_graph_id.txt";
+  std::string txt = (dir / "back.txt").string(), json = (dir / "g.json").string();
+  ASSERT_EQ(run("convert " + era + " " + txt).exit_code, 0);
+  EXPECT_EQ(slurp_file(txt), slurp_file(era));
+  ASSERT_EQ(run("convert " + era + " " + json).exit_code, 0);
+  EXPECT_NE(slurp_file(json).find("\"deep_comments\": true"), std::string::npos);
+  CliRun printed = run("print " + json);
+  EXPECT_EQ(printed.out, slurp_file(era) + "\n");
+  CliRun current = run("print " + era + " --style seed");
+  ASSERT_EQ(current.exit_code, 0) << current.err;
+  EXPECT_NE(current.out.find("\n        # File: /tmp/k.py:8"), std::string::npos) << current.out;
+  CliRun bad = run("print " + era + " --style torch-3");
+  EXPECT_EQ(bad.exit_code, 2);
+  fs::remove_all(dir);
+}
+
 TEST(Cli, BadInputExitsTwoAndWritesNothing) {
   fs::path dir = fs::temp_directory_path() / ("remat_cli_bad_" + std::to_string(getpid()));
   fs::remove_all(dir);

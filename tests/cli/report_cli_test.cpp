@@ -60,6 +60,30 @@ TEST(ReportCli, PyTorchsLogGivesTheSite) {
   EXPECT_EQ(entries, 0u);
 }
 
+TEST(ReportCli, TlparsesFlags) {
+  fs::path dir = scratch("flags");
+  CliResult help = run("report --help", dir);
+  for (const char* flag : {"--latest", "--strict", "--strict-compile-id", "--overwrite", "-o,--output", "--all-ranks-html",
+                           "-e,--export", "-p,--plain-text", "-v,--verbose", "--no-browser"})
+    EXPECT_NE(help.out.find(flag), std::string::npos) << flag;
+  CliResult strict_id = run("report " + log_path("export.log") + " --strict-compile-id -o " + (dir / "a").string(), dir);
+  EXPECT_EQ(strict_id.exit_code, 2);
+  EXPECT_NE(strict_id.err.find("outside any compile"), std::string::npos) << strict_id.err;
+  EXPECT_FALSE(fs::exists(dir / "a"));
+  CliResult exported = run("report " + log_path("export.log") + " -e --no-browser -o " + (dir / "e").string(), dir);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_NE(slurp(dir / "e" / "index.html").find("Data Dependent Error"), std::string::npos);
+  CliResult ranks = run("report " + remat::testing::data_path("tlparse-logs/multi_rank_logs") + " --all-ranks-html -o " +
+                            (dir / "r").string(), dir);
+  ASSERT_EQ(ranks.exit_code, 0) << ranks.err;
+  EXPECT_NE(ranks.out.find("(4 ranks, the ranks diverged"), std::string::npos) << ranks.out;
+  EXPECT_TRUE(fs::exists(dir / "r" / "rank_1" / "index.html"));
+  CliResult plain = run("report " + log_path("simple.log") + " -p -v -o " + (dir / "p").string(), dir);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_TRUE(fs::exists(dir / "p" / "-_0_0_0" / "inductor_output_code_cyjwx6x6efpuwt4dvr4ev42v4ghac5zo2uggvscht2otwnesito6_5.txt"));
+  EXPECT_NE(plain.err.find("Stats { ok: 64 }"), std::string::npos) << plain.err;
+}
+
 TEST(ReportCli, LogsWithoutCompileEventsGiveAReportThatSaysSo) {
   // Empty, junk, and a single line cut from a real log: a report that says there is nothing,
   // never a write error.
