@@ -846,8 +846,10 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
   if (bracket == std::string_view::npos) {
     // Unquoted, it is node.type as torch.fx prints it (`L_x_ : torch.Tensor`): kept, and printed
     // again where no metadata annotates the node.
-    if (!quoted && is_type_expression(a)) meta.mutable_node_fields().push_back({"type", json::quoted(a)});
-    return quoted ? keep() : true;
+    if (quoted) return keep();
+    if (!is_type_expression(a)) return fail(*line_, column, "malformed annotation");
+    meta.mutable_node_fields().push_back({"type", json::quoted(a)});
+    return true;
   }
   std::optional<DType> dtype = parse_dtype_abbr(a.substr(0, bracket));
   if (!dtype) {
