@@ -9,6 +9,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "remat/tracelog/trace_writer.h"
+#include "testing/golden.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -93,6 +96,46 @@ TEST(Browser, ReportPagesLoadCleanInChromium) {
   std::ofstream(work / "broken.html") << "<html><body><script>undefined_function();</script></body></html>";
   Page broken = load(chromium, work, "file://" + (work / "broken.html").string(), work / "broken.png");
   EXPECT_NE(broken.console.find("undefined_function"), std::string::npos) << broken.console;
+  fs::remove_all(work);
+}
+
+TEST(Browser, MultiRankExportAndProvenancePagesLoadClean) {
+  std::string chromium = chromium_binary();
+  ASSERT_FALSE(chromium.empty()) << "Chromium is not installed (tools/setup.sh --deps-only installs Debian's chromium)";
+  fs::path work = fs::temp_directory_path() / ("remat_browser_modes_" + std::to_string(getpid()));
+  fs::remove_all(work);
+  fs::create_directories(work);
+  fs::path shots = fs::path(REMAT_BUILD_DIR) / "browser";
+  fs::create_directories(shots);
+  std::string data = remat::testing::data_path("tlparse-logs");
+  ASSERT_EQ(std::system((std::string(REMAT_EXE) + " report " + data + "/multi_rank_logs --all-ranks-html -o " + (work / "ranks").string() +
+                         " >/dev/null 2>&1").c_str()), 0);
+  ASSERT_EQ(std::system((std::string(REMAT_EXE) + " report " + data + "/export.log --export -o " + (work / "export").string() +
+                         " >/dev/null 2>&1").c_str()), 0);
+  // A compile with Inductor's node mappings, for the provenance page.
+  auto w = remat::tracelog::TraceWriter::create((work / "log").string());
+  ASSERT_TRUE(w.ok());
+  remat::tracelog::CompileId id{std::nullopt, 0, 0, 0};
+  (*w)->write("inductor_pre_grad_graph", "{}", id, "class GraphModule(torch.nn.Module):\n    def forward(self, x):\n        mul = x * 2;  x = None\n        return (mul,)\n        ");
+  (*w)->write("inductor_post_grad_graph", "{}", id, "class GraphModule(torch.nn.Module):\n    def forward(self, arg0_1):\n        mul_1 = torch.ops.aten.mul.Tensor(arg0_1, 2);  arg0_1 = None\n        return (mul_1,)\n        ");
+  (*w)->write("inductor_output_code", "{}", id, "def call(args):\n    triton_poi_fused_mul_0.run(arg0_1, buf0, 4)\n    return (buf0,)\n");
+  (*w)->artifact("inductor_provenance_tracking_node_mappings", "json", id,
+                 R"({"preToPost": {"mul": ["mul_1"]}, "cppCodeToPost": {"triton_poi_fused_mul_0": ["mul_1"]}})");
+  auto log = (*w)->close();
+  ASSERT_TRUE(log.ok());
+  ASSERT_EQ(std::system((std::string(REMAT_EXE) + " report " + *log + " -i -o " + (work / "prov").string() + " >/dev/null 2>&1").c_str()), 0);
+
+  Page ranks = load(chromium, work, "file://" + (work / "ranks" / "index.html").string(), shots / "multi_rank.png");
+  EXPECT_EQ(ranks.console, "") << "console output on the multi-rank landing page";
+  for (const char* element : {"id=\"desync-warning\"", "id=\"ranks\"", "id=\"cache-groups\"", "href=\"rank_1/index.html\""})
+    EXPECT_NE(ranks.dom.find(element), std::string::npos) << element;
+  Page exported = load(chromium, work, "file://" + (work / "export" / "index.html").string(), shots / "export.png");
+  EXPECT_EQ(exported.console, "") << "console output on the export index";
+  EXPECT_NE(exported.dom.find("id=\"export-failures\""), std::string::npos);
+  Page prov = load(chromium, work, "file://" + (work / "prov" / "provenance_tracking_-_0_0_0.html").string(), shots / "provenance.png");
+  EXPECT_EQ(prov.console, "") << "console output on the provenance page";
+  for (const char* element : {"id=\"pre\"", "id=\"post\"", "id=\"py\"", "id=\"line-mappings\""})
+    EXPECT_NE(prov.dom.find(element), std::string::npos) << element;
   fs::remove_all(work);
 }
 

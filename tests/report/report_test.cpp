@@ -168,6 +168,50 @@ TEST(Report, ExportModeLeadsWithWhatExportMet) {
   EXPECT_TRUE(program->starts_with("ExportedProgram:"));
 }
 
+TEST(Report, InductorProvenanceLinksGraphLinesAndKernels) {
+  // One compile's pre-grad graph, post-grad graph, code and node mappings: the page maps each
+  // node's line to the lines it became, and each kernel launch to the nodes it computes.
+  std::string dir = ::testing::TempDir() + "/remat_provenance_mappings";
+  fs::remove_all(dir);
+  auto w = tracelog::TraceWriter::create(dir);
+  ASSERT_TRUE(w.ok());
+  tracelog::CompileId id{std::nullopt, 0, 0, 0};
+  (*w)->write("inductor_pre_grad_graph", "{}", id,
+              "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[4]\"):\n"
+              "        mul: \"f32[4]\" = x * 2;  x = None\n        return (mul,)\n        ");
+  (*w)->write("inductor_post_grad_graph", "{}", id,
+              "class GraphModule(torch.nn.Module):\n    def forward(self, arg0_1: \"f32[4]\"):\n"
+              "        mul_1: \"f32[4]\" = torch.ops.aten.mul.Tensor(arg0_1, 2);  arg0_1 = None\n"
+              "        return (mul_1,)\n        ");
+  (*w)->write("inductor_output_code", R"({"filename": "/tmp/k.py"})", id,
+              "triton_poi_fused_mul_0 = async_compile.triton('triton_poi_fused_mul_0', '...')\n"
+              "def call(args):\n    buf0 = empty((4,))\n    triton_poi_fused_mul_0.run(arg0_1, buf0, 4)\n    return (buf0,)\n");
+  (*w)->artifact("inductor_provenance_tracking_node_mappings", "json", id,
+                 R"({"preToPost": {"mul": ["mul_1"]}, "postToPre": {"mul_1": ["mul"]},
+                     "cppCodeToPost": {"triton_poi_fused_mul_0": ["mul_1"]}, "postToCppCode": {"mul_1": ["triton_poi_fused_mul_0"]}})");
+  auto log = (*w)->close();
+  ASSERT_TRUE(log.ok());
+  std::string out = ::testing::TempDir() + "/remat_report_provenance_page";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  ReportOptions options;
+  options.inductor_provenance = true;
+  auto r = write_report(*log, out, options);
+  ASSERT_TRUE(r.ok()) << format_all(r.errors());
+  auto page = read_file(out + "/provenance_tracking_-_0_0_0.html");
+  ASSERT_TRUE(page.ok());
+  size_t at = page->find("<script id=\"line-mappings\" type=\"application/json\">");
+  ASSERT_NE(at, std::string::npos);
+  size_t start = page->find('>', at) + 1;
+  auto mappings = nlohmann::json::parse(page->substr(start, page->find("</script>", start) - start));
+  EXPECT_EQ(mappings["preToPost"]["3"], nlohmann::json({3}));
+  EXPECT_EQ(mappings["postToPre"]["3"], nlohmann::json({3}));
+  EXPECT_EQ(mappings["pyCodeToPost"]["4"], nlohmann::json({3}));  // the launch in call(), not the definition
+  EXPECT_EQ(mappings["postToPyCode"]["3"], nlohmann::json({4}));
+  auto index = read_file(out + "/index.html");
+  EXPECT_NE(index->find("href=\"provenance_tracking_-_0_0_0.html\""), std::string::npos);
+}
+
 TEST(Report, PayloadsOnlyAPageShowsGoToPayloadsFolder) {
   // inductor_output_code becomes an HTML page; its payload is kept as payloads/<md5>.txt and
   // raw.jsonl points there, as tlparse does.

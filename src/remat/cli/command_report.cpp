@@ -102,6 +102,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("-e,--export", a->flags.export_mode,
                 "a torch.export log: lead with the guards export evaluated, data-dependent expressions and fake "
                 "kernels, each with its symbolic guard page, and link the exported program");
+  cmd->add_flag("-i,--inductor-provenance", a->flags.inductor_provenance,
+                "a page per compile with Inductor's node mappings: pre-grad graph, post-grad graph and generated "
+                "code side by side, each line linked to where it came from and what it became");
   cmd->add_flag("--all-ranks-html", a->all_ranks,
                 "LOG is the folder of one distributed run's per-rank logs (dedicated_log_torch_trace_rank_<n>*.log): "
                 "a report per rank in rank_<n>/ and a landing page with the divergence between ranks");
@@ -119,6 +122,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       report::ReportOptions options = report_options_for(a->path, app_command_line());
       options.plain_text = a->flags.plain_text;
       options.export_mode = a->flags.export_mode;
+      options.inductor_provenance = a->flags.inductor_provenance;
       auto result = report::write_multi_rank_report(a->path, a->out, options, a->overwrite, a->strict);
       if (!result) {
         exit_code = report(result.errors());
@@ -161,6 +165,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
     options.strict_compile_id = a->flags.strict_compile_id;
     options.verbose = a->flags.verbose;
     options.export_mode = a->flags.export_mode;
+    options.inductor_provenance = a->flags.inductor_provenance;
     auto result = report::write_report_folder(log_path, a->out, options, a->overwrite, a->strict);
     std::error_code ec;
     if (!temp.empty()) fs::remove_all(temp, ec);

@@ -178,8 +178,16 @@ std::string landing_page(const MultiRankResult& r, const std::map<int, std::vect
   }
   body += "</table>\n";
   if (r.cache_groups.size() > 1) {
-    body += "<h2>Cache hits and misses</h2>\n<p>In artifact order (\u2705 hit, \u274c miss, \u2753 bypass):</p>\n" +
-            groups_table("cache-groups", r.cache_groups, "Sequence");
+    // Letters read in any font (the listing's marks are emoji).
+    std::vector<DivergenceGroup> lettered = r.cache_groups;
+    for (DivergenceGroup& g : lettered) {
+      for (auto [mark, letter] : {std::pair{"\u2705", "H"}, {"\u274c", "M"}, {"\u2753", "B"}}) {
+        std::string_view m = mark;
+        for (size_t at = 0; (at = g.sequence.find(m, at)) != std::string::npos;) g.sequence.replace(at, m.size(), letter);
+      }
+    }
+    body += "<h2>Cache hits and misses</h2>\n<p>In artifact order (H hit, M miss, B bypass):</p>\n" +
+            groups_table("cache-groups", lettered, "Sequence");
   }
   if (r.collective_groups.size() > 1)
     body += "<h2>Collective schedules</h2>\n" + groups_table("collective-groups", r.collective_groups, "Collectives in order");

@@ -14,6 +14,7 @@
 
 #include "remat/report/export_pages.h"
 #include "remat/report/graph_html.h"
+#include "remat/report/provenance_page.h"
 #include "remat/report/html.h"
 #include "remat/report/partition_html.h"
 #include "remat/report/python_html.h"
@@ -95,6 +96,8 @@ struct CompileDir {
   std::optional<Json> partition;  ///< the `remat_partition` artifact
   PartitionMarks marks;           ///< filled from `partition` and the forward/backward graphs
   std::vector<GraphLine> forward_lines, backward_lines;  ///< the logged aot_forward/backward graphs
+  ProvenanceSources provenance;  ///< with --inductor-provenance
+  std::string provenance_page;   ///< its page, once written
 };
 
 struct PendingGraph {
@@ -122,6 +125,18 @@ std::string strip_prefix_path(const std::string& file) {
   }
   if (size_t at = file.rfind("/torch/"); at != std::string::npos) return file.substr(at + 1);
   return file;
+}
+
+/// The texts the provenance page shows, latest first-choice artifact of each kind (tlparse prefers
+/// before_pre_grad_graph and after_post_grad_graph to Inductor's own graph dumps).
+void keep_provenance(const TraceRecord& r, const std::string& artifact, ProvenanceSources& p) {
+  const std::string& e = r.event;
+  std::string_view what = e == "artifact" ? std::string_view(artifact) : std::string_view(e);
+  if (what == "before_pre_grad_graph" || (what == "inductor_pre_grad_graph" && p.pre_grad.empty())) p.pre_grad = r.payload;
+  else if (what == "after_post_grad_graph" || (what == "inductor_post_grad_graph" && p.post_grad.empty())) p.post_grad = r.payload;
+  else if (what == "inductor_output_code") p.output_code = r.payload;
+  else if (what == "inductor_aot_wrapper_code") p.aot_code = r.payload;
+  else if (what == "inductor_provenance_tracking_node_mappings") p.node_mappings = r.payload;
 }
 
 class Builder {
@@ -309,6 +324,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
     return meta.is_object() && meta.contains(key) && meta[key].is_string() ? meta[key].get<std::string>() : "";
   };
   std::optional<std::string> payload_file;
+  if (options_.inductor_provenance) keep_provenance(r, meta_string("name"), dirs_[di].provenance);
   if (options_.export_mode && handle_export(r, meta, reader, di, folder)) {
     return;
   } else if (options_.export_mode && e != "exported_program" && !is_metrics(e)) {
@@ -439,6 +455,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   raw_jsonl(r, payload_file);
 }
 
+
 bool Builder::handle_export(const TraceRecord& r, const Json& meta, tracelog::TraceReader& reader, size_t dir,
                             const std::string& folder) {
   const std::string& e = r.event;
@@ -520,7 +537,10 @@ std::string Builder::index_page(const tracelog::TraceReader& reader) {
   body += "<h2>IR dumps</h2>\n<ul id=\"compile-directory\">\n";
   for (const CompileDir& d : dirs_) {
     if (d.files.empty()) continue;
-    body += "<li id=\"" + html_escape(d.anchor) + "\"><b>" + html_escape(d.key) + "</b>\n<ul>\n";
+    body += "<li id=\"" + html_escape(d.anchor) + "\"><b>" + html_escape(d.key) + "</b>";
+    if (!d.provenance_page.empty())
+      body += " <a class=\"provenance\" href=\"" + html_escape(d.provenance_page) + "\">provenance tracking</a>";
+    body += "\n<ul>\n";
     for (const OutputFile& f : d.files) {
       std::string href = f.readable_url.value_or(f.url);
       body += "<li class=\"artifact\"><a href=\"" + html_escape(href) + "\">" + html_escape(f.name) + "</a> " + html_escape(f.suffix) + " (" +
@@ -590,6 +610,12 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
   for (const CompileDir& d : dirs_) {
     if (d.marks.saved.empty() && d.marks.recomputed.empty()) continue;
     result.partitions.push_back({d.key, d.marks.saved, d.marks.recomputed, d.marks.source});
+  }
+  for (CompileDir& d : dirs_) {
+    if (!d.provenance.any()) continue;
+    d.provenance_page = "provenance_tracking_" + d.anchor + ".html";
+    std::string page = html_page("provenance " + d.key, provenance_page_body(d.provenance, d.key), footer());
+    if (auto s = write(d.provenance_page, page); !s.ok()) return s;
   }
   for (const PendingGraph& g : graphs_) {
     auto text = read_file((fs::path(out_) / g.txt).string());

@@ -28,6 +28,9 @@ struct ReportOptions {
   /// tlparse's `--export`: torch.export's log; the index leads with what export met (guards it
   /// evaluated, data-dependent expressions, fake kernels) and the exported program.
   bool export_mode = false;
+  /// tlparse's `--inductor-provenance`: `provenance_tracking_<compile>.html` per compile that
+  /// logged Inductor's node mappings (graphs and code side by side, lines linked).
+  bool inductor_provenance = false;
   /// Called now and then while reading: bytes read, file size.
   std::function<void(uint64_t, uint64_t)> progress;
 };
