@@ -1370,9 +1370,12 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
     if (b.starts_with("#")) {
       if (lead == Lead::Blank) seen_.torch_1_13 = true;
       lead = Lead::More;
-      // 2.5-2.9: stack-trace comments one column deeper than the code.
-      if (b.starts_with("# File: ")) seen_.deep_comments = line_->indent == indent + 1;
+      bool tag_pending = seed_tag_pending_;
       if (!parse_comment(b)) return false;
+      // 2.5-2.9: a comment with a stack frame sits one column deeper than the code.
+      bool tag_line = seed_tag_pending_ && !tag_pending;
+      if (!tag_line && !group_.stack_trace.is_null() && !seen_.torch_1_13)
+        seen_.deep_comments = line_->indent == indent + 1;
       ++pos_;
       continue;
     }
