@@ -1,7 +1,5 @@
 #include "remat/report/multi_rank.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -267,18 +265,7 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
     if (ec) return error_message(dir.string() + ": cannot create: " + ec.message());
     auto r = write_report(log.path, dir.string(), options);
     if (!r) return std::move(r).take_errors();
-    if (strict && r->stats.failures() > 0) {
-      Diagnostics errors;
-      for (const std::string& p : r->problems) {
-        Diagnostic d;
-        d.file = log.path;
-        d.line = std::stoi(p.substr(0, p.find(':')));
-        d.message = p.substr(p.find(": ") + 2);
-        errors.push_back(std::move(d));
-      }
-      errors.push_back(error_message(log.path + ": --strict: " + r->stats.describe()));
-      return errors;
-    }
+    if (Status c = check_strictness(log.path, *r, strict, options.strict_compile_id); !c.ok()) return c.errors();
     // Compile ids and the cache results in artifact order, from what the rank's report listed
     // (read in the file's order: the report lists compiles as they came).
     auto listing = read_file((dir / "compile_directory.json").string());
@@ -420,27 +407,15 @@ Expected<MultiRankResult> write_multi_rank_report(const std::string& dir, const 
                                                   const ReportOptions& options, bool overwrite, bool strict) {
   auto logs = find_rank_logs(dir);
   if (!logs) return std::move(logs).take_errors();
-  std::error_code ec;
-  fs::path out = fs::path(out_dir).lexically_normal();
-  if (out.filename().empty()) out = out.parent_path();
-  if (fs::exists(out, ec) && !overwrite) return error_message(out.string() + ": already exists (pass --overwrite to replace it)");
-  fs::path temp = out;
-  temp += ".remat-tmp-" + std::to_string(::getpid());
-  fs::remove_all(temp, ec);
-  fs::create_directories(temp, ec);
-  if (ec) return error_message(temp.string() + ": cannot create: " + ec.message());
-  auto result = write_site(*logs, temp, options, strict);
-  if (!result) {
-    fs::remove_all(temp, ec);
-    return result;
-  }
-  if (fs::exists(out, ec)) fs::remove_all(out, ec);
-  fs::rename(temp, out, ec);
-  if (ec) {
-    fs::remove_all(temp, ec);
-    return error_message(out.string() + ": cannot move the finished report into place: " + ec.message());
-  }
-  return result;
+  std::optional<MultiRankResult> result;
+  Status s = write_whole_folder(out_dir, overwrite, [&](const std::string& temp) -> Status {
+    auto r = write_site(*logs, temp, options, strict);
+    if (!r) return std::move(r).take_errors();
+    result = std::move(*r);
+    return {};
+  });
+  if (!s.ok()) return s.errors();
+  return std::move(*result);
 }
 
 }  // namespace remat::report

@@ -694,8 +694,7 @@ Expected<std::string> resolve_log(const std::string& path, bool latest) {
   return newest->string();
 }
 
-Expected<ReportResult> write_report_folder(const std::string& log_path, const std::string& out_dir, const ReportOptions& options,
-                                           bool overwrite, bool strict) {
+Status write_whole_folder(const std::string& out_dir, bool overwrite, const std::function<Status(const std::string&)>& fill) {
   std::error_code ec;
   fs::path out = fs::path(out_dir).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
@@ -705,16 +704,23 @@ Expected<ReportResult> write_report_folder(const std::string& log_path, const st
   fs::remove_all(temp, ec);
   fs::create_directories(temp, ec);
   if (ec) return error_message(temp.string() + ": cannot create: " + ec.message());
-  auto cleanup = [&] { fs::remove_all(temp, ec); };
-  auto result = write_report(log_path, temp.string(), options);
-  if (!result) {
-    cleanup();
-    return result;
+  if (Status s = fill(temp.string()); !s.ok()) {
+    fs::remove_all(temp, ec);
+    return s;
   }
-  if (strict && result->stats.failures() + result->fail_parser + result->fail_dynamo_guards_json > 0) {
-    cleanup();
+  if (fs::exists(out, ec)) fs::remove_all(out, ec);
+  fs::rename(temp, out, ec);
+  if (ec) {
+    fs::remove_all(temp, ec);
+    return error_message(out.string() + ": cannot move the finished report into place: " + ec.message());
+  }
+  return {};
+}
+
+Status check_strictness(const std::string& log_path, const ReportResult& r, bool strict, bool strict_compile_id) {
+  if (strict && r.stats.failures() + r.fail_parser + r.fail_dynamo_guards_json > 0) {
     Diagnostics errors;
-    for (const std::string& p : result->problems) {
+    for (const std::string& p : r.problems) {
       size_t colon = p.find(": ");
       Diagnostic d;
       d.file = log_path;
@@ -722,23 +728,30 @@ Expected<ReportResult> write_report_folder(const std::string& log_path, const st
       d.message = p.substr(colon + 2);
       errors.push_back(std::move(d));
     }
-    errors.push_back(error_message(log_path + ": --strict: " + result->stats.describe() +
-                                   (result->fail_parser ? ", " + std::to_string(result->fail_parser) + " payloads no page could render" : "") +
-                                   (result->fail_dynamo_guards_json ? ", " + std::to_string(result->fail_dynamo_guards_json) + " dynamo_guards payloads that are not JSON" : "")));
+    errors.push_back(error_message(log_path + ": --strict: " + r.stats.describe() +
+                                   (r.fail_parser ? ", " + std::to_string(r.fail_parser) + " payloads no page could render" : "") +
+                                   (r.fail_dynamo_guards_json ? ", " + std::to_string(r.fail_dynamo_guards_json) + " dynamo_guards payloads that are not JSON" : "")));
     return errors;
   }
-  if (options.strict_compile_id && result->without_compile_id > 0) {
-    cleanup();
-    return error_message(log_path + ": --strict-compile-id: " + std::to_string(result->without_compile_id) +
+  if (strict_compile_id && r.without_compile_id > 0) {
+    return error_message(log_path + ": --strict-compile-id: " + std::to_string(r.without_compile_id) +
                          " records were logged outside any compile (no compile id)");
   }
-  if (fs::exists(out, ec)) fs::remove_all(out, ec);
-  fs::rename(temp, out, ec);
-  if (ec) {
-    cleanup();
-    return error_message(out.string() + ": cannot move the finished report into place: " + ec.message());
-  }
-  return result;
+  return {};
+}
+
+Expected<ReportResult> write_report_folder(const std::string& log_path, const std::string& out_dir, const ReportOptions& options,
+                                           bool overwrite, bool strict) {
+  std::optional<ReportResult> result;
+  Status s = write_whole_folder(out_dir, overwrite, [&](const std::string& temp) -> Status {
+    auto r = write_report(log_path, temp, options);
+    if (!r) return std::move(r).take_errors();
+    if (Status c = check_strictness(log_path, *r, strict, options.strict_compile_id); !c.ok()) return c;
+    result = std::move(*r);
+    return {};
+  });
+  if (!s.ok()) return s.errors();
+  return std::move(*result);
 }
 
 Expected<ReportResult> write_report(const std::string& log_path, const std::string& out_dir, const ReportOptions& options) {

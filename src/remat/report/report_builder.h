@@ -68,6 +68,15 @@ Expected<std::string> resolve_log(const std::string& path, bool latest);
 Expected<ReportResult> write_report_folder(const std::string& log_path, const std::string& out_dir, const ReportOptions& options,
                                            bool overwrite, bool strict);
 
+/// Runs `fill` on a fresh sibling folder `<out_dir>.remat-tmp-<pid>`, then renames it to
+/// `out_dir`: the folder exists whole or not at all. An existing `out_dir` is an error unless
+/// `overwrite` (then it is replaced once `fill` succeeded).
+Status write_whole_folder(const std::string& out_dir, bool overwrite, const std::function<Status(const std::string&)>& fill);
+
+/// The errors `--strict` (bad lines, with file:line) and `--strict-compile-id` (records outside a
+/// compile) make of a report's counts; ok when the log passes.
+Status check_strictness(const std::string& log_path, const ReportResult& result, bool strict, bool strict_compile_id);
+
 /// Reads `log_path` and writes the report into `out_dir`, which must exist and be empty.
 /// Bad lines are counted, never fatal; only an unreadable log or an unwritable folder is an
 /// error.
