@@ -411,7 +411,8 @@ void GraphWriter::write_module(const GraphModule& m, int indent, bool top_level)
                                {"quoted_annotations", t.quoted_annotations},
                                {"comment_names_function", t.comment_names_function},
                                {"deep_comments", t.deep_comments},
-                               {"free_dead_results", t.free_dead_results}}) {
+                               {"free_dead_results", t.free_dead_results},
+                               {"truncate_annotations", t.truncate_annotations}}) {
       out_ += ", \"";
       out_ += name;
       out_ += value ? "\": true" : "\": false";

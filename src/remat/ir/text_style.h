@@ -42,6 +42,8 @@ struct TextStyle {
   bool deep_comments = false;
   /// A result nobody uses is freed right away (`cos = x.cos();  x = cos = None`, 2025 on).
   bool free_dead_results = true;
+  /// `# Annotation: {...}` values longer than 40 characters are cut (`'...'`, 2026 on).
+  bool truncate_annotations = true;
 
   friend bool operator==(const TextStyle&, const TextStyle&) = default;
 };

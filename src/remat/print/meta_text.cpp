@@ -216,7 +216,7 @@ std::string MetaText::summary(const Node& node) const {
     if (std::optional<std::string> t = tag_text(m))
       tag = (o_.tag_style == TagStyle::Inline2025 ? " # " : " ") + *t;
   }
-  std::string ann = annotation_text(m.custom(), o_.tag_style == TagStyle::Seed || o_.tag_style == TagStyle::Inline2026);
+  std::string ann = annotation_text(m.custom(), o_.truncate_annotations);
   const std::optional<std::string>* frame = nullptr;
   std::optional<std::string> none;
   if (!m.stack_trace.is_null()) {

@@ -10,20 +10,20 @@ struct Era {
   std::string_view name;
   Dialect dialect;
   TagStyle tags;
-  bool quoted, names_function, deep_comments, free_dead_results;
+  bool quoted, names_function, deep_comments, free_dead_results, truncate_annotations;
 };
 
 // Newest first. Tags first appeared in Nov 2025 (inline); the seed's own line is remat's, kept
 // for 1.13, whose graphs carry no tags unless remat added them.
 constexpr std::array<Era, 8> kEras{{
-    {"seed", Dialect::Current, TagStyle::Seed, true, true, false, true},
-    {"current", Dialect::Current, TagStyle::Seed, true, true, false, true},
-    {"torch-2026", Dialect::Current, TagStyle::Inline2026, true, true, false, true},
-    {"torch-2.10", Dialect::Current, TagStyle::Inline2025, true, true, false, true},
-    {"torch-2.5-2.9", Dialect::Current, TagStyle::None, true, true, true, false},
-    {"torch-2.4", Dialect::Current, TagStyle::None, true, true, false, false},
-    {"torch-2.1", Dialect::Current, TagStyle::None, false, false, false, false},
-    {"torch-1.13", Dialect::Torch113, TagStyle::Seed, false, false, false, false},
+    {"seed", Dialect::Current, TagStyle::Seed, true, true, false, true, true},
+    {"current", Dialect::Current, TagStyle::Seed, true, true, false, true, true},
+    {"torch-2026", Dialect::Current, TagStyle::Inline2026, true, true, false, true, true},
+    {"torch-2.10", Dialect::Current, TagStyle::Inline2025, true, true, false, true, false},
+    {"torch-2.5-2.9", Dialect::Current, TagStyle::None, true, true, true, false, false},
+    {"torch-2.4", Dialect::Current, TagStyle::None, true, true, false, false, false},
+    {"torch-2.1", Dialect::Current, TagStyle::None, false, false, false, false, false},
+    {"torch-1.13", Dialect::Torch113, TagStyle::Seed, false, false, false, false, false},
 }};
 
 }  // namespace
@@ -37,6 +37,7 @@ bool apply_style_name(std::string_view name, TextStyle& style) {
     style.comment_names_function = e.names_function;
     style.deep_comments = e.deep_comments;
     style.free_dead_results = e.free_dead_results;
+    style.truncate_annotations = e.truncate_annotations;
     return true;
   }
   return false;

@@ -187,13 +187,14 @@ struct GroupMeta {
   // How the comment was written (style evidence, not metadata).
   std::optional<bool> names_function;
   std::optional<TagStyle> tag_style;
+  std::optional<bool> truncated;  // an Annotation value over 40 characters: false
 };
 
 /// What the text shows of the rules and options it was printed with (fx-readable spec §10);
 /// nullopt where nothing in the text tells.
 struct StyleEvidence {
   bool torch_1_13 = false;  // the body starts with a blank line, then a comment
-  std::optional<bool> quoted, stride, device, expanded_def, names_function, deep_comments;
+  std::optional<bool> quoted, stride, device, expanded_def, names_function, deep_comments, truncate_annotations;
   std::optional<TagStyle> tags;
   std::optional<bool> free_dead_results;
   bool colored = false;
@@ -221,6 +222,7 @@ struct StyleEvidence {
     set(s.comment_names_function, names_function);
     set(s.deep_comments, deep_comments);
     set(s.free_dead_results, free_dead_results);
+    set(s.truncate_annotations, truncate_annotations);
     if (tags) s.tag_style = *tags;
     s.colored = colored;
     s.additional_meta = additional_meta;
@@ -922,6 +924,16 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
     std::string_view dict = s.substr(13, end - 12);
     // A dict whose values do not read back as Python literals is kept as its text.
     g.custom = parse_dict(dict, custom) ? std::move(custom) : Argument::repr(dict, "dict");
+    if (g.custom.is(ArgKind::Dict)) {
+      // 2026 cuts values at 40 characters (`'...'` after them); a longer value shows it did not.
+      for (const DictEntry& e : g.custom.dict_entries()) {
+        if (!e.value.is(ArgKind::String)) continue;
+        std::string_view v = e.value.as_text();
+        size_t chars = std::count_if(v.begin(), v.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+        if (chars > 43 || (chars > 40 && !v.ends_with("..."))) g.truncated = false;
+        else if (chars == 43 && v.ends_with("...") && !g.truncated) g.truncated = true;
+      }
+    }
     s = s.substr(end + 1);
   }
   for (std::string_view prefix : {" # ", " "}) {
@@ -994,6 +1006,7 @@ bool ReadableParser::parse_comment(std::string_view c) {
   auto take = [this](GroupMeta g) {
     if (g.names_function) seen_.names_function = g.names_function;
     if (g.tag_style) seen_.tags = g.tag_style;
+    if (g.truncated && seen_.truncate_annotations != false) seen_.truncate_annotations = g.truncated;
     group_ = std::move(g);
   };
   GroupMeta g;
