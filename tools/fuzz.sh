@@ -33,7 +33,9 @@ run_target() {
     limit=(-max_total_time="$SECONDS_PER_TARGET")
   fi
   mkdir -p "$corpus"
-  cp -n "$@" "$corpus"/ 2>/dev/null || true
+  # Seeds keep their folder in their name: files of the same name in two folders both count.
+  local f
+  for f in "$@"; do cp "$f" "$corpus/$(basename "$(dirname "$f")")_$(basename "$f")"; done
   if [[ -d fuzz/seeds/$name ]]; then cp -n fuzz/seeds/"$name"/* "$corpus"/ 2>/dev/null || true; fi
   # Trace-log records are independent of each other: 8 KB inputs reach every path, ten times faster.
   local max_len=65536
@@ -54,7 +56,7 @@ run_target() {
 status=0
 run_target fuzz_fxgraph_json tests/data/torch-1.13/*.json tests/golden/io/*.json || status=1
 run_target fuzz_readable tests/data/torch-1.13/*.txt tests/golden/print/*.txt \
-  tests/golden/print/samples/*.txt || status=1
+  tests/golden/print/samples/*.txt tests/golden/print/eras/*.txt || status=1
 run_target fuzz_schema || status=1
 run_target fuzz_trace_log tests/data/tlparse-logs/*.log || status=1
 exit $status
