@@ -225,8 +225,8 @@ std::string MetaText::summary(const Node& node) const {
     frame = &it->second;
   }
   if (frame == nullptr) frame = &none;
-  std::string out = prefix;
-  if (o_.deep_comments && frame->has_value()) out += ' ';  // 2.5-2.9: ` # File: ...`
+  // 2.5-2.9: a comment with a frame one column deeper (` # File: ...`).
+  std::string out = o_.deep_comments && frame->has_value() ? " " + prefix : prefix;
   out += '#';
   out += ann;
   out += tag;

@@ -32,7 +32,6 @@ bool is_graph_id_line(std::string_view body) {
   return true;
 }
 
-
 constexpr size_t kMaxNesting = 200;  // brackets inside one expression
 
 struct SourceLine {
