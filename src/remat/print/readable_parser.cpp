@@ -466,6 +466,8 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
             return fail_at(t, "device() takes type= and index=");
         }
         if (type.empty()) return fail_at(t, "device() without type=");
+        // `cuda`, `cpu`, `meta`: repr() puts the index in index=, never in the type.
+        if (!is_python_identifier(type)) return fail_at(t, "device() type must be a device name, not '" + type + "'");
         out = Argument::device(index.empty() ? type : type + ":" + index);
         return true;
       }
