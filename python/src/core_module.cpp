@@ -44,6 +44,9 @@ std::string print(const std::string& graph_json, const std::string& style, bool 
     for (std::string_view n : style_names()) names += (names.empty() ? "" : ", ") + std::string(n);
     throw Error("print_readable: style must be one of " + names + ", not " + style);
   }
+  // Recompute tags are remat's addition where the release printed none (they show only where
+  // node.meta has them).
+  if (o.tag_style == TagStyle::None) o.tag_style = TagStyle::Seed;
   GraphModule m = read(graph_json, "<graph>");
   o.include_stride = include_stride;
   o.include_device = include_device;

@@ -172,3 +172,22 @@ def test_the_command_line_exports_a_module_from_a_file(tmp_path):
         assert r.returncode == 2, bad
         assert r.stderr.startswith("error: "), r.stderr
         assert not (tmp_path / "no.json").exists()
+
+
+def test_each_release_prints_by_its_eras_rules():
+    # The installed PyTorch picks the era of remat's printer; every era name is one the C++
+    # printer knows.
+    from remat import _core
+    from remat.readable import style_for_version
+
+    eras = {"1.13.1": "torch-1.13", "2.1.2": "torch-2.1", "2.4.0": "torch-2.4", "2.6.0+cu124": "torch-2.5-2.9",
+            "2.9.1": "torch-2.5-2.9", "2.10.0": "torch-2.10", "2.11.0.dev20260301": "torch-2026"}
+    graph = '{"schema": "fxgraph-json/1", "nodes": [{"name": "x", "op": "placeholder", "target": "x"}, ' \
+            '{"name": "output", "op": "output", "target": "output", "args": [{"node": "x"}]}]}'
+    for version, era in eras.items():
+        assert style_for_version(version) == era, version
+        assert _core.print_readable(graph, style=era, include_stride=False, include_device=False, expanded_def=False,
+                                    colored=False).startswith("class GraphModule(torch.nn.Module):\n")
+    with pytest.raises(Exception, match="style must be one of"):
+        _core.print_readable(graph, style="torch-3", include_stride=False, include_device=False, expanded_def=False,
+                             colored=False)
