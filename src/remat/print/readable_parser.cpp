@@ -202,7 +202,7 @@ struct StyleEvidence {
   /// The era the evidence points to, with each observed rule laid over it.
   [[nodiscard]] TextStyle style() const {
     TextStyle s;
-    std::string_view era = torch_1_13                                   ? "torch-1.13"
+    std::string_view era = torch_1_13 && !quoted                        ? "torch-1.13"
                            : quoted == false || names_function == false ? "torch-2.1"
                            : deep_comments == true                      ? "torch-2.5-2.9"
                            : tags == TagStyle::Inline2025               ? "torch-2.10"
@@ -856,7 +856,7 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
   }
   std::optional<DType> dtype = parse_dtype_abbr(a.substr(0, bracket));
   if (!dtype) {
-    if (a.find('(') != std::string_view::npos) return quoted ? keep() : true;
+    if (quoted && a.find('(') != std::string_view::npos) return keep();
     return fail(*line_, column,
                 "unknown dtype abbreviation '" + std::string(a.substr(0, bracket)) + "'");
   }
@@ -1058,6 +1058,9 @@ bool ReadableParser::parse_comment(std::string_view c) {
   // PyTorch 1.13: `# <context lines>, File: f.py:N, code: ...`, or the context alone. The
   // group's trace is one that 1.13's printer summarizes to the same comment.
   std::string_view text = trim(c.substr(1));
+  // Only 1.13 wrote comments 2.x cannot (context lines, a trailing space after "No stacktrace
+  // found..."), and it wrote no annotations.
+  if (group_.stack_trace.is_null() && !text.empty() && !seen_.quoted) seen_.torch_1_13 = true;
   if (seen_.torch_1_13 && group_.stack_trace.is_null() &&
       text != "No stacktrace found for following nodes") {
     size_t file = text.find(", File: ");
