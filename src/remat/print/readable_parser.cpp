@@ -912,6 +912,13 @@ std::optional<std::pair<std::optional<CheckpointPolicy>, std::optional<int64_t>>
   return std::make_pair(p, std::optional<int64_t>(v));
 }
 
+/// A frame's function as tracebacks name it: `forward`, `Block.forward`, `<lambda>`, `<module>`.
+bool is_function_name(std::string_view s) {
+  if (s.size() > 2 && s.front() == '<' && s.back() == '>')
+    return std::all_of(s.begin() + 1, s.end() - 1, [](char c) { return c >= 'a' && c <= 'z'; });
+  return is_type_expression(s);  // dotted identifiers
+}
+
 /// Parses the part after the comment's main `#`: ` Annotation: {...}`, a tag, then the stack
 /// trace summary. Returns false when `s` is not in that shape.
 bool parse_summary_rest(std::string_view s, GroupMeta& g,
@@ -961,7 +968,10 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
   size_t code = f.find(", code: ");
   if (code == std::string_view::npos) return false;
   std::string_view where = f.substr(0, code), text = f.substr(code + 8);
+  // ` in fn` only when what follows is a function's name (`forward`, `<lambda>`): a path may hold
+  // " in " too.
   size_t in = where.rfind(" in ");
+  if (in != std::string_view::npos && !is_function_name(where.substr(in + 4))) in = std::string_view::npos;
   g.names_function = in != std::string_view::npos;
   std::string_view fn =
       in == std::string_view::npos ? std::string_view("<unknown>") : where.substr(in + 4);
