@@ -307,10 +307,8 @@ std::string CodeGen::annotation(const Node& n) {
   if (verbose_ && o_.dialect != Dialect::Torch113) {
     std::string from_meta = meta_text_.annotation(n.meta);
     if (!from_meta.empty()) return from_meta;
-    if (std::optional<std::string> kept = node_type_text(n, "annotation")) {
-      const char* q = o_.quoted_annotations ? "\"" : "";
-      return ": " + (q + *kept) + q;
-    }
+    // Always quoted: only quoted annotations are kept as text, and only quoted they read back.
+    if (std::optional<std::string> kept = node_type_text(n, "annotation")) return ": \"" + *kept + "\"";
   }
   std::optional<std::string> type = node_type_text(n);
   return type ? " : " + *type : "";

@@ -841,7 +841,6 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
       return static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\';
     });
     if (!plain) return fail(*line_, column, "malformed annotation");
-    seen_.quoted = true;
     meta.mutable_node_fields().push_back({"annotation", json::quoted(a)});
     return true;
   };
