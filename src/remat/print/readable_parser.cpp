@@ -1028,12 +1028,16 @@ bool ReadableParser::parse_comment(std::string_view c) {
     GroupMeta with_prefix;
     if (!c.starts_with("# ") || !parse_summary_rest(c.substr(p + 2), with_prefix, parse_dict))
       continue;
+    size_t key_pos = 0;
     for (std::string_view item : split_top_level(c.substr(2, p - 2), ", ")) {
       size_t colon = item.find(": ");
       if (colon == std::string_view::npos) continue;
       std::string_view key = item.substr(0, colon), value = item.substr(colon + 2);
+      // Keys in an order every comment agrees with: a new key goes after the comment's previous.
       std::vector<std::string>& keys = seen_.additional_meta;
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.emplace_back(key);
+      auto at = std::find(keys.begin(), keys.end(), key);
+      if (at == keys.end()) at = keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(key_pos), std::string(key));
+      key_pos = static_cast<size_t>(at - keys.begin()) + 1;
       int64_t v = std::strtoll(std::string(value).c_str(), nullptr, 10);
       if (key == "seq_nr")
         with_prefix.seq_nr = v;
@@ -1079,8 +1083,10 @@ bool ReadableParser::parse_comment(std::string_view c) {
         parse_summary_rest(" " + std::string(text.substr(file + 2)), frame, parse_dict) &&
         !frame.stack_trace.is_null())
       trace = std::string(text.substr(0, file)) + "\n" + frame.stack_trace.str();
-    // Only a trace that prints the same comment again; anything else keeps no trace.
-    if (!text.empty() && MetaText::summary_1_13(trace) == text) group_.stack_trace = InternedString(trace);
+    // Only a trace that prints the same comment again, and not as a tag line; anything else
+    // keeps no trace.
+    if (!text.empty() && MetaText::summary_1_13(trace) == text && !parse_tag(text))
+      group_.stack_trace = InternedString(trace);
   }
   // Anything else starts a group without metadata remat can use.
   return true;
