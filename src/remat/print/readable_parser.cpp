@@ -977,6 +977,9 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
   std::string_view file_line = in == std::string_view::npos ? where : where.substr(0, in);
   size_t colon = file_line.rfind(':');
   if (colon == std::string_view::npos) return false;
+  std::string_view line = file_line.substr(colon + 1);
+  if (line.empty() || !std::all_of(line.begin(), line.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return false;  // `path:N`: a line number, or not a frame
   g.stack_trace = InternedString("  File \"" + std::string(file_line.substr(0, colon)) +
                                  "\", line " + std::string(file_line.substr(colon + 1)) + ", in " +
                                  std::string(fn) + "\n    " + std::string(text) + "\n");
