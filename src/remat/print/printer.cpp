@@ -480,6 +480,9 @@ std::vector<std::string> CodeGen::prologue() {
     if (v.find(':') != std::string::npos) annotated.push_back(v);
     std::string name = v.substr(0, v.find(':'));
     name = name.substr(0, name.find('#'));
+    // torch.fx keeps the spaces before a descriptor here (`x  , =`), but only for a placeholder
+    // with a descriptor and no annotation, which no release writes: the name alone reads back.
+    name.erase(name.find_last_not_of(' ') + 1);
     names += name + ", ";
   }
   if (!annotated.empty()) {

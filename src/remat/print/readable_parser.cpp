@@ -1039,7 +1039,13 @@ bool ReadableParser::parse_comment(std::string_view c) {
       // Keys in an order every comment agrees with: a new key goes after the comment's previous.
       std::vector<std::string>& keys = seen_.additional_meta;
       auto at = std::find(keys.begin(), keys.end(), key);
-      if (at == keys.end()) at = keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(key_pos), std::string(key));
+      if (at == keys.end()) {
+        at = keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(key_pos), std::string(key));
+      } else if (static_cast<size_t>(at - keys.begin()) < key_pos) {
+        std::string moved = *at;  // seen before the key this comment puts first: move it after
+        keys.erase(at);
+        at = keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(key_pos - 1), std::move(moved));
+      }
       key_pos = static_cast<size_t>(at - keys.begin()) + 1;
       int64_t v = std::strtoll(std::string(value).c_str(), nullptr, 10);
       if (key == "seq_nr")
