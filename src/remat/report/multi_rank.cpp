@@ -67,9 +67,9 @@ std::optional<std::string> collective_kind(std::string op) {
 }
 
 /// Per graph of a rank: collectives the scheduler planned vs calls in the output code, and
-/// collectives never waited on. Writes rank_<n>/collectives_parity.json; returns the graphs
+/// collectives never waited on: rank_<n>/collectives_parity.json's report, listing the graphs
 /// that disagree.
-size_t collectives_parity(const fs::path& rank_dir, const nlohmann::ordered_json& directory) {
+Json collectives_parity(const fs::path& rank_dir, const nlohmann::ordered_json& directory) {
   std::map<std::string, std::string> compile_of;  // folder -> compile id
   if (directory.is_object())
     for (const auto& [cid, entry] : directory.items())
@@ -135,8 +135,7 @@ size_t collectives_parity(const fs::path& rank_dir, const nlohmann::ordered_json
   Json report = {{"description",
                   "Difference of # of collectives in scheduler and inductor output code and missing wait collectives"},
                  {"graphs", graphs}};
-  (void)write_file_atomic((rank_dir / "collectives_parity.json").string(), report.dump(2) + "\n");
-  return graphs.size();
+  return report;
 }
 
 std::string groups_table(const char* id, const std::vector<DivergenceGroup>& groups, const char* what) {
@@ -285,7 +284,9 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
     }
     std::sort(marks.begin(), marks.end());
     for (const auto& [n, s] : marks) cache_sequence[log.rank] += s;
-    result.collectives_parity_problems += collectives_parity(dir, directory);
+    Json parity = collectives_parity(dir, directory);
+    result.collectives_parity_problems += parity["graphs"].size();
+    if (Status w = write_file_atomic((dir / "collectives_parity.json").string(), parity.dump(2) + "\n"); !w.ok()) return w.errors();
     Json events = read_json(dir / "chromium_events.json");
     if (events.is_array())
       for (Json& e : events) {
@@ -331,7 +332,8 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
   if (!schedules.empty()) {
     for (const RankLog& log : logs) collective_sequence[log.rank];
     result.collective_groups = group_by(collective_sequence);
-    (void)write_file_atomic((out / "collective_schedules.json").string(), schedules.dump(2) + "\n");
+    if (Status w = write_file_atomic((out / "collective_schedules.json").string(), schedules.dump(2) + "\n"); !w.ok())
+      return w.errors();
   }
   if (!tensor_meta.empty()) {
     for (const RankLog& log : logs) tensor_meta[log.rank];
@@ -339,7 +341,8 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
   }
   bool runtime_trace = !runtimes.empty();
   if (runtime_trace) {
-    (void)write_file_atomic((out / "runtime_estimations.json").string(), runtimes.dump(2) + "\n");
+    if (Status w = write_file_atomic((out / "runtime_estimations.json").string(), runtimes.dump(2) + "\n"); !w.ok())
+      return w.errors();
     // Each rank a process, each graph a thread, its ops back to back.
     Json trace = Json::array();
     for (const Json& g : runtimes) {
@@ -358,7 +361,8 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
     }
     for (const auto& [rank, graphs] : runtime_of)
       trace.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", rank}, {"args", {{"name", "Rank " + std::to_string(rank)}}}});
-    (void)write_file_atomic((out / "chromium_trace_with_runtime.json").string(), trace.dump(2) + "\n");
+    if (Status w = write_file_atomic((out / "chromium_trace_with_runtime.json").string(), trace.dump(2) + "\n"); !w.ok())
+      return w.errors();
     // Graph by graph (in folder order), the fastest and the slowest rank.
     size_t counts = runtime_of.begin()->second.size();
     for (const auto& [rank, graphs] : runtime_of) result.runtime_graph_counts_differ |= graphs.size() != counts;
