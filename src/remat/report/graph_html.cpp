@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cstdint>
 
@@ -12,7 +13,10 @@
 namespace remat::report {
 namespace {
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) {
+  unsigned char u = static_cast<unsigned char>(c);
+  return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || u == '_';
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -121,7 +125,7 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
   // per line with descriptor comments when the definition is expanded). Each input is a node
   // where it is first named.
   bool pytree = text.find("= fx_pytree.tree_flatten_spec(") != std::string_view::npos;
-  std::set<std::string, std::less<>> seen;
+  std::unordered_set<std::string> seen;
   // Tags come in two placements. The seed's stands alone above one node (`# ac_graph_id: 2 -
   // PREFER_RECOMPUTE`); PyTorch's Nov-2025 and 2026 ones sit inside the comment that heads a group
   // of statements (`# # ac_graph_id: 2 - ... File: ...`, `# ac_graph_id: 2 - ... File: ...`) and
@@ -236,7 +240,7 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
       }
       continue;
     }
-    seen.insert(name);
+    if (pytree) seen.insert(name);  // only pytree inputs are checked against it
     out.push_back({this_line, name, pending_id ? pending_id : group_id, pending_policy.empty() ? group_policy : pending_policy,
                    annotation_bytes(annotation)});
     pending_id.reset();
@@ -248,7 +252,7 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
 PartitionMarks marks_from_graphs(const std::vector<GraphLine>& forward, const std::vector<GraphLine>& backward) {
   PartitionMarks m;
   m.source = "derived from the logged forward and backward graphs (no partition record)";
-  std::set<std::string> forward_statements;
+  std::unordered_set<std::string> forward_statements;
   for (const GraphLine& g : forward) {
     m.forward.insert(g.name);
     if (!g.input) forward_statements.insert(g.name);
@@ -275,28 +279,45 @@ std::optional<Mark> PartitionMarks::mark(const std::string& name) const {
   return std::nullopt;
 }
 
-std::string graph_html(std::string_view title, std::string_view text, const PartitionMarks* marks, std::string_view text_url) {
-  std::vector<GraphLine> nodes = graph_lines(text);
-  std::map<size_t, std::vector<const GraphLine*>> by_line;
-  std::set<int64_t> regions;
-  for (const GraphLine& g : nodes) {
-    by_line[g.line].push_back(&g);
-    if (g.ac_graph_id) regions.insert(*g.ac_graph_id);
+void append_graph_html(std::string& out, std::string_view title, std::string_view text, const std::vector<GraphLine>& nodes,
+                       const PartitionMarks* marks, std::string_view text_url) {
+  // The text's lines, and for each the first of its nodes (graph_lines lists them in line order).
+  std::vector<std::string_view> lines;
+  for (size_t s = 0; s < text.size();) {
+    size_t nl = text.find('\n', s);
+    lines.push_back(text.substr(s, nl == std::string_view::npos ? std::string_view::npos : nl - s));
+    s = nl == std::string_view::npos ? text.size() : nl + 1;
   }
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> first_node(lines.size(), kNone);
+  std::map<int64_t, std::string> region_style;  // id -> the line's style attribute
   size_t inputs = 0;
-  for (const GraphLine& g : nodes) inputs += g.input;
-  std::string body = "<h1>" + html_escape(title) + "</h1>\n<p class=\"meta\">" +
-                     fmt::format("{} nodes: {} inputs, {} ops", nodes.size(), inputs, nodes.size() - inputs) + " &middot; " + human_bytes(text.size()) + " &middot; <a href=\"" + html_escape(text_url) + "\">plain text</a></p>\n";
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const GraphLine& g = nodes[k];
+    if (g.line < lines.size() && first_node[g.line] == kNone) first_node[g.line] = static_cast<uint32_t>(k);
+    if (g.ac_graph_id) region_style.try_emplace(*g.ac_graph_id);
+    inputs += g.input;
+  }
   // Region colors: evenly spread hues, the same id always the same color.
   auto region_color = [](int64_t id) { return fmt::format("hsl({}, 75%, 92%)", (id * 67) % 360); };
   auto region_border = [](int64_t id) { return fmt::format("hsl({}, 60%, 45%)", (id * 67) % 360); };
-  if (!regions.empty()) {
-    body += "<p class=\"legend\" id=\"regions\">Checkpoint regions: ";
-    for (int64_t id : regions) {
-      body += "<span style=\"background:" + region_color(id) + ";border-left:4px solid " + region_border(id) +
-              ";padding:0 .4em\">ac_graph_id " + std::to_string(id) + "</span>";
+  for (auto& [id, style] : region_style) {
+    style = " data-ac-graph-id=\"" + std::to_string(id) + "\" style=\"background:" + region_color(id) + ";border-left:4px solid " +
+            region_border(id) + "\"";
+  }
+  out += "<h1>";
+  append_html_escaped(out, title);
+  out += "</h1>\n<p class=\"meta\">" + fmt::format("{} nodes: {} inputs, {} ops", nodes.size(), inputs, nodes.size() - inputs) +
+         " &middot; " + human_bytes(text.size()) + " &middot; <a href=\"";
+  append_html_escaped(out, text_url);
+  out += "\">plain text</a></p>\n";
+  if (!region_style.empty()) {
+    out += "<p class=\"legend\" id=\"regions\">Checkpoint regions: ";
+    for (const auto& [id, style] : region_style) {
+      out += "<span style=\"background:" + region_color(id) + ";border-left:4px solid " + region_border(id) +
+             ";padding:0 .4em\">ac_graph_id " + std::to_string(id) + "</span>";
     }
-    body += "</p>\n";
+    out += "</p>\n";
   }
   uint64_t saved_bytes = 0;
   size_t counts[4] = {0, 0, 0, 0};
@@ -305,7 +326,7 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
       if (auto m = marks->mark(g.name)) ++counts[static_cast<int>(*m)];
     }
     for (const auto& [name, bytes] : marks->saved) saved_bytes += bytes;
-    body += fmt::format(
+    out += fmt::format(
         "<p class=\"legend\" id=\"partition-legend\"><span class=\"mark mark-saved\">saved</span> {} ({}) "
         "<span class=\"mark mark-recomputed\">recomputed</span> {} <span class=\"mark mark-forward\">forward only</span> {} "
         "<span class=\"mark mark-backward\">backward only</span> {} <span class=\"meta\">{}</span></p>\n",
@@ -349,87 +370,98 @@ std::string graph_html(std::string_view title, std::string_view text, const Part
                why(name) + "</td></tr>\n";
     }
     panel += "</table>\n</aside>\n";
-    body += "<div class=\"graph-layout\">";
+    out += "<div class=\"graph-layout\">";
   }
   // Standalone tag lines that no statement follows belong to inputs: the backward's saved values
   // keep the tags of the forward nodes they were, and PyTorch prints them after the signature.
-  std::set<size_t> input_tags;
-  {
-    std::vector<std::string_view> lines;
-    for (size_t s = 0; s < text.size();) {
-      size_t nl = text.find('\n', s);
-      lines.push_back(text.substr(s, nl == std::string_view::npos ? std::string_view::npos : nl - s));
-      s = nl == std::string_view::npos ? text.size() : nl + 1;
+  std::vector<bool> input_tag(lines.size());
+  size_t first_input_tag = SIZE_MAX, last_input_tag = 0, input_tag_count = 0;
+  for (size_t i = 0; i < lines.size();) {
+    if (!is_standalone_tag(trim(lines[i]))) {
+      ++i;
+      continue;
     }
-    for (size_t i = 0; i < lines.size();) {
-      if (!is_standalone_tag(trim(lines[i]))) {
-        ++i;
-        continue;
-      }
-      size_t j = i;
-      while (j < lines.size() && is_standalone_tag(trim(lines[j]))) ++j;
-      if (j >= lines.size() || !by_line.contains(j)) {
-        for (size_t k = i; k < j; ++k) input_tags.insert(k);
-      }
-      i = j;
+    size_t j = i;
+    while (j < lines.size() && is_standalone_tag(trim(lines[j]))) ++j;
+    if (j >= lines.size() || first_node[j] == kNone) {
+      for (size_t k = i; k < j; ++k) input_tag[k] = true;
+      first_input_tag = std::min(first_input_tag, i);
+      last_input_tag = j - 1;
+      input_tag_count += j - i;
     }
+    i = j;
   }
-  if (!input_tags.empty()) {
-    body += std::string("<p class=\"note\" id=\"input-tags\">The tag lines right after the signature (") +
-            (input_tags.size() > 1 ? "lines " : "line ") + std::to_string(*input_tags.begin() + 1) +
-            (input_tags.size() > 1 ? "&ndash;" + std::to_string(*input_tags.rbegin() + 1) : "") +
-            ") belong to inputs: values the forward saved keep the recompute tags of the nodes they were, and PyTorch prints "
-            "them there (remat does the same, for byte parity). They say which checkpoint region produced a saved value; "
-            "nothing is recomputed for them.</p>\n";
+  if (input_tag_count) {
+    out += std::string("<p class=\"note\" id=\"input-tags\">The tag lines right after the signature (") +
+           (input_tag_count > 1 ? "lines " : "line ") + std::to_string(first_input_tag + 1) +
+           (input_tag_count > 1 ? "&ndash;" + std::to_string(last_input_tag + 1) : "") +
+           ") belong to inputs: values the forward saved keep the recompute tags of the nodes they were, and PyTorch prints "
+           "them there (remat does the same, for byte parity). They say which checkpoint region produced a saved value; "
+           "nothing is recomputed for them.</p>\n";
   }
-  body += "<pre class=\"code\">";
-  size_t start = 0, index = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
-    size_t n = index++;
-    start = nl == std::string_view::npos ? text.size() : nl + 1;
-    auto it = by_line.find(n);
-    const GraphLine* g = it == by_line.end() ? nullptr : it->second.front();
-    std::string attrs = " id=\"L" + std::to_string(n + 1) + "\"";
-    std::string cls = "line";
-    if (input_tags.contains(n)) {
-      cls += " input-tag";
-      attrs += " title=\"the tag of an input (a saved value): printed by PyTorch, not a recomputation\"";
-    }
+  out += "<pre class=\"code\">";
+  char number[24];
+  for (size_t n = 0; n < lines.size(); ++n) {
+    const GraphLine* g = first_node[n] == kNone ? nullptr : &nodes[first_node[n]];
+    auto [number_end, ec] = std::to_chars(number, number + sizeof number, n + 1);
+    std::string_view line_number(number, static_cast<size_t>(number_end - number));
+    out += input_tag[n] ? "<span class=\"line input-tag\" id=\"L" : "<span class=\"line\" id=\"L";
+    out += line_number;
+    out += '"';
+    if (input_tag[n]) out += " title=\"the tag of an input (a saved value): printed by PyTorch, not a recomputation\"";
     if (g) {
-      attrs += " data-node=\"" + html_escape(g->name) + "\"";
-      if (g->ac_graph_id) {
-        attrs += " data-ac-graph-id=\"" + std::to_string(*g->ac_graph_id) + "\" style=\"background:" + region_color(*g->ac_graph_id) +
-                 ";border-left:4px solid " + region_border(*g->ac_graph_id) + "\"";
-      }
+      out += " data-node=\"";
+      append_html_escaped(out, g->name);
+      out += '"';
+      if (g->ac_graph_id) out += region_style[*g->ac_graph_id];
     }
+    out += "><span class=\"ln\">";
+    out += line_number;
+    out += "</span>";
     // Marks go in a gutter before the code, so that they stay in view on long lines; the reason
     // is the chip's tooltip.
-    std::string chips;
-    const std::vector<const GraphLine*> no_nodes;
-    for (const GraphLine* node : g && marks ? it->second : no_nodes) {
-      if (auto m = marks->mark(node->name)) {
+    if (marks) {
+      out += "<span class=\"gutter\">";
+      size_t on_line = 0;
+      for (size_t k = g ? first_node[n] : nodes.size(); k < nodes.size() && nodes[k].line == n; ++k) ++on_line;
+      for (size_t k = g ? first_node[n] : nodes.size(); k < nodes.size() && nodes[k].line == n; ++k) {
+        const GraphLine* node = &nodes[k];
+        auto m = marks->mark(node->name);
+        if (!m) continue;
         static constexpr const char* kClass[] = {"saved", "recomputed", "forward", "backward"};
         static constexpr const char* kText[] = {"saved", "recomputed", "forward only", "backward only"};
-        auto k = static_cast<int>(*m);
+        auto c = static_cast<int>(*m);
         std::optional<uint64_t> bytes = node->bytes;
         if (*m == Mark::Saved) bytes = marks->saved.at(node->name);
-        std::string who = it->second.size() > 1 ? node->name + ": " : "";
-        std::string tip = node->name + ": " + kText[k];
+        std::string tip = node->name + ": " + kText[c];
         if (auto w = marks->why.find(node->name); w != marks->why.end()) tip += " \u2014 " + w->second;
         if (auto f = marks->flops.find(node->name); f != marks->flops.end()) tip += " (" + human_flops(f->second) + ")";
-        chips += std::string("<span class=\"mark mark-") + kClass[k] + "\" title=\"" + html_escape(tip) + "\">" + html_escape(who) + kText[k] +
-                 (bytes ? " " + human_bytes(*bytes) : "") + "</span>";
+        out += "<span class=\"mark mark-";
+        out += kClass[c];
+        out += "\" title=\"";
+        append_html_escaped(out, tip);
+        out += "\">";
+        if (on_line > 1) {
+          append_html_escaped(out, node->name);
+          out += ": ";
+        }
+        out += kText[c];
+        if (bytes) out += " " + human_bytes(*bytes);
+        out += "</span>";
       }
+      out += "</span>";
     }
-    body += "<span class=\"" + cls + "\"" + attrs + "><span class=\"ln\">" + std::to_string(n + 1) + "</span>";
-    if (marks) body += "<span class=\"gutter\">" + chips + "</span>";
-    body += highlight_python_line(line) + "</span>";
+    append_python_line(out, lines[n]);
+    out += "</span>";
   }
-  body += "</pre>\n";
-  if (!panel.empty()) body += panel + "</div>\n";
-  return body;
+  out += "</pre>\n";
+  if (!panel.empty()) out += panel + "</div>\n";
+}
+
+std::string graph_html(std::string_view title, std::string_view text, const PartitionMarks* marks, std::string_view text_url) {
+  std::string out;
+  append_graph_html(out, title, text, graph_lines(text), marks, text_url);
+  return out;
 }
 
 }  // namespace remat::report

@@ -2,21 +2,39 @@
 
 #include <fmt/format.h>
 
+#include <array>
+
 namespace remat::report {
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (char c : text) {
-    switch (c) {
+void append_html_escaped(std::string& out, std::string_view text) {
+  // Runs of ordinary bytes are copied whole: graph pages are mostly such runs.
+  static constexpr auto kSpecial = [] {
+    std::array<bool, 256> t{};
+    for (unsigned char c : {'&', '<', '>', '"', '\''}) t[c] = true;
+    return t;
+  }();
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    const char* q = p;
+    while (q < end && !kSpecial[static_cast<unsigned char>(*q)]) ++q;
+    out.append(p, q);
+    if (q == end) break;
+    switch (*q) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      default: out += "&#39;"; break;
     }
+    p = q + 1;
   }
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  append_html_escaped(out, text);
   return out;
 }
 
@@ -50,16 +68,25 @@ footer { margin-top: 3em; border-top: 1px solid #d0d7de; padding-top: .6em; colo
 )";
 }  // namespace
 
-std::string html_page(std::string_view title, std::string_view body, std::string_view footer) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
-  out += html_escape(title);
+void append_page_head(std::string& out, std::string_view title) {
+  out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
+  append_html_escaped(out, title);
   out += "</title>\n<style>";
   out += kCss;
   out += "</style>\n</head>\n<body>\n";
-  out += body;
+}
+
+void append_page_tail(std::string& out, std::string_view footer) {
   out += "\n<footer>";
   out += footer;
   out += "</footer>\n</body>\n</html>\n";
+}
+
+std::string html_page(std::string_view title, std::string_view body, std::string_view footer) {
+  std::string out;
+  append_page_head(out, title);
+  out += body;
+  append_page_tail(out, footer);
   return out;
 }
 

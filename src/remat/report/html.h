@@ -9,8 +9,14 @@ namespace remat::report {
 
 /// Text for element content and attribute values.
 std::string html_escape(std::string_view text);
+/// The same, appended to `out` (the page builders' hot path: no temporary per piece).
+void append_html_escaped(std::string& out, std::string_view text);
 /// A complete page: title, the shared CSS, `body`, and the footer naming the tool and command.
 std::string html_page(std::string_view title, std::string_view body, std::string_view footer);
+/// The same page in pieces, for a body built in place: everything before the body ...
+void append_page_head(std::string& out, std::string_view title);
+/// ... and everything after it.
+void append_page_tail(std::string& out, std::string_view footer);
 /// "1.2 KB", "3.4 MB": sizes for listings.
 std::string human_bytes(uint64_t bytes);
 /// "1,284,928": a count with thousands separators.

@@ -1,7 +1,8 @@
 #include "remat/report/python_html.h"
 
 #include <array>
-#include <cctype>
+#include <algorithm>
+#include <cstdint>
 
 #include "remat/report/html.h"
 
@@ -14,46 +15,64 @@ constexpr std::array<std::string_view, 35> kKeywords = {
     "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
 
 bool is_keyword(std::string_view w) {
+  if (w.size() < 2 || w.size() > 8) return false;  // every keyword is 2 to 8 letters
   for (std::string_view k : kKeywords) {
     if (k == w) return true;
   }
   return false;
 }
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// ASCII classes, as the C locale's isalpha/isalnum/isdigit see them, without a call per byte.
+enum CharClass : uint8_t { kOther = 0, kDigit = 1, kAlpha = 2 };
+constexpr auto kClass = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = kDigit;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kAlpha;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kAlpha;
+  t['_'] = kAlpha;  // starts and continues identifiers like a letter
+  return t;
+}();
+bool ident_start(char c) { return kClass[static_cast<unsigned char>(c)] == kAlpha; }
+bool ident_char(char c) { return kClass[static_cast<unsigned char>(c)] != kOther; }
+bool is_digit(char c) { return kClass[static_cast<unsigned char>(c)] == kDigit; }
 
 void span(std::string& out, const char* cls, std::string_view text) {
   out += "<span class=\"";
   out += cls;
   out += "\">";
-  out += html_escape(text);
+  append_html_escaped(out, text);
   out += "</span>";
 }
 
 }  // namespace
 
-std::string highlight_python_line(std::string_view line) {
-  std::string out;
-  size_t i = 0;
+void append_python_line(std::string& out, std::string_view line) {
+  size_t i = 0, plain = 0;  // line[plain, i) is text without a span, not yet written
+  auto flush = [&] {
+    append_html_escaped(out, line.substr(plain, i - plain));
+  };
   while (i < line.size()) {
     char c = line[i];
     if (c == '#') {
+      flush();
       span(out, "c", line.substr(i));
-      break;
+      return;
     }
     if (c == '"' || c == '\'') {
+      flush();
       size_t j = i + 1;
       while (j < line.size() && line[j] != c) j += line[j] == '\\' ? 2 : 1;
       j = std::min(j + 1, line.size());
       span(out, "s", line.substr(i, j - i));
-      i = j;
+      i = plain = j;
       continue;
     }
-    if (std::isdigit(static_cast<unsigned char>(c))) {
+    if (is_digit(c)) {
+      flush();
       size_t j = i;
       while (j < line.size() && (ident_char(line[j]) || line[j] == '.')) ++j;
       span(out, "n", line.substr(i, j - i));
-      i = j;
+      i = plain = j;
       continue;
     }
     if (ident_start(c)) {
@@ -62,21 +81,30 @@ std::string highlight_python_line(std::string_view line) {
       std::string_view word = line.substr(i, j - i);
       if (word == "torch" && line.substr(j).starts_with(".ops.")) {
         // torch.ops.aten.mm.default: the op target as one token.
+        flush();
         while (j < line.size() && (ident_char(line[j]) || line[j] == '.')) ++j;
         span(out, "op", line.substr(i, j - i));
+        plain = j;
       } else if (is_keyword(word)) {
+        flush();
         span(out, "k", word);
+        plain = j;
       } else if (word == "self" || word == "torch" || word == "operator") {
+        flush();
         span(out, "b", word);
-      } else {
-        out += html_escape(word);
+        plain = j;
       }
-      i = j;
+      i = j;  // a plain word stays in the pending run
       continue;
     }
-    out += html_escape(std::string_view(&line[i], 1));
     ++i;
   }
+  flush();
+}
+
+std::string highlight_python_line(std::string_view line) {
+  std::string out;
+  append_python_line(out, line);
   return out;
 }
 
@@ -89,7 +117,7 @@ std::string highlight_python(std::string_view source) {
     if (nl == std::string_view::npos && line.empty() && n > 0) break;
     ++n;
     out += "<span class=\"line\" id=\"L" + std::to_string(n) + "\"><span class=\"ln\">" + std::to_string(n) + "</span>";
-    out += highlight_python_line(line);
+    append_python_line(out, line);
     out += "</span>";
     if (nl == std::string_view::npos) break;
     start = nl + 1;
