@@ -96,14 +96,19 @@ struct CompileDir {
   std::optional<Json> partition;  ///< the `remat_partition` artifact
   PartitionMarks marks;           ///< filled from `partition` and the forward/backward graphs
   std::vector<GraphLine> forward_lines, backward_lines;  ///< the logged aot_forward/backward graphs
+  /// What its partition saved and recomputed, once the compile is finished.
+  std::optional<PartitionSummary> summary;
   ProvenanceSources provenance;  ///< with --inductor-provenance
   std::string provenance_page;   ///< its page, once written
 };
 
-struct PendingGraph {
+/// A joint graph whose page waits for its compile to finish: the partition marks come from
+/// records logged after it (the forward and backward graphs, remat's partition record).
+struct PendingJoint {
   size_t dir;
   std::string title, txt, html;
-  bool joint;
+  std::string text;
+  std::vector<GraphLine> nodes;
 };
 
 struct TrieNode {
@@ -147,6 +152,12 @@ class Builder {
 
  private:
   void handle(const TraceRecord& r, tracelog::TraceReader& reader);
+  /// A graph's page, written now.
+  Status write_graph_page(std::string_view title, std::string_view text, const std::vector<GraphLine>& nodes,
+                          const PartitionMarks* marks, const std::string& txt, const std::string& html);
+  /// Once a compile is finished (its compilation_metrics, or the end of the log): its partition
+  /// marks, the pages of its joint graphs, its summary; the graphs read for the marks are freed.
+  Status finish_compile(size_t dir);
   size_t dir_for(const CompileId& id);
   Status write(const std::string& rel, std::string_view content);
   void add_file(size_t dir, std::string rel, std::string_view content, std::string detail = {},
@@ -175,7 +186,9 @@ class Builder {
   int counter_ = 0;
   std::vector<CompileDir> dirs_;
   std::map<std::string, size_t> dir_index_;
-  std::vector<PendingGraph> graphs_;
+  std::vector<PendingJoint> joints_;
+  std::string page_;  // the graph page being built, its capacity kept from page to page
+  std::set<std::string, std::less<>> folders_;  // folders created so far
   std::vector<std::pair<std::string, std::string>> failures_;  // compile id link, description html
   TrieNode trie_, unknown_trie_;
   std::ofstream raw_;       // raw.jsonl records, before the string table is known
@@ -189,13 +202,15 @@ std::string Builder::footer() const {
 }
 
 Status Builder::write(const std::string& rel, std::string_view content) {
-  fs::path path = fs::path(out_) / rel;
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  std::ofstream f(path, std::ios::binary);
-  f.write(content.data(), static_cast<std::streamsize>(content.size()));
-  if (!f) {
-    status_ = error_message(path.string() + ": cannot write");
+  std::string path = out_ + "/" + rel;
+  // Most artifacts go into a folder made already: ask the file system once per folder.
+  if (size_t slash = rel.rfind('/'); slash != std::string::npos && !folders_.contains(std::string_view(rel).substr(0, slash))) {
+    std::error_code ec;
+    fs::create_directories(fs::path(out_) / rel.substr(0, slash), ec);
+    folders_.insert(rel.substr(0, slash));
+  }
+  if (Status s = write_whole_file(path, content); !s.ok()) {
+    status_ = error_message(path + ": cannot write");
     return status_;
   }
   result_->files.push_back(rel);
@@ -342,11 +357,16 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
       std::vector<GraphLine> nodes = graph_lines(r.payload);
       detail = std::to_string(nodes.size()) + " nodes, " + detail;
       readable = stem + ".html";
-      graphs_.push_back({di, name + " " + d.key, stem + ".txt", *readable, e == "aot_joint_graph"});
-      if (e == "aot_forward_graph" || e == "aot_backward_graph") {
-        auto& set = e == "aot_forward_graph" ? d.marks.forward : d.marks.backward;
-        for (const GraphLine& g : nodes) set.insert(g.name);
-        (e == "aot_forward_graph" ? d.forward_lines : d.backward_lines) = nodes;
+      std::string title = name + " " + d.key;
+      if (e == "aot_joint_graph") {
+        joints_.push_back({di, std::move(title), stem + ".txt", *readable, r.payload, std::move(nodes)});
+      } else {
+        (void)write_graph_page(title, r.payload, nodes, nullptr, stem + ".txt", *readable);
+        if (e == "aot_forward_graph" || e == "aot_backward_graph") {
+          auto& set = e == "aot_forward_graph" ? d.marks.forward : d.marks.backward;
+          for (const GraphLine& g : nodes) set.insert(g.name);
+          (e == "aot_forward_graph" ? d.forward_lines : d.backward_lines) = std::move(nodes);
+        }
       }
     }
     payload_file = stem + ".txt";
@@ -426,6 +446,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
       }
     }
     add_file(di, rel, metrics_page(r, d, meta));
+    if (e == "compilation_metrics") (void)finish_compile(di);
   } else if (e == "link") {
     OutputFile f;
     f.url = meta_string("url");
@@ -455,6 +476,57 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   raw_jsonl(r, payload_file);
 }
 
+
+Status Builder::write_graph_page(std::string_view title, std::string_view text, const std::vector<GraphLine>& nodes,
+                                 const PartitionMarks* marks, const std::string& txt, const std::string& html) {
+  page_.clear();
+  append_page_head(page_, title);
+  append_graph_html(page_, title, text, nodes, marks, fs::path(txt).filename().string());
+  append_page_tail(page_, footer());
+  return write(html, page_);
+}
+
+Status Builder::finish_compile(size_t di) {
+  CompileDir& d = dirs_[di];
+  if (!d.partition) {
+    // PyTorch's own logs: what its partitioner did, read off the graphs it logged.
+    if (!d.forward_lines.empty() && !d.backward_lines.empty()) d.marks = marks_from_graphs(d.forward_lines, d.backward_lines);
+  } else {
+    d.marks.source = "from the remat_partition record";
+    const Json& p = *d.partition;
+    if (p.contains("saved_values") && p["saved_values"].is_array()) {
+      for (const Json& v : p["saved_values"]) {
+        if (v.is_object() && v.contains("name") && v["name"].is_string()) {
+          std::string name = v["name"].get<std::string>();
+          d.marks.saved[name] = unsigned_field(v, "bytes");
+          if (v.contains("reason") && v["reason"].is_string()) d.marks.why[name] = v["reason"].get<std::string>();
+        }
+      }
+    }
+    if (p.contains("recomputed") && p["recomputed"].is_array()) {
+      for (const Json& v : p["recomputed"]) {
+        if (v.is_object() && v.contains("name") && v["name"].is_string()) {
+          std::string name = v["name"].get<std::string>();
+          d.marks.recomputed.insert(name);
+          d.marks.flops[name] = unsigned_field(v, "flops");
+          if (v.contains("reason") && v["reason"].is_string()) d.marks.why[name] = v["reason"].get<std::string>();
+        }
+      }
+    }
+  }
+  bool has_marks = !d.marks.saved.empty() || !d.marks.recomputed.empty();
+  if (has_marks) d.summary = PartitionSummary{d.key, d.marks.saved, d.marks.recomputed, d.marks.source};
+  for (PendingJoint& g : joints_) {
+    if (g.dir != di) continue;
+    if (Status s = write_graph_page(g.title, g.text, g.nodes, has_marks ? &d.marks : nullptr, g.txt, g.html); !s.ok()) return s;
+  }
+  std::erase_if(joints_, [&](const PendingJoint& g) { return g.dir == di; });
+  // What a later record of this compile could still use is its summary and the partition record.
+  d.marks = PartitionMarks{};
+  d.forward_lines = {};
+  d.backward_lines = {};
+  return {};
+}
 
 bool Builder::handle_export(const TraceRecord& r, const Json& meta, tracelog::TraceReader& reader, size_t dir,
                             const std::string& folder) {
@@ -578,53 +650,18 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
   chromium_ << (chromium_count_ ? "\n]\n" : "]\n");
   chromium_.close();
   result.files.push_back("chromium_events.json");
-  // Partition marks, now that the forward, backward and partition records are all read.
-  for (CompileDir& d : dirs_) {
-    if (!d.partition) {
-      // PyTorch's own logs: what its partitioner did, read off the graphs it logged.
-      if (!d.forward_lines.empty() && !d.backward_lines.empty()) d.marks = marks_from_graphs(d.forward_lines, d.backward_lines);
-      continue;
-    }
-    d.marks.source = "from the remat_partition record";
-    const Json& p = *d.partition;
-    if (p.contains("saved_values") && p["saved_values"].is_array()) {
-      for (const Json& v : p["saved_values"]) {
-        if (v.is_object() && v.contains("name") && v["name"].is_string()) {
-          std::string name = v["name"].get<std::string>();
-          d.marks.saved[name] = unsigned_field(v, "bytes");
-          if (v.contains("reason") && v["reason"].is_string()) d.marks.why[name] = v["reason"].get<std::string>();
-        }
-      }
-    }
-    if (p.contains("recomputed") && p["recomputed"].is_array()) {
-      for (const Json& v : p["recomputed"]) {
-        if (v.is_object() && v.contains("name") && v["name"].is_string()) {
-          std::string name = v["name"].get<std::string>();
-          d.marks.recomputed.insert(name);
-          d.marks.flops[name] = unsigned_field(v, "flops");
-          if (v.contains("reason") && v["reason"].is_string()) d.marks.why[name] = v["reason"].get<std::string>();
-        }
-      }
-    }
+  // Compiles the log ended in: their marks and joint graphs.
+  for (size_t di = 0; di < dirs_.size(); ++di) {
+    if (Status s = finish_compile(di); !s.ok()) return s;
   }
   for (const CompileDir& d : dirs_) {
-    if (d.marks.saved.empty() && d.marks.recomputed.empty()) continue;
-    result.partitions.push_back({d.key, d.marks.saved, d.marks.recomputed, d.marks.source});
+    if (d.summary) result.partitions.push_back(*d.summary);
   }
   for (CompileDir& d : dirs_) {
     if (!d.provenance.any()) continue;
     d.provenance_page = "provenance_tracking_" + d.anchor + ".html";
     std::string page = html_page("provenance " + d.key, provenance_page_body(d.provenance, d.key), footer());
     if (auto s = write(d.provenance_page, page); !s.ok()) return s;
-  }
-  for (const PendingGraph& g : graphs_) {
-    auto text = read_file((fs::path(out_) / g.txt).string());
-    if (!text) return std::move(text).take_errors();
-    const CompileDir& d = dirs_[g.dir];
-    bool has_marks = !d.marks.saved.empty() || !d.marks.recomputed.empty();
-    const PartitionMarks* marks = g.joint && has_marks ? &d.marks : nullptr;
-    std::string body = graph_html(g.title, *text, marks, fs::path(g.txt).filename().string());
-    if (auto s = write(g.html, html_page(g.title, body, footer())); !s.ok()) return s;
   }
   // Failures.
   std::string fbody = "<h1>Failures and restarts</h1>\n<table id=\"failures\"><tr><th>Compile Id</th><th>Failure Type</th><th>Description</th><th>Source</th></tr>\n";

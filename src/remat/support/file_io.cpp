@@ -1,5 +1,6 @@
 #include "remat/support/file_io.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -92,6 +93,26 @@ Status write_file_atomic(const std::string& path, std::string_view contents) {
     fs::remove(tmp, ignored);
     return io_error(path, true, "cannot replace file: " + ec.message());
   }
+  return {};
+}
+
+Status write_whole_file(const std::string& path, std::string_view contents) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return io_error(path, true, std::string("cannot create: ") + std::strerror(errno));
+  const char* p = contents.data();
+  size_t left = contents.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::string why = std::strerror(errno);
+      ::close(fd);
+      return io_error(path, true, "write error: " + why);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) return io_error(path, true, std::string("write error: ") + std::strerror(errno));
   return {};
 }
 

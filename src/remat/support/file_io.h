@@ -15,6 +15,10 @@ Expected<std::string> read_file(const std::string& path);
 /// a failure never leaves a partial file; "-" writes to stdout.
 Status write_file_atomic(const std::string& path, std::string_view contents);
 
+/// Writes `contents` to `path` in place, with plain system calls: for the many files of a folder
+/// that is itself made whole or not at all (the report), where a temporary file per file costs.
+Status write_whole_file(const std::string& path, std::string_view contents);
+
 /// Creates folder `dir` and its parents if missing; the error names the folder and the reason
 /// (`permission denied`), not the first file that could then not be written.
 Status make_folder(const std::string& dir);
