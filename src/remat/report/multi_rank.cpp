@@ -1,6 +1,9 @@
 #include "remat/report/multi_rank.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -251,6 +254,33 @@ std::string landing_page(const MultiRankResult& r, const std::map<int, std::vect
   return html_page("multi-rank report", body, footer);
 }
 
+/// Each rank's report, written side by side: they share nothing, and each is a sequential read
+/// with many file writes, so a thread per core (at most one per rank) takes the others' waits.
+std::vector<std::optional<Expected<ReportResult>>> write_rank_reports(const std::vector<RankLog>& logs, const fs::path& out,
+                                                                       const ReportOptions& options) {
+  std::vector<std::optional<Expected<ReportResult>>> reports(logs.size());
+  std::mutex progress_lock;
+  ReportOptions rank_options = options;
+  if (options.progress) {
+    rank_options.progress = [&](uint64_t read, uint64_t total) {
+      std::lock_guard<std::mutex> hold(progress_lock);
+      options.progress(read, total);
+    };
+  }
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < logs.size();) {
+      reports[i] = write_report(logs[i].path, (out / ("rank_" + std::to_string(logs[i].rank))).string(), rank_options);
+    }
+  };
+  size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), logs.size());
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  return reports;
+}
+
 Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs::path& out, const ReportOptions& options,
                                      bool strict) {
   MultiRankResult result;
@@ -262,7 +292,12 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) return error_message(dir.string() + ": cannot create: " + ec.message());
-    auto r = write_report(log.path, dir.string(), options);
+  }
+  std::vector<std::optional<Expected<ReportResult>>> reports = write_rank_reports(logs, out, options);
+  for (size_t i = 0; i < logs.size(); ++i) {
+    const RankLog& log = logs[i];
+    fs::path dir = out / ("rank_" + std::to_string(log.rank));
+    Expected<ReportResult>& r = *reports[i];
     if (!r) return std::move(r).take_errors();
     if (Status c = check_strictness(log.path, *r, strict, options.strict_compile_id); !c.ok()) return c.errors();
     // Compile ids and the cache results in artifact order, from what the rank's report listed
