@@ -260,6 +260,65 @@ TEST(Report, KernelStackTracesGetAReadablePage) {
   EXPECT_EQ(artifact["number"], 1);  // tlparse numbers the page first
 }
 
+TEST(Report, JointPagesWaitForTheirOwnCompile) {
+  // Two compiles logged interleaved, as threads can: each joint graph's page is written once its
+  // compile is finished (compilation_metrics for [0/0], the end of the log for [1/0]), with the
+  // marks of its own forward and backward graphs.
+  std::string dir = ::testing::TempDir() + "/remat_interleaved_log";
+  fs::remove_all(dir);
+  auto w = tracelog::TraceWriter::create(dir);
+  ASSERT_TRUE(w.ok());
+  auto id = [](int64_t frame) {
+    tracelog::CompileId c;
+    c.frame_id = frame;
+    c.frame_compile_id = 0;
+    return c;
+  };
+  const std::string joint =
+      "def forward(self, primals_1: \"f32[4]\", tangents_1: \"f32[4]\"):\n"
+      "    sin: \"f32[4]\" = torch.ops.aten.sin.default(primals_1)\n"
+      "    cos: \"f32[4]\" = torch.ops.aten.cos.default(primals_1)\n"
+      "    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, cos)\n"
+      "    return (sin, mul)\n";
+  const std::string forward =
+      "def forward(self, primals_1: \"f32[4]\"):\n"
+      "    sin: \"f32[4]\" = torch.ops.aten.sin.default(primals_1)\n"
+      "    cos: \"f32[4]\" = torch.ops.aten.cos.default(primals_1)\n"
+      "    return (sin, primals_1, cos)\n";
+  // Both forwards compute cos; compile 0's backward computes it again from primals_1, compile 1's
+  // takes it saved.
+  const std::string backward0 =
+      "def forward(self, primals_1: \"f32[4]\", tangents_1: \"f32[4]\"):\n"
+      "    cos: \"f32[4]\" = torch.ops.aten.cos.default(primals_1)\n"
+      "    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, cos)\n    return (mul,)\n";
+  const std::string backward1 =
+      "def forward(self, cos: \"f32[4]\", tangents_1: \"f32[4]\"):\n"
+      "    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, cos)\n    return (mul,)\n";
+  (*w)->write("aot_joint_graph", "{}", id(0), joint);
+  (*w)->write("aot_joint_graph", "{}", id(1), joint);
+  (*w)->write("aot_forward_graph", "{}", id(0), forward);
+  (*w)->write("aot_backward_graph", "{}", id(0), backward0);
+  (*w)->write("compilation_metrics", "{\"co_name\": \"f\"}", id(0));
+  (*w)->write("aot_forward_graph", "{}", id(1), forward);
+  (*w)->write("aot_backward_graph", "{}", id(1), backward1);
+  auto log = (*w)->close();
+  ASSERT_TRUE(log.ok());
+  std::string out = ::testing::TempDir() + "/remat_report_interleaved";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  auto r = write_report(*log, out, ReportOptions{});
+  ASSERT_TRUE(r.ok()) << format_all(r.errors());
+  std::string page0 = *read_file(out + "/-_0_0_0/aot_joint_graph_0.html");
+  std::string page1 = *read_file(out + "/-_1_0_0/aot_joint_graph_1.html");
+  EXPECT_NE(page0.find("data-node=\"cos\"><span class=\"ln\">3</span><span class=\"gutter\"><span class=\"mark mark-recomputed\""), std::string::npos) << page0;
+  EXPECT_NE(page0.find("title=\"primals_1: saved"), std::string::npos) << page0;
+  EXPECT_NE(page1.find("data-node=\"cos\"><span class=\"ln\">3</span><span class=\"gutter\"><span class=\"mark mark-saved\""), std::string::npos) << page1;
+  ASSERT_EQ(r->partitions.size(), 2u);
+  EXPECT_EQ(r->partitions[0].compile_id, "[0/0]");  // in log order, whichever finished first
+  EXPECT_EQ(r->partitions[0].recomputed, std::set<std::string>{"cos"});
+  EXPECT_EQ(r->partitions[1].saved.count("cos"), 1u);
+}
+
 TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {
   std::string text =
       "class inner_f(torch.nn.Module):\n"
