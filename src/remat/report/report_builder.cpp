@@ -522,9 +522,10 @@ Status Builder::finish_compile(size_t di) {
   }
   std::erase_if(joints_, [&](const PendingJoint& g) { return g.dir == di; });
   // What a later record of this compile could still use is its summary and the partition record.
-  d.marks = PartitionMarks{};
-  d.forward_lines = {};
-  d.backward_lines = {};
+  // (Moved-from temporaries: `v = {}` would keep the vectors' capacity.)
+  d.marks = PartitionMarks();
+  d.forward_lines = std::vector<GraphLine>();
+  d.backward_lines = std::vector<GraphLine>();
   return {};
 }
 
