@@ -97,7 +97,7 @@ TEST(EraRoundTrip, SpecExamplesReadAsTheirEra) {
     EXPECT_EQ(*m->text_style, want) << file;
     ++count;
   }
-  EXPECT_EQ(count, 7u);
+  EXPECT_EQ(count, 8u);
 }
 
 TEST(EraRoundTrip, AnyGraphPrintsInAnyEra) {

@@ -8,6 +8,7 @@
 #include "remat/io/graph_json.h"
 #include "remat/ir/graph_equal.h"
 #include "remat/ir/verify.h"
+#include "remat/print/meta_text.h"
 #include "remat/print/printer.h"
 #include "remat/support/file_io.h"
 #include "testing/fixtures.h"
@@ -471,6 +472,58 @@ TEST(ReadableParser, KeepsAnnotationsItDoesNotModel) {
   Expected<GraphModule> bad = parse_readable(
       "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"a\\\"b\"):\n        return (x,)\n        ", "b.txt");
   EXPECT_FALSE(bad.ok());
+}
+
+TEST(ReadableParser, MetaBlocksAreKeptForTheirNodes) {
+  // FX_GRAPH_SHOW_META: a `"""` block above each node with a meta. The body's first blocks are the
+  // placeholders' (in order: y, with no meta, shows none), a block after a comment is its node's,
+  // an op without a comment owns the block right above it.
+  std::string text =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[4]\", y: \"f32[4]\"):\n"
+      "        \"\"\"\n"
+      "        val: \"FakeTensor(..., size=(4,))\"\n"
+      "        \"\"\"\n"
+      "        \n"
+      "        # File: /m.py:3 in f, code: a = x.sin()\n"
+      "        \"\"\"\n"
+      "        stack_trace: ('  File \"/m.py\", line 3, in f\\n'\n"
+      "         '    a = x.sin()\\n')\n"
+      "        \"\"\"\n"
+      "        sin: \"f32[4]\" = torch.ops.aten.sin.default(x);  x = None\n"
+      "        \"\"\"\n"
+      "        seq_nr: '7'\n"
+      "        \"\"\"\n"
+      "        add: \"f32[4]\" = torch.ops.aten.add.Tensor(sin, y);  sin = y = None\n"
+      "        return (add,)\n"
+      "        ";
+  Expected<GraphModule> m = parse_readable(text, "meta.txt");
+  ASSERT_TRUE(m.ok()) << format_all(m.errors());
+  EXPECT_TRUE(m->text_style->show_meta);
+  auto block = [&](const char* name) { return node_type_text(*m->graph().find(name), "meta_block").value_or("<none>"); };
+  EXPECT_EQ(block("x"), "\"\"\"\nval: \"FakeTensor(..., size=(4,))\"\n\"\"\"");
+  EXPECT_EQ(block("y"), "");
+  EXPECT_EQ(block("sin"), "\"\"\"\nstack_trace: ('  File \"/m.py\", line 3, in f\\n'\n '    a = x.sin()\\n')\n\"\"\"");
+  EXPECT_EQ(block("add"), "\"\"\"\nseq_nr: '7'\n\"\"\"");
+  EXPECT_EQ(block("output"), "");
+  EXPECT_EQ(print_readable(*m, PrintOptions::as_read(*m)).text, text);
+  PrintOptions without = PrintOptions::as_read(*m);
+  without.show_meta = false;
+  EXPECT_EQ(print_readable(*m, without).text.find("\"\"\""), std::string::npos);
+  // Blocks that belong to no node, or two for one node, are errors at their line.
+  auto error = [](const std::string& body) {
+    Expected<GraphModule> bad = parse_readable("class A(torch.nn.Module):\n    def forward(self, x):\n" + body, "bad.txt");
+    return bad.ok() ? std::string("<parsed>") : bad.errors()[0].format();
+  };
+  const std::string b = "        \"\"\"\n        k: 'v'\n        \"\"\"\n";
+  EXPECT_EQ(error(b + b + b + "        return (x,)\n"),
+            "bad.txt:9:9: error: a second meta block for one node\n          \"\"\"\n          ^");
+  EXPECT_EQ(error("        return (x,)\n" + b), "bad.txt:4:9: error: a meta block that no node follows\n          \"\"\"\n          ^");
+  EXPECT_EQ(error("        # File: /m.py:3 in f, code: y\n" + b + "        # File: /m.py:4 in f, code: z\n" + b + "        return (x,)\n"),
+            "bad.txt:8:9: error: a second meta block for one node\n          \"\"\"\n          ^");
+  EXPECT_EQ(error("        \"\"\"\n        k: 'v'"), "bad.txt:3:9: error: unterminated \"\"\" block\n          \"\"\"\n          ^");
+  EXPECT_EQ(error("        \"\"\"\n\n        \"\"\"\n        return (x,)\n"),
+            "bad.txt:4:1: error: a meta block ends before its closing \"\"\": its lines are indented like the body, none blank");
 }
 
 }  // namespace

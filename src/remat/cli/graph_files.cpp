@@ -74,8 +74,9 @@ void PrintFlags::add_to(CLI::App& cmd) {
   colored_ = cmd.add_flag("--colored,!--no-colored", flags_.colored, "ANSI colors (or none)");
   cmd.add_option("--additional-meta", additional_meta_,
                  "comma-separated meta keys to show before each stack-trace comment");
-  cmd.add_flag("--show-meta", flags_.show_meta,
-               "show every meta key above each node (FX_GRAPH_SHOW_META=1)");
+  show_meta_ = cmd.add_flag("--show-meta,!--no-show-meta", flags_.show_meta,
+                            "show every meta key above each node, FX_GRAPH_SHOW_META=1 (or not; a graph read "
+                            "from such text shows its blocks as read)");
   cmd.add_option("--tag-style", tag_style_,
                  "where recompute tags go: seed (own line, remat's default), inline-2025, "
                  "inline-2026, none")
@@ -101,7 +102,7 @@ PrintOptions PrintFlags::options(const GraphModule& m) const {
   if (device_->count() > 0) o.include_device = true;
   if (expanded_def_->count() > 0) o.expanded_def = true;
   if (colored_->count() > 0) o.colored = flags_.colored;
-  o.show_meta = flags_.show_meta;
+  if (show_meta_->count() > 0) o.show_meta = flags_.show_meta;
   o.class_name = flags_.class_name;
   if (!additional_meta_.empty()) o.additional_meta.clear();
   size_t start = 0;

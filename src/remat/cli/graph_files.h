@@ -43,6 +43,7 @@ class PrintFlags {
   CLI::Option* device_ = nullptr;
   CLI::Option* expanded_def_ = nullptr;
   CLI::Option* colored_ = nullptr;
+  CLI::Option* show_meta_ = nullptr;
 };
 
 }  // namespace remat::cli

@@ -677,6 +677,7 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
                      : tk == "deep_comments"          ? &style.deep_comments
                      : tk == "free_dead_results"      ? &style.free_dead_results
                      : tk == "truncate_annotations"   ? &style.truncate_annotations
+                     : tk == "show_meta"              ? &style.show_meta
                                                       : nullptr;
         if (flag == nullptr) return r_.fail(tp, "unknown text_style key");
         if (!r_.get_bool(tv, tp, *flag)) return false;

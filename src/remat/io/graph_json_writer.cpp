@@ -417,6 +417,7 @@ void GraphWriter::write_module(const GraphModule& m, int indent, bool top_level)
       out_ += name;
       out_ += value ? "\": true" : "\": false";
     }
+    if (t.show_meta) out_ += ", \"show_meta\": true";  // only then: older files stay as they were
     if (!t.additional_meta.empty()) {
       out_ += ", \"additional_meta\": ";
       write_strings(t.additional_meta);

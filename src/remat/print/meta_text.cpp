@@ -6,6 +6,7 @@
 #include "remat/ir/traceback.h"
 #include "remat/print/python_repr.h"
 #include "remat/support/float_repr.h"
+#include "remat/support/json_text.h"
 
 namespace remat {
 namespace {
@@ -264,10 +265,7 @@ std::optional<std::pair<std::string_view, std::string_view>> match_file_line(std
 std::optional<std::string> node_type_text(const Node& node, std::string_view field) {
   for (const RawJsonField& f : node.meta.node_fields()) {
     if (f.key != field) continue;
-    std::string_view raw = f.json;
-    // A plain JSON string: type expressions need no escapes.
-    if (raw.size() < 3 || raw.front() != '"' || raw.back() != '"' || raw.find('\\') != std::string_view::npos) return std::nullopt;
-    return std::string(raw.substr(1, raw.size() - 2));
+    return json::unquote(f.json);
   }
   return std::nullopt;
 }

@@ -42,7 +42,8 @@ class MetaText {
 /// The node's Python type as torch.fx prints it (`float`, `torch.Tensor`): the node-level
 /// `"type"` string of fxgraph-json (remat.export writes it for annotated placeholders), or nullopt.
 /// With `field` "annotation": a quoted annotation remat does not model (`"TwoTensor(f32[3])"`),
-/// kept as read.
+/// kept as read; "meta_block": the node's FX_GRAPH_SHOW_META block as read (its lines, `"""`
+/// included, relative to the body's indent; empty: the node showed none).
 std::optional<std::string> node_type_text(const Node& node, std::string_view field = "type");
 
 /// `# ac_graph_id: 2 - PREFER_RECOMPUTE` style text of the tags, without the leading `# `:

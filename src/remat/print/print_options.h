@@ -21,7 +21,6 @@ std::vector<std::string_view> style_names();
 
 /// The style of the text plus the options that no text records.
 struct PrintOptions : TextStyle {
-  bool show_meta = false;       ///< `FX_GRAPH_SHOW_META=1`: every meta key above each node
   std::string class_name;  ///< overrides the module's class name when not empty
 
   /// `gm.print_readable()` with its defaults.

@@ -528,11 +528,25 @@ void CodeGen::run(std::string_view indent, PrintedCode& out) {
         previous_summary = std::move(summary);
       }
     }
-    if (o_.show_meta && !meta_text_.empty(n->meta)) {
-      body_.add("\"\"\"", n);
-      for (const std::string& line : meta_text_.full_meta_lines(*n)) body_.add(line, n);
-      body_.add("\"\"\"", n);
-    } else if (o_.tag_style == TagStyle::Seed) {
+    bool meta_block = false;
+    if (o_.show_meta) {
+      if (std::optional<std::string> kept = node_type_text(*n, "meta_block")) {
+        // As read: remat does not model every value such a block shows.
+        for (size_t start = 0; start < kept->size();) {
+          size_t nl = kept->find('\n', start);
+          if (nl == std::string::npos) nl = kept->size();
+          body_.add(kept->substr(start, nl - start), n);
+          start = nl + 1;
+        }
+        meta_block = !kept->empty();
+      } else if (!meta_text_.empty(n->meta)) {
+        body_.add("\"\"\"", n);
+        for (const std::string& line : meta_text_.full_meta_lines(*n)) body_.add(line, n);
+        body_.add("\"\"\"", n);
+        meta_block = true;
+      }
+    }
+    if (!meta_block && o_.tag_style == TagStyle::Seed) {
       if (std::optional<std::string> tag = meta_text_.seed_tag_line(n->meta)) body_.add(*tag, n);
     }
     emit(*n);

@@ -197,6 +197,7 @@ struct StyleEvidence {
   std::optional<TagStyle> tags;
   std::optional<bool> free_dead_results;
   bool colored = false;
+  bool show_meta = false;  // a `"""` block of FX_GRAPH_SHOW_META
   std::vector<std::string> additional_meta;  // keys in the order comments show them
 
   /// The era the evidence points to, with each observed rule laid over it.
@@ -224,6 +225,7 @@ struct StyleEvidence {
     set(s.truncate_annotations, truncate_annotations);
     if (tags) s.tag_style = *tags;
     s.colored = colored;
+    s.show_meta = show_meta;
     s.additional_meta = additional_meta;
     return s;
   }
@@ -280,6 +282,11 @@ class ReadableParser {
   bool parse_return(GraphModule& m);
   /// The style the text was written in, from what it showed.
   TextStyle style_read() {
+    // In text that shows meta blocks, a node without one showed none: printing must not make one.
+    if (seen_.show_meta)
+      for (Graph* g : graphs_)
+        for (Node* n : g->nodes())
+          if (!node_type_text(*n, "meta_block")) n->meta.mutable_node_fields().push_back({"meta_block", "\"\""});
     // A result nobody uses shows whether the era freed it on its own line.
     for (auto [node, freed] : freed_itself_)
       if (node->users().empty()) {
@@ -343,6 +350,20 @@ class ReadableParser {
   size_t depth_ = 0;  // of nested classes
   bool pytree_body_ = false;  // the body being read binds its placeholders by tree_flatten_spec
   std::vector<std::pair<const Node*, bool>> freed_itself_;  // each statement: freed on its line?
+  // FX_GRAPH_SHOW_META blocks waiting for the node they belong to, kept as text (remat does not
+  // model every value they show). A node's block follows its comment; placeholders' blocks come
+  // first in the body, before any comment.
+  struct PendingBlock {
+    std::string text;     // its lines, `"""` included, relative to the body's indent
+    bool after_comment;   // a comment came between the last statement and it
+    const SourceLine* line;
+  };
+  std::vector<PendingBlock> blocks_;
+  bool comment_since_statement_ = false;
+  bool ops_started_ = false;  // a node other than a placeholder was made in this body
+  std::vector<Graph*> graphs_;  // every graph read, to mark the nodes that showed no block
+  bool read_block(size_t indent);
+  bool give_blocks(Node* n);
 };
 
 // ------------------------------------------------------------------------------------------
@@ -1362,6 +1383,9 @@ bool ReadableParser::parse_statement(GraphModule& m) {
 }
 
 bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
+  blocks_.clear();
+  comment_since_statement_ = ops_started_ = false;
+  graphs_.push_back(&m.graph());
   // Placeholders of a plain def come from its parameters; a pytree def binds them later.
   bool plain = true;
   for (size_t p = pos_; p < lines_.size() && (lines_[p].blank() || lines_[p].indent >= indent); ++p)
@@ -1400,12 +1424,9 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
     }
     if (line_->indent < indent) break;
     std::string_view b = line_->body();
-    if (b == "\"\"\"") {  // FX_GRAPH_SHOW_META block: the keys it shows are not read back
+    if (b == "\"\"\"") {
       lead = Lead::More;
-      ++pos_;
-      while (pos_ < lines_.size() && lines_[pos_].body() != "\"\"\"") ++pos_;
-      if (pos_ >= lines_.size()) return fail(*line_, line_->indent, "unterminated \"\"\" block");
-      ++pos_;
+      if (!read_block(indent)) return false;
       continue;
     }
     if (b.starts_with("#")) {
@@ -1413,6 +1434,7 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
       lead = Lead::More;
       bool tag_pending = seed_tag_pending_;
       if (!parse_comment(b)) return false;
+      comment_since_statement_ = true;
       // 2.5-2.9: a comment with a stack frame sits one column deeper than the code.
       bool tag_line = seed_tag_pending_ && !tag_pending;
       if (!tag_line && !group_.stack_trace.is_null() && !seen_.torch_1_13)
@@ -1422,9 +1444,61 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
     }
     // The pytree prologue's lines come before any placeholder exists.
     bool prologue = m.graph().empty();
+    Node* last = m.graph().last();
     if (!parse_statement(m)) return false;
+    if (m.graph().last() != last && m.graph().last()->op() != OpKind::Placeholder) {
+      if (!give_blocks(m.graph().last())) return false;
+      comment_since_statement_ = false;
+    }
     lead = prologue ? Lead::Nothing : Lead::More;
   }
+  if (!blocks_.empty()) return fail(*blocks_.front().line, blocks_.front().line->indent, "a meta block that no node follows");
+  return true;
+}
+
+bool ReadableParser::read_block(size_t indent) {
+  const SourceLine* open = line_;
+  std::string text;
+  for (;; ++pos_) {
+    if (pos_ >= lines_.size()) return fail(*open, open->indent, "unterminated \"\"\" block");
+    const SourceLine& l = lines_[pos_];
+    if (l.blank() || l.indent < indent)
+      return fail(l, l.indent, "a meta block ends before its closing \"\"\": its lines are indented like the body, none blank");
+    if (!text.empty()) text += '\n';
+    text.append(l.indent - indent, ' ');
+    text += l.body();
+    if (&l != open && l.body() == "\"\"\"") break;
+  }
+  ++pos_;
+  seen_.show_meta = true;
+  blocks_.push_back({std::move(text), comment_since_statement_, open});
+  return true;
+}
+
+bool ReadableParser::give_blocks(Node* n) {
+  auto keep = [](Node* node, const std::string& text) {
+    node->meta.mutable_node_fields().push_back({"meta_block", json::quoted(text)});
+  };
+  std::vector<const PendingBlock*> before, after;  // before or after the node's comment
+  for (const PendingBlock& b : blocks_) (b.after_comment ? after : before).push_back(&b);
+  if (after.size() > 1) return fail(*after[1]->line, after[1]->line->indent, "a second meta block for one node");
+  const PendingBlock* own = after.empty() ? nullptr : after.front();
+  size_t next = 0;
+  if (!ops_started_) {
+    // The body's first blocks are the placeholders', in order; one more is this node's.
+    for (Node* p : graph_->nodes()) {
+      if (next == before.size()) break;
+      if (p->op() == OpKind::Placeholder && !node_type_text(*p, "meta_block")) keep(p, before[next++]->text);
+    }
+  }
+  if (next < before.size()) {
+    const PendingBlock* extra = before.size() - next > 1 || own ? before[own ? next : next + 1] : nullptr;
+    if (extra) return fail(*extra->line, extra->line->indent, "a second meta block for one node");
+    own = before[next];
+  }
+  if (own) keep(n, own->text);
+  blocks_.clear();
+  ops_started_ = true;
   return true;
 }
 

@@ -46,6 +46,86 @@ void append_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
+namespace {
+
+std::optional<uint32_t> hex4(std::string_view s, size_t at) {
+  if (at + 4 > s.size()) return std::nullopt;
+  uint32_t v = 0;
+  for (size_t i = at; i < at + 4; ++i) {
+    char c = s[i];
+    v <<= 4;
+    if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
+    else return std::nullopt;
+  }
+  return v;
+}
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> unquote(std::string_view s) {
+  if (s.size() < 2 || s.front() != '"' || s.back() != '"') return std::nullopt;
+  std::string out;
+  out.reserve(s.size() - 2);
+  for (size_t i = 1; i + 1 < s.size(); ++i) {
+    char c = s[i];
+    if (c == '"' || static_cast<unsigned char>(c) < 0x20) return std::nullopt;
+    if (c != '\\') {
+      out += c;
+      continue;
+    }
+    if (++i >= s.size() - 1) return std::nullopt;  // the backslash escapes the closing quote
+    switch (s[i]) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        std::optional<uint32_t> cp = hex4(s.substr(0, s.size() - 1), i + 1);
+        if (!cp) return std::nullopt;
+        i += 4;
+        if (*cp >= 0xD800 && *cp < 0xDC00) {  // a high surrogate: its low half must follow
+          std::optional<uint32_t> low;
+          if (i + 2 < s.size() - 1 && s[i + 1] == '\\' && s[i + 2] == 'u') low = hex4(s.substr(0, s.size() - 1), i + 3);
+          if (!low || *low < 0xDC00 || *low >= 0xE000) return std::nullopt;
+          cp = 0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00);
+          i += 6;
+        } else if (*cp >= 0xDC00 && *cp < 0xE000) {
+          return std::nullopt;
+        }
+        append_utf8(out, *cp);
+        break;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+  return out;
+}
+
 void append_double(std::string& out, double v) {
   std::string text = python_float_repr(v);
   REMAT_ASSERT(text != "nan" && text != "inf" && text != "-inf") << "non-finite JSON number";
