@@ -510,6 +510,20 @@ TEST(ReadableParser, MetaBlocksAreKeptForTheirNodes) {
   PrintOptions without = PrintOptions::as_read(*m);
   without.show_meta = false;
   EXPECT_EQ(print_readable(*m, without).text.find("\"\"\""), std::string::npos);
+  // Dynamo's renames: a placeholder's block comes before its `l_x_ = L_x_`; one below the last
+  // rename is the next node's (fuzz_readable gave it to a placeholder, which printed it higher).
+  std::string renamed =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, s, L_x_: \"f32[4]\"):\n"
+      "        \"\"\"\n        k: 'v'\n        \"\"\"\n"
+      "        l_x_ = L_x_\n"
+      "        \"\"\"\n        user_stack: '[]'\n        \"\"\"\n"
+      "        return (l_x_,)\n"
+      "        ";
+  Expected<GraphModule> r = parse_readable(renamed, "renamed.txt");
+  ASSERT_TRUE(r.ok()) << format_all(r.errors());
+  EXPECT_EQ(node_type_text(*r->graph().find("output"), "meta_block"), "\"\"\"\nuser_stack: '[]'\n\"\"\"");
+  EXPECT_EQ(print_readable(*r, PrintOptions::as_read(*r)).text, renamed);
   // Blocks that belong to no node, or two for one node, are errors at their line.
   auto error = [](const std::string& body) {
     Expected<GraphModule> bad = parse_readable("class A(torch.nn.Module):\n    def forward(self, x):\n" + body, "bad.txt");

@@ -356,11 +356,13 @@ class ReadableParser {
   struct PendingBlock {
     std::string text;     // its lines, `"""` included, relative to the body's indent
     bool after_comment;   // a comment came between the last statement and it
+    const Node* after_rename;  // the last placeholder renamed above it (`l_x_ = L_x_`), if any
     const SourceLine* line;
   };
   std::vector<PendingBlock> blocks_;
   bool comment_since_statement_ = false;
   bool ops_started_ = false;  // a node other than a placeholder was made in this body
+  const Node* last_renamed_ = nullptr;  // placeholders print their block, then their rename line
   std::vector<Graph*> graphs_;  // every graph read, to mark the nodes that showed no block
   bool read_block(size_t indent);
   bool give_blocks(Node* n);
@@ -1353,6 +1355,7 @@ bool ReadableParser::parse_statement(GraphModule& m) {
              node_named(name) == nullptr && node_named(peek().text) != nullptr &&
              node_named(peek().text)->op() == OpKind::Placeholder) {
     // `l_x_ = L_x_`: the local name of a placeholder whose target is not its name.
+    last_renamed_ = node_named(peek().text);
     graph_->rename_exact(node_named(peek().text), name);
     ++pos_;
     return true;
@@ -1385,6 +1388,7 @@ bool ReadableParser::parse_statement(GraphModule& m) {
 bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
   blocks_.clear();
   comment_since_statement_ = ops_started_ = false;
+  last_renamed_ = nullptr;
   graphs_.push_back(&m.graph());
   // Placeholders of a plain def come from its parameters; a pytree def binds them later.
   bool plain = true;
@@ -1471,7 +1475,7 @@ bool ReadableParser::read_block(size_t indent) {
   }
   ++pos_;
   seen_.show_meta = true;
-  blocks_.push_back({std::move(text), comment_since_statement_, open});
+  blocks_.push_back({std::move(text), comment_since_statement_, last_renamed_, open});
   return true;
 }
 
@@ -1485,10 +1489,19 @@ bool ReadableParser::give_blocks(Node* n) {
   const PendingBlock* own = after.empty() ? nullptr : after.front();
   size_t next = 0;
   if (!ops_started_) {
-    // The body's first blocks are the placeholders', in order; one more is this node's.
-    for (Node* p : graph_->nodes()) {
-      if (next == before.size()) break;
-      if (p->op() == OpKind::Placeholder && !node_type_text(*p, "meta_block")) keep(p, before[next++]->text);
+    // The body's first blocks are the placeholders', in order; one more is this node's. A block
+    // below a placeholder's rename line belongs to a later placeholder.
+    std::vector<Node*> placeholders;
+    for (Node* p : graph_->nodes())
+      if (p->op() == OpKind::Placeholder) placeholders.push_back(p);
+    size_t at = 0;
+    for (; next < before.size(); ++next) {
+      if (const Node* renamed = before[next]->after_rename) {
+        auto it = std::find(placeholders.begin(), placeholders.end(), renamed);
+        at = std::max(at, static_cast<size_t>(it - placeholders.begin()) + 1);
+      }
+      if (at >= placeholders.size()) break;
+      keep(placeholders[at++], before[next]->text);
     }
   }
   if (next < before.size()) {
