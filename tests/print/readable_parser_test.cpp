@@ -474,6 +474,21 @@ TEST(ReadableParser, KeepsAnnotationsItDoesNotModel) {
   EXPECT_FALSE(bad.ok());
 }
 
+TEST(ReadableParser, FuzzFindingUnbalancedParenthesisInASymbolicSize) {
+  // 2023's unquoted annotations: `[4, (1]` took an open parenthesis for part of a symbolic stride,
+  // and the printed `(1]cuda:0 = ...` then swallowed the rest of the statement.
+  Expected<GraphModule> m = parse_readable(
+      "class A(torch.nn.Module):\n    def forward(self, x):\n        y: f32[4][(1]cpu = torch.ops.aten.sin.default(x)\n"
+      "        return (y,)\n        ",
+      "bad.txt");
+  EXPECT_FALSE(m.ok());
+  Expected<GraphModule> ok = parse_readable(
+      "class A(torch.nn.Module):\n    def forward(self, x):\n        y: f32[(s0 + 1)][1]cpu = torch.ops.aten.sin.default(x)\n"
+      "        return (y,)\n        ",
+      "ok.txt");
+  EXPECT_TRUE(ok.ok()) << format_all(ok.errors());
+}
+
 TEST(ReadableParser, MetaBlocksAreKeptForTheirNodes) {
   // FX_GRAPH_SHOW_META: a `"""` block above each node with a meta. The body's first blocks are the
   // placeholders' (in order: y, with no meta, shows none), a block after a comment is its node's,

@@ -823,11 +823,17 @@ bool parse_dims(std::string_view s, std::vector<SymInt>& out) {
       if (errno == ERANGE || !SymInt::fits(v)) return false;
       out.emplace_back(v);
     } else {
-      // A symbolic size: names, integers and arithmetic only (`s0`, `2*s1 + 1`).
-      for (char c : p)
+      // A symbolic size: names, integers and arithmetic only (`s0`, `2*s1 + 1`), parentheses
+      // balanced (an open one would swallow the ` = ` after an unquoted annotation).
+      int depth = 0;
+      for (char c : p) {
         if (!std::isalnum(static_cast<unsigned char>(c)) &&
             std::string_view("_ +-*/%()").find(c) == std::string_view::npos)
           return false;
+        depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+        if (depth < 0) return false;
+      }
+      if (depth != 0) return false;
       out.push_back(SymInt::symbolic(p));
     }
   }
