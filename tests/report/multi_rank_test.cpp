@@ -26,6 +26,7 @@ TEST(MultiRank, RealFourRankRunDivergesInCompileIdsAndCache) {
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
   ASSERT_EQ(r->ranks.size(), 4u);
   EXPECT_TRUE(r->compile_id_divergence);
+  EXPECT_TRUE(r->execution_groups.empty());  // this run logged no graph executions
   ASSERT_EQ(r->cache_groups.size(), 3u);
   EXPECT_EQ(r->cache_groups[0].ranks, (std::vector<int>{0, 2}));
   EXPECT_EQ(r->cache_groups[1].ranks, (std::vector<int>{1}));
@@ -49,7 +50,7 @@ TEST(MultiRank, RealFourRankRunDivergesInCompileIdsAndCache) {
 
 /// One rank's log of one compile: its partition, collective schedule, runtime estimate and code.
 std::string write_rank(const std::string& dir, int rank, const std::string& saved, const std::string& schedule,
-                       double runtime_ns, const std::string& code) {
+                       double runtime_ns, const std::string& code, const std::vector<std::string>& executions = {}) {
   auto w = tracelog::TraceWriter::create(dir, rank);
   EXPECT_TRUE(w.ok());
   tracelog::CompileId id{std::nullopt, 0, 0, 0};
@@ -59,6 +60,9 @@ std::string write_rank(const std::string& dir, int rank, const std::string& save
   (*w)->artifact("inductor_runtime_and_tensor_meta", "json", id,
                  R"({"ops": [{"name": "mm", "estimated_runtime_ns": )" + std::to_string(runtime_ns) + "}]}");
   (*w)->write("inductor_output_code", R"({"filename": "/tmp/k.py"})", id, code);
+  for (const std::string& graph : executions)
+    (*w)->write("artifact", R"({"name": "inductor_graph_execution", "encoding": "json"})", std::nullopt,
+                R"({"graph": ")" + graph + "\"}");  // at run time: no compile id
   auto path = (*w)->close();
   EXPECT_TRUE(path.ok());
   return *path;
@@ -70,10 +74,10 @@ TEST(MultiRank, TwoRanksThatDifferInEverythingTlparseChecks) {
   std::string code = "def call(args):\n    torch.ops._c10d_functional.all_reduce_.default(buf0, 'sum', '0')\n";
   std::string log0 = write_rank(logs, 0, R"({"name": "mm", "bytes": 64})",
                                 R"(["torch.ops._c10d_functional.all_reduce_.default", "torch.ops._c10d_functional.all_gather_into_tensor.default"])",
-                                2e6, code);
+                                2e6, code, {"graph_0", "graph_1", "graph_0"});
   write_rank(logs, 1, R"({"name": "mm", "bytes": 64}, {"name": "sin", "bytes": 64})",
              R"(["torch.ops._c10d_functional.all_reduce_.default"])", 3e6,
-             code + "    torch.ops._c10d_functional.wait_tensor.default(buf0)\n");
+             code + "    torch.ops._c10d_functional.wait_tensor.default(buf0)\n", {"graph_0", "graph_0", "graph_1"});
   EXPECT_TRUE(fs::path(log0).filename().string().starts_with("dedicated_log_torch_trace_rank_0_"));
   std::string out = ::testing::TempDir() + "/remat_multi_rank_synthetic";
   fs::remove_all(out);
@@ -108,6 +112,13 @@ TEST(MultiRank, TwoRanksThatDifferInEverythingTlparseChecks) {
   EXPECT_NE(index->find("[0/0]</code> (ranks differ)"), std::string::npos) << *index;
   EXPECT_NE(index->find("2 saved (128 B), 1 recomputed"), std::string::npos) << *index;
   EXPECT_NE(index->find("id=\"divergence-collectives\""), std::string::npos);
+  // Rank 1 ran graph_0 twice before graph_1: the order differs from the second execution on.
+  ASSERT_EQ(r->execution_groups.size(), 2u);
+  EXPECT_EQ(r->execution_divergence_at, 1u);
+  EXPECT_EQ(r->execution_groups[0].sequence, "3 executions; from #2: graph_1 graph_0");
+  EXPECT_NE(index->find("id=\"divergence-execution-order\""), std::string::npos);
+  EXPECT_NE(index->find("first at execution 2"), std::string::npos) << *index;
+  EXPECT_NE(index->find("Their collective schedules differ too"), std::string::npos);
 }
 
 TEST(MultiRank, AFolderWithoutRankLogsIsAnError) {

@@ -141,6 +141,49 @@ Json collectives_parity(const fs::path& rank_dir, const nlohmann::ordered_json& 
   return report;
 }
 
+/// The ranks grouped by the order they ran their compiled graphs in, and where they part.
+void execution_order(MultiRankResult& r) {
+  std::map<int, std::string> key;
+  bool logged = false;
+  for (const auto& [rank, rr] : r.ranks) {
+    logged = logged || rr.executions.count > 0;
+    key[rank] = std::to_string(rr.executions.count) + ":" + std::to_string(rr.executions.digest);
+  }
+  if (!logged) return;
+  r.execution_groups = group_by(key);
+  std::map<int, const GraphExecutions*> of;
+  for (const auto& [rank, rr] : r.ranks) of[rank] = &rr.executions;
+  if (r.execution_groups.size() > 1) {
+    // The first execution the kept prefixes disagree on (or where one ends).
+    const GraphExecutions* first = of.at(r.execution_groups.front().ranks.front());
+    auto agree = [&](size_t i) {
+      for (const DivergenceGroup& g : r.execution_groups) {
+        const GraphExecutions* e = of.at(g.ranks.front());
+        if (i >= e->first.size() || i >= first->first.size() || e->first[i] != first->first[i]) return false;
+      }
+      return true;
+    };
+    size_t at = 0;
+    while (agree(at)) ++at;
+    r.execution_divergence_at = at;
+  }
+  for (DivergenceGroup& g : r.execution_groups) {
+    const GraphExecutions& e = *of.at(g.ranks.front());
+    size_t from = r.execution_divergence_at.value_or(0);
+    std::string text = std::to_string(e.count) + (e.count == 1 ? " execution" : " executions");
+    if (r.execution_divergence_at && from >= e.count) {
+      text += "; none from #" + std::to_string(from + 1);
+    } else if (r.execution_divergence_at && from >= e.first.size()) {
+      text += "; differs past the first " + std::to_string(e.first.size()) + " (not kept)";
+    } else if (r.execution_divergence_at) {
+      text += "; from #" + std::to_string(from + 1) + ":";
+      for (size_t i = from; i < e.first.size() && i < from + 8; ++i) text += " " + e.first[i];
+      if (from + 8 < e.count) text += " ...";
+    }
+    g.sequence = std::move(text);
+  }
+}
+
 std::string groups_table(const char* id, const std::vector<DivergenceGroup>& groups, const char* what) {
   std::string out = std::string("<table id=\"") + id + "\"><tr><th>" + what + "</th><th>Ranks</th></tr>\n";
   for (const DivergenceGroup& g : groups)
@@ -162,6 +205,7 @@ std::string landing_page(const MultiRankResult& r, const std::map<int, std::vect
     if (r.collective_groups.size() > 1) body += "<li id=\"divergence-collectives\">different collective schedules</li>";
     if (r.tensor_meta_groups.size() > 1) body += "<li id=\"divergence-tensor-meta\">different tensor metadata</li>";
     if (r.runtime_graph_counts_differ) body += "<li id=\"divergence-runtime\">different numbers of graphs with runtime estimates</li>";
+    if (r.execution_groups.size() > 1) body += "<li id=\"divergence-execution-order\">a different order of compiled graphs</li>";
     body += "</ul></div>\n";
   } else {
     body += "<p id=\"no-divergence\" class=\"status-ok\">No divergence between the ranks was found.</p>\n";
@@ -188,6 +232,21 @@ std::string landing_page(const MultiRankResult& r, const std::map<int, std::vect
     }
     body += "<h2>Cache hits and misses</h2>\n<p>In artifact order (H hit, M miss, B bypass):</p>\n" +
             groups_table("cache-groups", lettered, "Sequence");
+  }
+  if (!r.execution_groups.empty()) {
+    // tlparse's graph execution-order diagnostics, from Inductor's per-call artifacts.
+    body += "<h2>Graph execution order</h2>\n";
+    if (r.execution_groups.size() == 1) {
+      body += "<p id=\"execution-order-same\" class=\"status-ok\">Every rank ran its compiled graphs in the same order (" +
+              html_escape(r.execution_groups.front().sequence) + ").</p>\n";
+    } else {
+      body += "<p id=\"execution-order-differs\" class=\"status-fail\">The ranks ran their compiled graphs in different orders, "
+              "first at execution " + std::to_string(*r.execution_divergence_at + 1) + ": a rank that runs another graph "
+              "than its peers issues other collectives, and the run can hang.";
+      if (r.collective_groups.size() > 1) body += " Their collective schedules differ too (below).";
+      if (r.cache_groups.size() > 1) body += " So do their cache hits and misses (below).";
+      body += "</p>\n" + groups_table("execution-groups", r.execution_groups, "Graphs run");
+    }
   }
   if (r.collective_groups.size() > 1)
     body += "<h2>Collective schedules</h2>\n" + groups_table("collective-groups", r.collective_groups, "Collectives in order");
@@ -334,6 +393,7 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
   for (const RankLog& log : logs)
     if (id_set(log.rank) != id_set(logs.front().rank)) result.compile_id_divergence = true;
   result.cache_groups = group_by(cache_sequence);
+  execution_order(result);
   result.chromium_events = chromium.size();
   if (!chromium.empty()) {
     if (auto s = write_file_atomic((out / "chromium_events.json").string(), chromium.dump(2) + "\n"); !s.ok()) return s.errors();

@@ -5,6 +5,7 @@
 // chromium events. remat adds what each rank saved and recomputed, compile by compile.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,13 +42,17 @@ struct MultiRankResult {
   std::vector<DivergenceGroup> cache_groups;       ///< more than one group: the ranks diverge
   std::vector<DivergenceGroup> collective_groups;  ///< likewise for the collectives' order
   std::vector<DivergenceGroup> tensor_meta_groups;
+  /// By the order the ranks ran their compiled graphs (Inductor's `inductor_graph_execution`
+  /// artifacts); empty when no rank logged them. Each group's sequence says from where on it ran.
+  std::vector<DivergenceGroup> execution_groups;
+  std::optional<size_t> execution_divergence_at;  ///< the first execution (0-based) that differs
   std::vector<RuntimeDelta> runtime_deltas;
   bool runtime_graph_counts_differ = false;
   size_t collectives_parity_problems = 0;  ///< graphs whose schedule and code disagree
   size_t chromium_events = 0;
   [[nodiscard]] bool diverged() const {
     return compile_id_divergence || cache_groups.size() > 1 || collective_groups.size() > 1 ||
-           tensor_meta_groups.size() > 1 || runtime_graph_counts_differ;
+           tensor_meta_groups.size() > 1 || runtime_graph_counts_differ || execution_groups.size() > 1;
   }
 };
 

@@ -412,6 +412,9 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
         // The partition as tables beside its JSON (the page sits in the compile's folder too).
         readable = numbered(folder, name, ".html");
         (void)write(*readable, html_page("remat partition " + dirs_[di].key, partition_page(value, dirs_[di].key), footer()));
+      } else if (name == "inductor_graph_execution") {
+        if (value.is_object() && value.contains("graph") && value["graph"].is_string())
+          result_->executions.add(value["graph"].get<std::string>());
       } else if (name == kKernelStackTraces) {
         // tlparse's `<stem>_readable.html`: each kernel and the stack traces of the nodes it came
         // from. Like tlparse, the page takes a number of its own, so the JSON is listed one later.
@@ -708,6 +711,13 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
 }
 
 }  // namespace
+
+void GraphExecutions::add(std::string_view graph) {
+  for (char c : graph) digest = (digest ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  digest = (digest ^ 0xffu) * 1099511628211ull;  // a separator no name holds: "ab","c" is not "a","bc"
+  if (first.size() < kKept) first.emplace_back(graph);
+  ++count;
+}
 
 Expected<std::string> resolve_log(const std::string& path, bool latest) {
   std::error_code ec;

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "remat/support/expected.h"
@@ -43,6 +44,20 @@ struct PartitionSummary {
   std::string source;  ///< "from the remat_partition record", or read off PyTorch's graphs
 };
 
+/// Inductor's `inductor_graph_execution` artifacts (one per call of a compiled graph, payload
+/// `{"graph": "graph_3"}`): the order the graphs ran in, compared across ranks without keeping
+/// the whole sequence.
+struct GraphExecutions {
+  static constexpr size_t kKept = 10000;  ///< how many are kept, to show where ranks part
+  uint64_t count = 0;
+  uint64_t digest = 14695981039346656037ull;  ///< FNV-1a of the whole sequence
+  std::vector<std::string> first;             ///< the first kKept graphs
+  void add(std::string_view graph);
+  friend bool operator==(const GraphExecutions& a, const GraphExecutions& b) {
+    return a.count == b.count && a.digest == b.digest;
+  }
+};
+
 struct ReportResult {
   tracelog::TraceStats stats;
   uint64_t fail_parser = 0;        ///< payloads a page could not render
@@ -54,6 +69,7 @@ struct ReportResult {
   size_t without_compile_id = 0;  ///< records logged outside any compile (filed under [-/-])
   size_t export_failures = 0;     ///< export mode: rows of the failures table
   std::vector<PartitionSummary> partitions;  ///< compiles with a partition, in log order
+  GraphExecutions executions;
   size_t artifacts = 0;
   std::vector<std::string> files;  ///< every file written, relative to the output folder
 };
