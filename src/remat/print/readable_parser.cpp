@@ -1121,9 +1121,10 @@ bool ReadableParser::parse_comment(std::string_view c) {
         parse_summary_rest(" " + std::string(text.substr(file + 2)), frame, parse_dict) &&
         !frame.stack_trace.is_null())
       trace = std::string(text.substr(0, file)) + "\n" + frame.stack_trace.str();
-    // Only a trace that prints the same comment again, and not as a tag line; anything else
-    // keeps no trace.
-    if (!text.empty() && MetaText::summary_1_13(trace) == text && !parse_tag(text))
+    // Only a trace that prints the same comment again, and not as a tag line or a 2.x
+    // `File: f.py:N in fn` comment (which reads back as another trace); anything else keeps no
+    // trace.
+    if (!text.empty() && MetaText::summary_1_13(trace) == text && !parse_tag(text) && !text.starts_with("File: "))
       group_.stack_trace = InternedString(trace);
   }
   // Anything else starts a group without metadata remat can use.
