@@ -507,6 +507,24 @@ TEST(ReadableParser, FuzzFindingContextCommentThatReadsAs2xComment) {
   EXPECT_EQ(print_readable(*again, style).text, printed);
 }
 
+TEST(ReadableParser, FuzzFindingKeptAnnotationIsQuotedAnnotationEvidence) {
+  // An annotation remat keeps as text is still a quoted annotation: the text is no 1.13 print
+  // (1.13 printed none, so the kept annotation was dropped and the pytree line did not read back).
+  std::string text =
+      "class GraphModule(torch.nn.Module):\n    def forward(self, primals):\n"
+      "        primals_1: \"TwoTensor(f32[4])\"; \n    \n"
+      "        primals_1, = fx_pytree.tree_flatten_spec([primals], self._in_spec)\n"
+      "        # some context\n"
+      "        sin = torch.ops.aten.sin.default(primals_1);  primals_1 = None\n"
+      "        return pytree.tree_unflatten([sin], self._out_spec)\n        ";
+  Expected<GraphModule> m = parse_readable(text, "k.txt");
+  ASSERT_TRUE(m.ok()) << format_all(m.errors());
+  EXPECT_EQ(m->text_style->dialect, Dialect::Current);
+  std::string printed = print_readable(*m, PrintOptions::as_read(*m)).text;
+  EXPECT_NE(printed.find("primals_1: \"TwoTensor(f32[4])\";"), std::string::npos) << printed;
+  EXPECT_TRUE(parse_readable(printed, "again.txt").ok()) << printed;
+}
+
 TEST(ReadableParser, MetaBlocksAreKeptForTheirNodes) {
   // FX_GRAPH_SHOW_META: a `"""` block above each node with a meta. The body's first blocks are the
   // placeholders' (in order: y, with no meta, shows none), a block after a comment is its node's,

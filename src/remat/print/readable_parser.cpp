@@ -871,6 +871,7 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
     });
     if (!plain) return fail(*line_, column, "malformed annotation");
     meta.mutable_node_fields().push_back({"annotation", json::quoted(a)});
+    seen_.quoted = true;  // a quoted annotation, modelled or not: no 1.13 text (nor 2023's)
     return true;
   };
   size_t bracket = a.find('[');
