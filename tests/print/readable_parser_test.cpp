@@ -493,18 +493,21 @@ TEST(ReadableParser, FuzzFindingContextCommentThatReadsAs2xComment) {
   // `#  File: p.py:9 in f, code: ...` (two spaces) is no 2.x comment, so it read as a 1.13 context
   // line; 1.13's printer wrote it back as `# File: p.py:9 in f, ...`, which reads as a 2.x frame
   // (and prints without `in f` in 1.13's style). Such a comment now keeps no trace.
-  std::string text =
-      "class GraphModule(torch.nn.Module):\n    def forward(self, L_x_ : torch.Tensor):\n        l_x_ = L_x_\n"
-      "        \n        #  File: /t.py:5 in f, code: return x.sin()\n        sin = l_x_.sin();  l_x_ = None\n"
-      "        return (sin,)\n        ";
-  Expected<GraphModule> m = parse_readable(text, "c.txt");
-  ASSERT_TRUE(m.ok()) << format_all(m.errors());
-  EXPECT_TRUE(m->graph().find("sin")->meta.stack_trace.is_null());
-  PrintOptions style = PrintOptions::as_read(*m);
-  std::string printed = print_readable(*m, style).text;
-  Expected<GraphModule> again = parse_readable(printed, "again.txt");
-  ASSERT_TRUE(again.ok()) << format_all(again.errors());
-  EXPECT_EQ(print_readable(*again, style).text, printed);
+  // The same for `## File: ...`, which 1.13's printer wrote as 2025's `# # File: ...`.
+  for (const char* comment : {"#  File: /t.py:5 in f, code: return x.sin()", "## File: /t.py:5, code: return x.sin()"}) {
+    std::string text =
+        "class GraphModule(torch.nn.Module):\n    def forward(self, L_x_ : torch.Tensor):\n        l_x_ = L_x_\n"
+        "        \n        " + std::string(comment) + "\n        sin = l_x_.sin();  l_x_ = None\n"
+        "        return (sin,)\n        ";
+    Expected<GraphModule> m = parse_readable(text, "c.txt");
+    ASSERT_TRUE(m.ok()) << format_all(m.errors());
+    EXPECT_TRUE(m->graph().find("sin")->meta.stack_trace.is_null()) << comment;
+    PrintOptions style = PrintOptions::as_read(*m);
+    std::string printed = print_readable(*m, style).text;
+    Expected<GraphModule> again = parse_readable(printed, "again.txt");
+    ASSERT_TRUE(again.ok()) << format_all(again.errors());
+    EXPECT_EQ(print_readable(*again, style).text, printed) << comment;
+  }
 }
 
 TEST(ReadableParser, FuzzFindingKeptAnnotationIsQuotedAnnotationEvidence) {
