@@ -487,6 +487,16 @@ TEST(ReadableParser, FuzzFindingUnbalancedParenthesisInASymbolicSize) {
       "        return (y,)\n        ",
       "ok.txt");
   EXPECT_TRUE(ok.ok()) << format_all(ok.errors());
+  // The same for `Sym(...)`: an open parenthesis took the rest of a pytree annotation line.
+  auto sym = [](const std::string& annotations) {
+    return parse_readable("class A(torch.nn.Module):\n    def forward(self, s):\n        " + annotations +
+                              "\n        primals_1, primals_2, = fx_pytree.tree_flatten_spec([s], self._in_spec)\n"
+                              "        return (primals_1,)\n        ",
+                          "s.txt")
+        .ok();
+  };
+  EXPECT_TRUE(sym("primals_1: Sym(s0 + 1); primals_2: Sym(Eq(s0, 4)); "));
+  EXPECT_FALSE(sym("primals_1: Sym(Zero[4]; primals_2: f32[4]; e1:[ P(idx=0)"));
 }
 
 TEST(ReadableParser, FuzzFindingContextCommentThatReadsAs2xComment) {

@@ -858,6 +858,16 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
   bool quoted = a.size() >= 2 && (a.front() == '"' || a.front() == '\'') && a.back() == a.front();
   if (quoted) a = a.substr(1, a.size() - 2);
   if (a.starts_with("Sym(") && a.ends_with(")")) {
+    // A SymInt/SymBool/SymFloat expression (`s0 + 1`, `Eq(s0, 4)`, `1.5*s0`): balanced
+    // parentheses, no brackets, quotes or statement punctuation.
+    int depth = 0;
+    for (char c : a.substr(4, a.size() - 5)) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_ +-*/%(),.<>=!~&|^").find(c) == std::string_view::npos)
+        return fail(*line_, column, "malformed Sym(...) annotation");
+      depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+      if (depth < 0) return fail(*line_, column, "malformed Sym(...) annotation");
+    }
+    if (depth != 0) return fail(*line_, column, "malformed Sym(...) annotation");
     seen_.quoted = quoted;
     meta.set_sym_value(SymInt::symbolic(a.substr(4, a.size() - 5)));
     meta.set_value_key(ValueKey::Val);
