@@ -3,6 +3,8 @@
 #include <array>
 #include <cctype>
 
+#include "remat/support/utf8.h"
+
 namespace remat {
 namespace {
 
@@ -14,24 +16,6 @@ bool name_start(char c) {
 }
 bool name_char(char c) {
   return name_start(c) || digit(c);
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 /// Length of the valid UTF-8 sequence at `s[i]`, or 0 (Python source text is valid UTF-8).
