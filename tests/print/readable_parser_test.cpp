@@ -504,7 +504,9 @@ TEST(ReadableParser, FuzzFindingContextCommentThatReadsAs2xComment) {
   // line; 1.13's printer wrote it back as `# File: p.py:9 in f, ...`, which reads as a 2.x frame
   // (and prints without `in f` in 1.13's style). Such a comment now keeps no trace.
   // The same for `## File: ...`, which 1.13's printer wrote as 2025's `# # File: ...`.
-  for (const char* comment : {"#  File: /t.py:5 in f, code: return x.sin()", "## File: /t.py:5, code: return x.sin()"}) {
+  // And for a context holding `File:` further on, which read back as a 2.x comment's frame.
+  for (const char* comment : {"#  File: /t.py:5 in f, code: return x.sin()", "## File: /t.py:5, code: return x.sin()",
+                              "#[ File: //u       # File: /t.py:9, code: return x.sin()"}) {
     std::string text =
         "class GraphModule(torch.nn.Module):\n    def forward(self, L_x_ : torch.Tensor):\n        l_x_ = L_x_\n"
         "        \n        " + std::string(comment) + "\n        sin = l_x_.sin();  l_x_ = None\n"

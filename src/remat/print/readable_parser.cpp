@@ -1133,11 +1133,10 @@ bool ReadableParser::parse_comment(std::string_view c) {
         !frame.stack_trace.is_null())
       trace = std::string(text.substr(0, file)) + "\n" + frame.stack_trace.str();
     // Only a trace that prints the same comment again, and not as a tag line or a 2.x comment
-    // (`File: f.py:N in fn`, 2025's `# File: ...`), which would read back as another trace;
-    // anything else keeps no trace.
-    std::string_view bare = text;
-    while (!bare.empty() && (bare.front() == '#' || bare.front() == ' ')) bare.remove_prefix(1);
-    if (!text.empty() && MetaText::summary_1_13(trace) == text && !parse_tag(text) && !bare.starts_with("File"))
+    // (`File: f.py:N in fn`, 2025's `# File: ...`, one inside the context), which would read back
+    // as another trace; anything else keeps no trace.
+    std::string_view context = text.substr(0, file);  // all of it when no `, File: ` follows
+    if (!text.empty() && MetaText::summary_1_13(trace) == text && !parse_tag(text) && context.find("File") == std::string_view::npos)
       group_.stack_trace = InternedString(trace);
   }
   // Anything else starts a group without metadata remat can use.
