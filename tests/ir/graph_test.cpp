@@ -117,6 +117,39 @@ TEST(Graph, IsBeforeMatchesListOrderUnderRandomInsertions) {
   }
 }
 
+TEST(Graph, NodeIdsAreDenseInCreationOrderAndNeverReused) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* a = g.call_function("aten.sin.default", {Argument::node(x)});
+  g.set_insert_point(a);  // ids follow creation, not list order
+  Node* b = g.call_function("aten.cos.default", {Argument::node(x)});
+  EXPECT_EQ(x->id(), 0u);
+  EXPECT_EQ(a->id(), 1u);
+  EXPECT_EQ(b->id(), 2u);
+  EXPECT_EQ(g.id_bound(), 3u);
+  g.erase(b);
+  g.set_insert_point(nullptr);
+  Node* c = g.call_function("aten.neg.default", {Argument::node(a)});  // takes b's memory slot
+  EXPECT_EQ(c->id(), 3u);
+  EXPECT_EQ(g.id_bound(), 4u);
+  EXPECT_EQ(order(g), (std::vector<std::string>{"x", "sin", "neg"}));
+}
+
+TEST(Graph, PlaceholdersAnywhereInTheListAreFoundAfterErasures) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* a = g.call_function("aten.sin.default", {Argument::node(x)});
+  Node* y = g.placeholder("y");
+  Node* z = g.placeholder("z");
+  g.move_before(y, nullptr);  // a placeholder after a call
+  EXPECT_EQ(names(g.placeholders()), (std::vector<std::string>{"x", "z", "y"}));
+  g.erase(z);
+  EXPECT_EQ(names(g.placeholders()), (std::vector<std::string>{"x", "y"}));
+  g.erase(a);
+  g.erase(x);
+  EXPECT_EQ(names(g.placeholders()), (std::vector<std::string>{"y"}));
+}
+
 TEST(Graph, RenameGivesAFreshUniqueName) {
   Graph g;
   Node* x = g.placeholder("x");

@@ -17,7 +17,7 @@ Graph::~Graph() {
   Node* n = first_;
   while (n != nullptr) {
     Node* next = n->next_;
-    delete n;
+    n->~Node();  // the arena frees the memory
     n = next;
   }
 }
@@ -29,7 +29,9 @@ Node* Graph::find(std::string_view name) const {
 
 std::vector<Node*> Graph::placeholders() const {
   std::vector<Node*> out;
-  for (Node* n = first_; n != nullptr; n = n->next_)
+  out.reserve(num_placeholders_);
+  // Placeholders usually come first: stop once all of them are found.
+  for (Node* n = first_; n != nullptr && out.size() < num_placeholders_; n = n->next_)
     if (n->op() == OpKind::Placeholder) out.push_back(n);
   return out;
 }
@@ -50,7 +52,7 @@ Node* Graph::create_node(OpKind op, std::string_view target, std::vector<Argumen
   } else {
     candidate = name_candidate_for_target(target, op == OpKind::CallFunction);
   }
-  auto* n = new Node(this, op, InternedString(target), allocate_name(candidate));
+  Node* n = new_node(op, InternedString(target), allocate_name(candidate));
   return link_new(n, std::move(args), std::move(kwargs));
 }
 
@@ -58,8 +60,14 @@ Node* Graph::create_node_exact(OpKind op, InternedString target, std::string_vie
                                std::vector<Argument> args, std::vector<Kwarg> kwargs) {
   if (name_taken(name)) return nullptr;
   name_counter_.note(name);
-  auto* n = new Node(this, op, target, std::string(name));
+  Node* n = new_node(op, target, std::string(name));
   return link_new(n, std::move(args), std::move(kwargs));
+}
+
+Node* Graph::new_node(OpKind op, InternedString target, std::string name) {
+  REMAT_ASSERT(next_id_ != UINT32_MAX) << "node ids exhausted";
+  if (op == OpKind::Placeholder) ++num_placeholders_;
+  return new (arena_.allocate()) Node(this, next_id_++, op, target, std::move(name));
 }
 
 Node* Graph::link_new(Node* n, std::vector<Argument> args, std::vector<Kwarg> kwargs) {
@@ -160,7 +168,9 @@ void Graph::erase(Node* n) {
   unlink(n);
   by_name_.erase(n);
   retired_names_.insert(n->name_);
-  delete n;
+  if (n->op() == OpKind::Placeholder) --num_placeholders_;
+  n->~Node();
+  arena_.release(n);
 }
 
 std::string Graph::allocate_name(std::string_view candidate) {

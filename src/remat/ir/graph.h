@@ -13,12 +13,18 @@
 
 #include "remat/ir/naming.h"
 #include "remat/ir/node.h"
+#include "remat/support/slot_arena.h"
 #include "remat/support/string_hash.h"
 
 namespace remat {
 
 /// An FX graph. Owns its nodes (an intrusive doubly linked list in topological order), keeps a
 /// name index and torch.fx's namespace, and answers `a before b` in O(1).
+///
+/// Note [node ids]: each node gets the next dense id when it is created (0, 1, 2, ... in creation
+/// order; ids of erased nodes are not reused), so an analysis keeps per-node data in a vector of
+/// `id_bound()` entries instead of a hash map keyed by pointers. Nodes live in a SlotArena:
+/// nodes created one after another sit next to each other in memory.
 ///
 /// Not copyable or movable: nodes point back at their graph. Use `clone_graph` to copy.
 class Graph {
@@ -66,6 +72,8 @@ class Graph {
   [[nodiscard]] Range<const Node*> nodes() const { return {first_}; }
   [[nodiscard]] size_t size() const { return size_; }
   [[nodiscard]] bool empty() const { return size_ == 0; }
+  /// One more than the largest node id handed out: the size of an id-indexed vector.
+  [[nodiscard]] uint32_t id_bound() const { return next_id_; }
   [[nodiscard]] Node* first() const { return first_; }
   [[nodiscard]] Node* last() const { return last_; }
   /// The node called `name`, or nullptr.
@@ -84,8 +92,11 @@ class Graph {
   /// Creates a node named exactly `name` (reading an existing graph); nullptr if it is taken.
   Node* create_node_exact(OpKind op, InternedString target, std::string_view name,
                           std::vector<Argument> args = {}, std::vector<Kwarg> kwargs = {});
-  /// Prepares the name index for `n` more nodes.
-  void reserve(size_t n) { by_name_.reserve(by_name_.size() + n); }
+  /// Prepares the name index and the node storage for `n` more nodes.
+  void reserve(size_t n) {
+    by_name_.reserve(by_name_.size() + n);
+    arena_.reserve(n);
+  }
   Node* placeholder(std::string_view name);
   Node* call_function(std::string_view target, std::vector<Argument> args,
                       std::vector<Kwarg> kwargs = {}, std::string_view name = {});
@@ -122,11 +133,15 @@ class Graph {
 
  private:
   std::string allocate_name(std::string_view candidate);  // unreserved: a node takes it at once
+  Node* new_node(OpKind op, InternedString target, std::string name);
   Node* link_new(Node* n, std::vector<Argument> args, std::vector<Kwarg> kwargs);
   void link_before(Node* n, Node* position);
   void unlink(Node* n);
   void renumber() const;
 
+  SlotArena<Node> arena_;
+  uint32_t next_id_ = 0;
+  size_t num_placeholders_ = 0;
   Node* first_ = nullptr;
   Node* last_ = nullptr;
   Node* insert_before_ = nullptr;

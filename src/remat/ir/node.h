@@ -52,6 +52,9 @@ class Node {
   [[nodiscard]] const Argument* kwarg(std::string_view key) const;
   [[nodiscard]] std::span<Node* const> users() const { return users_; }
   [[nodiscard]] Graph* graph() const { return graph_; }
+  /// Dense id, unique in its graph, given in creation order and never reused: analyses index
+  /// vectors by it (sized by Graph::id_bound()). See Note [node ids] in graph.h.
+  [[nodiscard]] uint32_t id() const { return id_; }
   /// The neighbours in graph order; nullptr at either end.
   [[nodiscard]] Node* next() const { return next_; }
   [[nodiscard]] Node* prev() const { return prev_; }
@@ -79,8 +82,9 @@ class Node {
 
  private:
   friend class Graph;
-  Node(Graph* graph, OpKind op, InternedString target, std::string name)
-      : graph_(graph), op_(op), name_(std::move(name)), target_(target) {}
+  Node(Graph* graph, uint32_t id, OpKind op, InternedString target, std::string name)
+      : graph_(graph), id_(id), op_(op), name_(std::move(name)), target_(target) {}
+  ~Node() = default;
   // Note [use lists]: drop this node from its inputs' users, then re-add it after the change.
   void unlink_inputs();
   void link_inputs();
@@ -90,6 +94,7 @@ class Node {
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
   Graph* graph_;
+  uint32_t id_;
   uint64_t position_ : 56 = 0;  // gapped order index, Note [order index] in graph.cpp
   OpKind op_ : 8;
   std::string name_;
