@@ -2,9 +2,8 @@
 
 #include <algorithm>
 
-#include <absl/container/flat_hash_set.h>
-
 #include "remat/ir/graph.h"
+#include "remat/ir/node_set.h"
 #include "remat/partition/node_info.h"
 #include "remat/partition/recompute_tags.h"
 #include "remat/partition/rng_functionalization.h"
@@ -20,7 +19,7 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
     for (Node* n : cleanup_recompute_tags(g, /*is_default_partition=*/true)) made_must_save.push_back(n->name());
   }
   // The forward region: by tags up to the last forward-tagged node, else by dataflow.
-  absl::flat_hash_set<const Node*> forward;
+  NodeSet forward(g);
   const Node* last = nullptr;
   for (const Node* n : g.nodes()) {
     if (n->meta.partitioner_tag == PartitionerTag::IsForward || (n->op() == OpKind::Placeholder && !is_tangent(*n))) last = n;
@@ -39,11 +38,11 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
     forward = forward_dataflow_nodes(joint);
   }
   std::vector<const Node*> saved, saved_sym;
-  absl::flat_hash_set<const Node*> seen;
+  NodeSet seen(g);
   for (const Node* n : g.nodes()) {
     if (!forward.contains(n)) continue;
     if (n->meta.sym_value() && n->op() != OpKind::Placeholder) {
-      if (seen.insert(n).second) saved_sym.push_back(n);
+      if (seen.insert(n)) saved_sym.push_back(n);
       continue;
     }
     if (is_multi_output_parent(*n)) {
@@ -54,13 +53,13 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
       // dropped by the extraction, as in PyTorch.
       if (!tagged) {
         for (const Node* u : n->users()) {
-          if (!forward.contains(u) && !must_recompute(*u) && seen.insert(u).second) saved.push_back(u);
+          if (!forward.contains(u) && !must_recompute(*u) && seen.insert(u)) saved.push_back(u);
         }
       }
       continue;
     }
     if (n->meta.recompute == CheckpointPolicy::MustSave) {
-      if (seen.insert(n).second) saved.push_back(n);
+      if (seen.insert(n)) saved.push_back(n);
       continue;
     }
     std::vector<const Node*> bw_users;
@@ -71,11 +70,11 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
     for (const Node* u : bw_users) only_sym_users = only_sym_users && u->meta.sym_value().has_value();
     if (only_sym_users) {
       for (const Node* u : bw_users) {
-        if (seen.insert(u).second) saved_sym.push_back(u);
+        if (seen.insert(u)) saved_sym.push_back(u);
       }
       continue;
     }
-    if (!must_recompute(*n) && seen.insert(n).second) saved.push_back(n);
+    if (!must_recompute(*n) && seen.insert(n)) saved.push_back(n);
   }
   // Nodes left for recomputation must be computable in the backward: the inputs of a recomputed
   // node that the backward reads are saved (PyTorch relies on the clean-up's case C for region
@@ -90,16 +89,16 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
       }
     }
   }
-  absl::flat_hash_set<const Node*> replayed;
+  NodeSet replayed(g);
   while (!work.empty()) {
     const Node* n = work.back();
     work.pop_back();
-    if (!replayed.insert(n).second) continue;
+    if (!replayed.insert(n)) continue;
     for (Node* in : n->input_nodes()) {
       if (!forward.contains(in) || seen.contains(in)) continue;
       if (must_recompute(*in) || is_multi_output_parent(*in)) {
         work.push_back(in);
-      } else if (seen.insert(in).second) {
+      } else if (seen.insert(in)) {
         saved.push_back(in);
         recompute_inputs.push_back(in->name());
       }

@@ -1,10 +1,8 @@
 #include "remat/partition/extract.h"
 
-#include <absl/container/flat_hash_map.h>
-#include <absl/container/flat_hash_set.h>
-
 #include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
+#include "remat/ir/node_set.h"
 #include "remat/partition/node_info.h"
 #include "remat/support/assert.h"
 
@@ -13,10 +11,9 @@ namespace {
 
 // Which nodes of `joint` a graph with `inputs` can compute: the inputs, then every call_function
 // (not tagged `invalid_tag`) whose inputs are all available (spec §8.1).
-absl::flat_hash_set<const Node*> available_nodes(const GraphModule& joint, const std::vector<const Node*>& inputs,
-                                                 PartitionerTag invalid_tag) {
-  absl::flat_hash_set<const Node*> available(inputs.begin(), inputs.end());
-  available.reserve(joint.graph().size());
+NodeSet available_nodes(const GraphModule& joint, const std::vector<const Node*>& inputs, PartitionerTag invalid_tag) {
+  NodeSet available(joint.graph());
+  for (const Node* in : inputs) available.insert(in);
   std::vector<Node*> ins;
   for (const Node* n : joint.graph().nodes()) {
     if (n->op() != OpKind::CallFunction || n->meta.partitioner_tag == invalid_tag) continue;
@@ -31,13 +28,14 @@ absl::flat_hash_set<const Node*> available_nodes(const GraphModule& joint, const
 
 // The nodes the values in `roots` are computed from, stopping at `inputs` (which replace what
 // they were computed from).
-absl::flat_hash_set<const Node*> needed_nodes(std::vector<const Node*> roots, const std::vector<const Node*>& inputs) {
-  absl::flat_hash_set<const Node*> stop(inputs.begin(), inputs.end()), needed;
+NodeSet needed_nodes(const Graph& joint, std::vector<const Node*> roots, const std::vector<const Node*>& inputs) {
+  NodeSet stop(joint), needed(joint);
+  for (const Node* in : inputs) stop.insert(in);
   std::vector<Node*> ins;
   while (!roots.empty()) {
     const Node* n = roots.back();
     roots.pop_back();
-    if (!needed.insert(n).second || stop.contains(n)) continue;
+    if (!needed.insert(n) || stop.contains(n)) continue;
     ins.clear();
     n->collect_input_nodes(ins);
     roots.insert(roots.end(), ins.begin(), ins.end());
@@ -60,7 +58,7 @@ bool mutates_only_an_intermediate(const Node& n) {
 Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vector<const Node*>& inputs,
                                        const std::vector<Argument>& outputs, std::string_view what,
                                        PartitionerTag invalid_tag) {
-  absl::flat_hash_set<const Node*> available = available_nodes(joint, inputs, invalid_tag);
+  NodeSet available = available_nodes(joint, inputs, invalid_tag);
   std::vector<const Node*> roots;
   for (const Argument& a : outputs) {
     const Node* missing = nullptr;
@@ -88,23 +86,26 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vect
     if (n->op() == OpKind::CallFunction && available.contains(n) && is_impure(*n) && !mutates_only_an_intermediate(*n))
       roots.push_back(n);
   }
-  absl::flat_hash_set<const Node*> needed = needed_nodes(std::move(roots), inputs);
+  NodeSet needed = needed_nodes(joint.graph(), std::move(roots), inputs);
 
   GraphModule m;
   m.class_name = "GraphModule";
   Graph& g = m.graph();
   g.reserve(needed.size() + inputs.size() + 1);
-  absl::flat_hash_map<const Node*, Node*> env;
-  env.reserve(needed.size() + inputs.size());
+  NodeMap<Node*> env(joint.graph(), nullptr);
   for (const Node* in : inputs) {
     Node* p = g.create_node_exact(OpKind::Placeholder, InternedString(in->name()), in->name());
     REMAT_ASSERT(p != nullptr) << "duplicate input " << in->name();
     p->meta = in->meta;
     env[in] = p;
   }
-  auto mapped = [&](Node* x) { return env.at(x); };
+  auto mapped = [&](Node* x) {
+    Node* copy = env[x];
+    REMAT_ASSERT(copy != nullptr) << x->name() << " used before its definition";
+    return copy;
+  };
   for (const Node* n : joint.graph().nodes()) {
-    if (n->op() != OpKind::CallFunction || env.contains(n) || !needed.contains(n)) continue;
+    if (n->op() != OpKind::CallFunction || env[n] != nullptr || !needed.contains(n)) continue;
     std::vector<Argument> args(n->args().begin(), n->args().end());
     for (Argument& a : args) map_nodes(a, mapped);
     std::vector<Kwarg> kwargs(n->kwargs().begin(), n->kwargs().end());
@@ -128,7 +129,7 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vect
 // inputs, so recomputed forward chains land right before their first use.
 void reorder_like_autograd(Graph& g) {
   std::vector<Node*> order;
-  absl::flat_hash_set<Node*> placed;
+  NodeSet placed(g);
   Node* first_bw = nullptr;
   for (Node* n : g.nodes()) {
     if (n->op() == OpKind::Placeholder) continue;
@@ -192,14 +193,14 @@ Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
   // A tuple cannot cross from the forward to the backward: a saved tuple saves its elements (a
   // MUST_SAVE layer norm in the memory budget's last stage, say), each once, in place.
   std::vector<const Node*> saved_values;
-  absl::flat_hash_set<const Node*> listed;
+  NodeSet listed(joint.graph());
   for (const Node* v : saved) {
     if (!is_multi_output_parent(*v)) {
-      if (listed.insert(v).second) saved_values.push_back(v);
+      if (listed.insert(v)) saved_values.push_back(v);
       continue;
     }
     for (const Node* u : v->users()) {
-      if (listed.insert(u).second) saved_values.push_back(u);
+      if (listed.insert(u)) saved_values.push_back(u);
     }
   }
   size_t num_fwd = num_forward_outputs(joint);
@@ -219,7 +220,7 @@ Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
   std::vector<const Node*> all_inputs = bw_inputs(saved_values, saved_symints);
   std::vector<const Node*> grad_roots;
   for (const Argument& a : grads) for_each_node(a, [&](Node* x) { grad_roots.push_back(x); });
-  absl::flat_hash_set<const Node*> reached = needed_nodes(std::move(grad_roots), all_inputs);
+  NodeSet reached = needed_nodes(joint.graph(), std::move(grad_roots), all_inputs);
   auto used = [&](const std::vector<const Node*>& list) {
     std::vector<const Node*> out;
     for (const Node* v : list) {

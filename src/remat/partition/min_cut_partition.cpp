@@ -5,6 +5,7 @@
 
 #include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
+#include "remat/ir/node_set.h"
 #include "remat/ops/op_registry.h"
 #include "remat/partition/knapsack.h"
 #include "remat/partition/knapsack_evaluator.h"
@@ -105,25 +106,26 @@ void append_key(std::string& key, const Argument& a) {
 // order) and found through per-node slots; edge reasons are indices into a short table.
 class NetworkBuilder {
  public:
-  NetworkBuilder(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config,
-                 const absl::flat_hash_set<const Node*>& dont_ban)
-      : joint_(joint), info_(info), config_(config), dont_ban_(dont_ban) {
-    slot_.reserve(joint.graph().size());
-    for (const Node* n : joint.graph().nodes()) slot_.emplace(n, static_cast<int>(slot_.size()));
-    vertex_in_.assign(slot_.size(), -1);
-    vertex_out_.assign(slot_.size(), -1);
-  }
+  NetworkBuilder(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config, const NodeSet& dont_ban)
+      : joint_(joint),
+        info_(info),
+        config_(config),
+        dont_ban_(dont_ban),
+        vertex_in_(joint.graph(), -1),
+        vertex_out_(joint.graph(), -1),
+        banned_(joint.graph()),
+        marks_(joint.graph()) {}
 
   FlowGraph& graph() { return g_; }
   int source() { return terminal(source_, "source"); }
   int sink() { return terminal(sink_, "sink"); }
   [[nodiscard]] const std::vector<BannedNode>& banned() const { return banned_list_; }
-  absl::flat_hash_set<const Node*> take_banned_nodes() { return std::move(banned_); }
+  NodeSet take_banned_nodes() { return std::move(banned_); }
   [[nodiscard]] const std::string& reason(int e) const { return reasons_[edge_reason_[e]]; }
   /// The node a cut edge saves: edge `v_in -> v_out` of a node's split.
   [[nodiscard]] const Node* saved_by(const FlowGraph::Edge& e) const {
     const Node* n = vertex_node_[e.from];
-    return n && vertex_in_[slot_.at(n)] == e.from && vertex_out_[slot_.at(n)] == e.to ? n : nullptr;
+    return n && vertex_in_[n] == e.from && vertex_out_[n] == e.to ? n : nullptr;
   }
 
   void ban(const Node* n, std::string reason) {
@@ -163,7 +165,7 @@ class NetworkBuilder {
     if (!n->meta.tensor()) return kInfiniteCapacity;  // tuple parents: never saved themselves
     if (config_.treat_parameters_as_free_to_save && info_.static_lifetime_inputs.contains(n)) return 0;
     if (config_.recompute_views && is_view(n)) return kInfiniteCapacity;
-    int64_t dist = std::max<int64_t>(std::min<int64_t>(info_.dist_from_bw.at(n), 100), 1);
+    int64_t dist = std::max<int64_t>(std::min<int64_t>(info_.dist_from_bw[n], 100), 1);
     auto w = static_cast<double>(static_cast<int64_t>(static_cast<double>(value_bytes(*n)) * std::pow(1.1, static_cast<double>(dist))));
     return is_materialized(n) ? w : 2 * w;
   }
@@ -206,13 +208,14 @@ class NetworkBuilder {
   bool materialized_backwards(const Node* n) const {
     if (is_view(n)) return false;
     std::vector<const Node*> todo = {n};
-    absl::flat_hash_set<const Node*> seen = {n};
+    marks_.new_search();
+    marks_.mark(n);
     while (!todo.empty()) {
       const Node* cur = todo.back();
       todo.pop_back();
       for (const Node* u : cur->users()) {
         if (!info_.is_required_fw(u) && !is_fusible(cur, u)) return true;
-        if (is_view(u) && seen.insert(u).second) todo.push_back(u);
+        if (is_view(u) && marks_.mark(u)) todo.push_back(u);
       }
     }
     return false;
@@ -225,17 +228,17 @@ class NetworkBuilder {
 
   int64_t first_unfusible_use(const std::vector<const Node*>& start, int64_t max_range) const {
     std::priority_queue<Entry, std::vector<Entry>, Later> heap;
-    absl::flat_hash_set<const Node*> pushed;
+    marks_.new_search();
     for (const Node* s : start) {
       heap.emplace(info_.order(s), s, true);
-      pushed.insert(s);
+      marks_.mark(s);
     }
     while (!heap.empty()) {
       auto [order, node, fusible] = heap.top();
       heap.pop();
       if (!fusible) return order;
       for (const Node* u : node->users()) {
-        if (!info_.is_required_fw(u) || info_.order(u) > max_range || !pushed.insert(u).second) continue;
+        if (!info_.is_required_fw(u) || info_.order(u) > max_range || !marks_.mark(u)) continue;
         heap.emplace(info_.order(u), u, is_fusible(node, u));
       }
     }
@@ -261,7 +264,7 @@ class NetworkBuilder {
   }
 
   void ban_long_fusible_chains() {
-    absl::flat_hash_set<const Node*> visited;
+    NodeSet visited(joint_.graph());
     for (const Node* start : joint_.graph().nodes()) {
       if (!info_.is_required_fw(start)) continue;
       int64_t start_order = info_.order(start);
@@ -270,7 +273,7 @@ class NetworkBuilder {
       while (!heap.empty()) {
         const Node* cur = heap.top().second;
         heap.pop();
-        if (!visited.insert(cur).second) continue;
+        if (!visited.insert(cur)) continue;
         if (info_.order(cur) > start_order + 100 && heap.empty()) {
           ban(cur, "ends a long chain of fusible ops");
           break;
@@ -283,8 +286,8 @@ class NetworkBuilder {
   }
 
   enum Reason : int { kNeededInBackward, kDependsOnTangent, kTaggedRecompute, kNotATensor, kSavingCost, kDataDependency };
-  int vertex(const Node* n, std::vector<int>& slots, const char* suffix) {
-    int& v = slots[slot_.at(n)];
+  int vertex(const Node* n, NodeMap<int>& vertices, const char* suffix) {
+    int& v = vertices[n];
     if (v < 0) {
       v = g_.add_vertex(n->name() + suffix);
       vertex_node_.push_back(n);
@@ -309,19 +312,19 @@ class NetworkBuilder {
   const GraphModule& joint_;
   const NodeInfo& info_;
   const MinCutConfig& config_;
-  const absl::flat_hash_set<const Node*>& dont_ban_;
+  const NodeSet& dont_ban_;
   FlowGraph g_;
   int source_ = -1, sink_ = -1;
-  absl::flat_hash_map<const Node*, int> slot_;  // node -> index into the vertex tables
-  std::vector<int> vertex_in_, vertex_out_;
+  NodeMap<int> vertex_in_, vertex_out_;
   std::vector<const Node*> vertex_node_;  // per vertex; null for source and sink
   std::vector<int> edge_reason_;
   // Indexed by Reason, then one entry per ban.
   std::vector<std::string> reasons_ = {"must be computed in the backward", "depends on a tangent",
                                        "tagged for recomputation: cannot be saved", "cannot be saved (not a tensor)",
                                        "saving cost", "data dependency"};
-  absl::flat_hash_set<const Node*> banned_;
+  NodeSet banned_;
   std::vector<BannedNode> banned_list_;
+  mutable NodeMarks marks_;  // for the searches of one node's users
 };
 
 }  // namespace
@@ -357,13 +360,13 @@ namespace {
 struct Solved {
   std::vector<const Node*> saved, saved_sym;
   std::vector<BannedNode> banned;
-  absl::flat_hash_set<const Node*> banned_nodes;
+  NodeSet banned_nodes;
   std::optional<double> cut_value;  ///< none when no cut chose the saved set
   FlowGraph network;
 };
 
 Expected<Solved> solve_once(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config,
-                            const absl::flat_hash_set<const Node*>& dont_ban) {
+                            const NodeSet& dont_ban) {
   NetworkBuilder net(joint, info, config, dont_ban);
   net.build();
   FlowGraph& fg = net.graph();
@@ -382,7 +385,7 @@ Expected<Solved> solve_once(const GraphModule& joint, const NodeInfo& info, cons
                          "that can be neither saved nor recomputed):" + path);
   }
   Solved s;
-  absl::flat_hash_set<const Node*> cut_nodes;
+  NodeSet cut_nodes(joint.graph());
   for (int e : cut.cut_edges) {
     const FlowGraph::Edge& edge = fg.edges()[e];
     const Node* n = net.saved_by(edge);
@@ -455,14 +458,14 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
     // Except what nothing says is safe to run twice (1.13's in-place `bernoulli_` draws new
     // dropout masks): forward ops outside the registry that the backward may need.
     for (const Node* n : g.nodes()) {
-      int64_t dist = info.dist_from_bw.contains(n) ? info.dist_from_bw.at(n) : 0;
+      int64_t dist = info.dist_from_bw[n];
       if (n->op() != OpKind::CallFunction || is_getitem(n) || op_of(n) || dist == 0 || dist >= kFarFromBackward) continue;
       chosen.saved.push_back(n);
       notes.push_back("memory budget 0: " + n->name() + " is saved all the same: " + std::string(n->target().view()) +
                       " is outside remat's op registry, so recomputing it is never assumed safe");
     }
   } else {
-    auto s0 = solve_once(joint, info, config, {});
+    auto s0 = solve_once(joint, info, config, NodeSet());
     if (!s0) return std::move(s0).take_errors();
     chosen = std::move(*s0);
     double lo = static_cast<double>(total_bytes(info.inputs)), hi = static_cast<double>(total_bytes(chosen.saved));
@@ -470,7 +473,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
     if (budget < 1 && hi > lo) {
       MinCutConfig relaxed = config;
       relaxed.ban_recompute_used_far_apart = relaxed.ban_recompute_long_fusible_chains = relaxed.ban_recompute_materialized_backward = false;
-      auto s1 = solve_once(joint, info, relaxed, {});
+      auto s1 = solve_once(joint, info, relaxed, NodeSet());
       if (!s1) return std::move(s1).take_errors();
       if (ratio(*s1) < budget) {
         chosen = std::move(*s1);
@@ -479,7 +482,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
       } else {
         MinCutConfig aggressive = relaxed;
         aggressive.ban_recompute_not_in_allowlist = false;
-        auto s2 = solve_once(joint, info, aggressive, {});
+        auto s2 = solve_once(joint, info, aggressive, NodeSet());
         if (!s2) return std::move(s2).take_errors();
         if (ratio(*s2) < budget) {
           chosen = std::move(*s2);
@@ -490,7 +493,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
           std::vector<const Node*> candidates, must_save;
           for (const Node* n : g.nodes()) {
             // Inputs share storage with themselves: saving them costs nothing extra (spec §7.2.7).
-            if (!s2->banned_nodes.contains(n) || n->op() == OpKind::Placeholder || info.dist_from_bw.at(n) >= kFarFromBackward) continue;
+            if (!s2->banned_nodes.contains(n) || n->op() == OpKind::Placeholder || info.dist_from_bw[n] >= kFarFromBackward) continue;
             bool keep = n->meta.recompute == CheckpointPolicy::MustSave || op_of(n) == nullptr;
             (keep ? must_save : candidates).push_back(n);
           }
@@ -520,7 +523,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
             KnapsackResult k = config.knapsack == KnapsackSolver::Greedy ? greedy_knapsack(memory, runtime, capacity)
                                : config.knapsack == KnapsackSolver::Exact ? exact_knapsack(memory, runtime, capacity)
                                                                           : dp_knapsack(memory, runtime, capacity);
-            absl::flat_hash_set<const Node*> dont_ban;
+            NodeSet dont_ban(g);
             for (int i : k.recompute) dont_ban.insert(candidates[i]);
             auto s3 = solve_once(joint, info, aggressive, dont_ban);
             if (!s3) return std::move(s3).take_errors();

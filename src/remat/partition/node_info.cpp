@@ -13,9 +13,9 @@ bool is_multi_output_parent(const Node& n) {
   return true;
 }
 
-absl::flat_hash_set<const Node*> forward_dataflow_nodes(const GraphModule& joint) {
-  absl::flat_hash_set<const Node*> computable;
-  computable.reserve(joint.graph().size());
+NodeSet forward_dataflow_nodes(const GraphModule& joint) {
+  NodeSet computable(joint.graph());
+  std::vector<Node*> ins;
   for (const Node* n : joint.graph().nodes()) {
     if (n->op() == OpKind::Placeholder) {
       if (!is_tangent(*n)) computable.insert(n);
@@ -23,11 +23,12 @@ absl::flat_hash_set<const Node*> forward_dataflow_nodes(const GraphModule& joint
     }
     if (n->op() != OpKind::CallFunction) continue;
     if (n->meta.partitioner_tag == PartitionerTag::MustBeInBackward) continue;
+    n->collect_input_nodes(ins);
     bool ok = true;
-    for (Node* in : n->input_nodes()) ok = ok && computable.contains(in);
+    for (const Node* in : ins) ok = ok && computable.contains(in);
     if (ok) computable.insert(n);
   }
-  absl::flat_hash_set<const Node*> needed;
+  NodeSet needed(joint.graph());
   std::vector<const Node*> stack;
   std::vector<Argument> outputs = joint.outputs();
   outputs.resize(num_forward_outputs(joint));
@@ -38,8 +39,9 @@ absl::flat_hash_set<const Node*> forward_dataflow_nodes(const GraphModule& joint
   while (!stack.empty()) {
     const Node* n = stack.back();
     stack.pop_back();
-    if (!computable.contains(n) || !needed.insert(n).second) continue;
-    for (Node* in : n->input_nodes()) stack.push_back(in);
+    if (!computable.contains(n) || !needed.insert(n)) continue;
+    n->collect_input_nodes(ins);
+    stack.insert(stack.end(), ins.begin(), ins.end());
   }
   return needed;
 }
@@ -47,8 +49,10 @@ absl::flat_hash_set<const Node*> forward_dataflow_nodes(const GraphModule& joint
 NodeInfo classify_nodes(const GraphModule& joint) {
   NodeInfo info;
   const Graph& g = joint.graph();
-  info.fw_order.reserve(g.size());
-  info.dist_from_bw.reserve(g.size());
+  info.required_bw = NodeSet(g);
+  info.fw_order = NodeMap<int64_t>(g, -1);
+  info.dist_from_bw = NodeMap<int64_t>(g, 0);
+  info.static_lifetime_inputs = NodeSet(g);
   for (const Node* n : g.nodes()) {
     if (is_tangent(*n) || n->meta.partitioner_tag == PartitionerTag::MustBeInBackward) info.required_bw.insert(n);
     if (info.required_bw.contains(n)) {
@@ -73,10 +77,7 @@ NodeInfo classify_nodes(const GraphModule& joint) {
     if (info.required_fw.contains(n)) info.fw_order[n] = order++;
   }
   // dist_from_bw, in reverse order: 1 = read directly by the backward, 10^9 = never.
-  std::vector<const Node*> nodes;
-  for (const Node* n : g.nodes()) nodes.push_back(n);
-  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-    const Node* n = *it;
+  for (const Node* n = g.last(); n != nullptr; n = n->prev()) {
     if (n->op() == OpKind::Output) {
       info.dist_from_bw[n] = kFarFromBackward;
       continue;
@@ -86,7 +87,7 @@ NodeInfo classify_nodes(const GraphModule& joint) {
       continue;
     }
     int64_t d = kFarFromBackward;
-    for (const Node* u : n->users()) d = std::min(d, info.dist_from_bw.at(u) + 1);
+    for (const Node* u : n->users()) d = std::min(d, info.dist_from_bw[u] + 1);
     info.dist_from_bw[n] = d;
   }
   return info;

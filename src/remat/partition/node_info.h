@@ -4,24 +4,23 @@
 
 #include <cstdint>
 
-#include <absl/container/flat_hash_map.h>
-#include <absl/container/flat_hash_set.h>
-
 #include "remat/ir/graph_module.h"
+#include "remat/ir/node_set.h"
 
 namespace remat::partition {
 
+/// Per joint node, by node id (Note [node ids]).
 struct NodeInfo {
   std::vector<const Node*> inputs;  ///< primals, in order
-  absl::flat_hash_set<const Node*> required_fw;
-  absl::flat_hash_set<const Node*> required_bw;
-  absl::flat_hash_set<const Node*> tangents_closure;
-  absl::flat_hash_map<const Node*, int64_t> fw_order;
-  absl::flat_hash_map<const Node*, int64_t> dist_from_bw;
-  absl::flat_hash_set<const Node*> static_lifetime_inputs;  ///< parameters and buffers
+  NodeSet required_fw;
+  NodeSet required_bw;
+  NodeSet tangents_closure;
+  NodeMap<int64_t> fw_order;      ///< position among the required_fw nodes
+  NodeMap<int64_t> dist_from_bw;  ///< every node has one
+  NodeSet static_lifetime_inputs;  ///< parameters and buffers
 
   [[nodiscard]] bool is_required_fw(const Node* n) const { return required_fw.contains(n); }
-  [[nodiscard]] int64_t order(const Node* n) const { return fw_order.at(n); }
+  [[nodiscard]] int64_t order(const Node* n) const { return fw_order[n]; }
 };
 
 inline constexpr int64_t kFarFromBackward = 1'000'000'000;
@@ -32,7 +31,7 @@ inline constexpr int64_t kFarFromBackward = 1'000'000'000;
 bool is_multi_output_parent(const Node& n);
 
 /// The nodes the forward outputs need, computed from the primals (every primal included).
-absl::flat_hash_set<const Node*> forward_dataflow_nodes(const GraphModule& joint);
+NodeSet forward_dataflow_nodes(const GraphModule& joint);
 
 NodeInfo classify_nodes(const GraphModule& joint);
 
