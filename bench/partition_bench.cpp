@@ -66,9 +66,17 @@ void run(benchmark::State& state, const remat::GraphModule& joint) {
 }
 
 void BM_MinCutGpt2(benchmark::State& state) { run(state, gpt2_joint(state.range(0))); }
+// Copying the joint: what creating a node costs, the partitioner's floor for every graph it makes.
+void BM_CloneGpt2(benchmark::State& state) {
+  const remat::GraphModule& joint = gpt2_joint(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(joint.clone());
+  state.counters["nodes"] = static_cast<double>(joint.graph().size());
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * joint.graph().size()));
+}
 void BM_MinCutManyUsersChain(benchmark::State& state) { run(state, chain_joint(state.range(0))); }
 
 BENCHMARK(BM_MinCutGpt2)->RangeMultiplier(4)->Range(1, 4096)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_CloneGpt2)->Arg(16)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MinCutManyUsersChain)->Arg(8)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -42,6 +43,62 @@ const std::string* intern(std::string_view s) {
   return &InternedString(s).str();
 }
 
+// Note [shared blocks]: a compound value (list, dict, slice, ...) lives in one immutable block
+// that every copy of the Argument shares, with a reference count; the mutable_ accessors copy a
+// shared block first (copy on write). Copying a graph so copies no shape lists, and a list is
+// copied only when it holds nodes that are remapped.
+struct Block {
+  std::atomic<uint32_t> refs{1};
+};
+template <class T>
+struct Shared : Block {
+  explicit Shared(T v) : value(std::move(v)) {}
+  T value;
+};
+template <class T>
+void* new_block(T value) {
+  return static_cast<Block*>(new Shared<T>(std::move(value)));
+}
+template <class T>
+const T& block(const void* heap) {
+  return static_cast<const Shared<T>*>(static_cast<const Block*>(heap))->value;
+}
+void share(void* heap) {
+  static_cast<Block*>(heap)->refs.fetch_add(1, std::memory_order_relaxed);
+}
+template <class T>
+void drop(void* heap) {
+  auto* b = static_cast<Block*>(heap);
+  if (b->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete static_cast<Shared<T>*>(b);
+}
+template <class T>
+T& unshared(void*& heap) {
+  auto* b = static_cast<Block*>(heap);
+  if (b->refs.load(std::memory_order_acquire) != 1) {
+    void* copy = new_block<T>(block<T>(heap));
+    drop<T>(heap);
+    heap = copy;
+  }
+  return static_cast<Shared<T>*>(static_cast<Block*>(heap))->value;
+}
+
+// True when a node is referenced anywhere inside `arg`.
+bool holds_node(const Argument& arg) {
+  switch (arg.kind()) {
+    case ArgKind::Node:
+      return true;
+    case ArgKind::List:
+    case ArgKind::Tuple:
+    case ArgKind::Slice:
+      return std::any_of(arg.elements().begin(), arg.elements().end(), holds_node);
+    case ArgKind::Dict:
+      return std::any_of(arg.dict_entries().begin(), arg.dict_entries().end(),
+                         [](const DictEntry& e) { return holds_node(e.value); });
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 std::string_view arg_kind_name(ArgKind k) {
@@ -53,19 +110,19 @@ void Argument::destroy() {
     case ArgKind::List:
     case ArgKind::Tuple:
     case ArgKind::Slice:
-      delete static_cast<Elements*>(payload_.heap);
+      drop<Elements>(payload_.heap);
       break;
     case ArgKind::Dict:
-      delete static_cast<Entries*>(payload_.heap);
+      drop<Entries>(payload_.heap);
       break;
     case ArgKind::Complex:
-      delete static_cast<ComplexParts*>(payload_.heap);
+      drop<ComplexParts>(payload_.heap);
       break;
     case ArgKind::TensorConstant:
-      delete static_cast<TensorConstantData*>(payload_.heap);
+      drop<TensorConstantData>(payload_.heap);
       break;
     case ArgKind::Repr:
-      delete static_cast<ReprData*>(payload_.heap);
+      drop<ReprData>(payload_.heap);
       break;
     default:
       break;
@@ -76,27 +133,18 @@ void Argument::destroy() {
 
 void Argument::copy_from(const Argument& other) {
   kind_ = other.kind_;
+  payload_ = other.payload_;
   switch (kind_) {
     case ArgKind::List:
     case ArgKind::Tuple:
     case ArgKind::Slice:
-      payload_.heap = new Elements(*static_cast<const Elements*>(other.payload_.heap));
-      break;
     case ArgKind::Dict:
-      payload_.heap = new Entries(*static_cast<const Entries*>(other.payload_.heap));
-      break;
     case ArgKind::Complex:
-      payload_.heap = new ComplexParts(*static_cast<const ComplexParts*>(other.payload_.heap));
-      break;
     case ArgKind::TensorConstant:
-      payload_.heap =
-          new TensorConstantData(*static_cast<const TensorConstantData*>(other.payload_.heap));
-      break;
     case ArgKind::Repr:
-      payload_.heap = new ReprData(*static_cast<const ReprData*>(other.payload_.heap));
+      share(payload_.heap);
       break;
     default:
-      payload_ = other.payload_;
       break;
   }
 }
@@ -149,24 +197,24 @@ Argument Argument::string(std::string_view s) {
 }
 
 Argument Argument::list(std::vector<Argument> elements) {
-  return Argument(ArgKind::List, Payload{.heap = new Elements(std::move(elements))});
+  return Argument(ArgKind::List, Payload{.heap = new_block(std::move(elements))});
 }
 
 Argument Argument::tuple(std::vector<Argument> elements) {
-  return Argument(ArgKind::Tuple, Payload{.heap = new Elements(std::move(elements))});
+  return Argument(ArgKind::Tuple, Payload{.heap = new_block(std::move(elements))});
 }
 
 Argument Argument::dict(std::vector<DictEntry> entries) {
-  return Argument(ArgKind::Dict, Payload{.heap = new Entries(std::move(entries))});
+  return Argument(ArgKind::Dict, Payload{.heap = new_block(std::move(entries))});
 }
 
 Argument Argument::slice(Argument start, Argument stop, Argument step) {
-  auto* parts = new Elements();
-  parts->reserve(3);
-  parts->push_back(std::move(start));
-  parts->push_back(std::move(stop));
-  parts->push_back(std::move(step));
-  return Argument(ArgKind::Slice, Payload{.heap = parts});
+  Elements parts;
+  parts.reserve(3);
+  parts.push_back(std::move(start));
+  parts.push_back(std::move(stop));
+  parts.push_back(std::move(step));
+  return Argument(ArgKind::Slice, Payload{.heap = new_block(std::move(parts))});
 }
 
 Argument Argument::dtype(DType d) {
@@ -190,7 +238,7 @@ Argument Argument::op(std::string_view target) {
 }
 
 Argument Argument::complex(double re, double im) {
-  return Argument(ArgKind::Complex, Payload{.heap = new ComplexParts(re, im)});
+  return Argument(ArgKind::Complex, Payload{.heap = new_block(ComplexParts(re, im))});
 }
 
 Argument Argument::enum_member(std::string_view qualified_name) {
@@ -199,7 +247,7 @@ Argument Argument::enum_member(std::string_view qualified_name) {
 
 Argument Argument::tensor_constant(DType dtype, std::vector<SymInt> shape) {
   return Argument(ArgKind::TensorConstant,
-                  Payload{.heap = new TensorConstantData{dtype, std::move(shape)}});
+                  Payload{.heap = new_block(TensorConstantData{dtype, std::move(shape)})});
 }
 
 Argument Argument::sym(std::string_view expression) {
@@ -208,7 +256,7 @@ Argument Argument::sym(std::string_view expression) {
 
 Argument Argument::repr(std::string_view text, std::string_view type_name) {
   return Argument(ArgKind::Repr,
-                  Payload{.heap = new ReprData{std::string(text), std::string(type_name)}});
+                  Payload{.heap = new_block(ReprData{std::string(text), std::string(type_name)})});
 }
 
 Node* Argument::as_node() const {
@@ -253,47 +301,47 @@ std::string_view Argument::as_text() const {
 
 std::span<const Argument> Argument::elements() const {
   REMAT_ASSERT(uses_elements(kind_)) << "elements() on " << arg_kind_name(kind_);
-  return *static_cast<const Elements*>(payload_.heap);
+  return block<Elements>(payload_.heap);
 }
 
 std::span<Argument> Argument::mutable_elements() {
   REMAT_ASSERT(uses_elements(kind_)) << "mutable_elements() on " << arg_kind_name(kind_);
-  return *static_cast<Elements*>(payload_.heap);
+  return unshared<Elements>(payload_.heap);
 }
 
 std::span<const DictEntry> Argument::dict_entries() const {
   REMAT_ASSERT(kind_ == ArgKind::Dict) << "dict_entries() on " << arg_kind_name(kind_);
-  return *static_cast<const Entries*>(payload_.heap);
+  return block<Entries>(payload_.heap);
 }
 
 std::span<DictEntry> Argument::mutable_dict_entries() {
   REMAT_ASSERT(kind_ == ArgKind::Dict) << "mutable_dict_entries() on " << arg_kind_name(kind_);
-  return *static_cast<Entries*>(payload_.heap);
+  return unshared<Entries>(payload_.heap);
 }
 
 std::pair<double, double> Argument::as_complex() const {
   REMAT_ASSERT(kind_ == ArgKind::Complex) << "as_complex() on " << arg_kind_name(kind_);
-  return *static_cast<const ComplexParts*>(payload_.heap);
+  return block<ComplexParts>(payload_.heap);
 }
 
 DType Argument::tensor_constant_dtype() const {
   REMAT_ASSERT(kind_ == ArgKind::TensorConstant) << "not a tensor constant";
-  return static_cast<const TensorConstantData*>(payload_.heap)->dtype;
+  return block<TensorConstantData>(payload_.heap).dtype;
 }
 
 std::span<const SymInt> Argument::tensor_constant_shape() const {
   REMAT_ASSERT(kind_ == ArgKind::TensorConstant) << "not a tensor constant";
-  return static_cast<const TensorConstantData*>(payload_.heap)->shape;
+  return block<TensorConstantData>(payload_.heap).shape;
 }
 
 std::string_view Argument::repr_text() const {
   REMAT_ASSERT(kind_ == ArgKind::Repr) << "repr_text() on " << arg_kind_name(kind_);
-  return static_cast<const ReprData*>(payload_.heap)->text;
+  return block<ReprData>(payload_.heap).text;
 }
 
 std::string_view Argument::repr_type() const {
   REMAT_ASSERT(kind_ == ArgKind::Repr) << "repr_type() on " << arg_kind_name(kind_);
-  return static_cast<const ReprData*>(payload_.heap)->type;
+  return block<ReprData>(payload_.heap).type;
 }
 
 bool operator==(const Argument& a, const Argument& b) {
@@ -345,7 +393,7 @@ bool operator==(const Argument& a, const Argument& b) {
   return false;
 }
 
-void for_each_node(const Argument& arg, const std::function<void(Node*)>& fn) {
+void for_each_node(const Argument& arg, absl::FunctionRef<void(Node*)> fn) {
   switch (arg.kind()) {
     case ArgKind::Node:
       fn(arg.as_node());
@@ -363,7 +411,8 @@ void for_each_node(const Argument& arg, const std::function<void(Node*)>& fn) {
   }
 }
 
-void map_nodes(Argument& arg, const std::function<Node*(Node*)>& fn) {
+void map_nodes(Argument& arg, absl::FunctionRef<Node*(Node*)> fn) {
+  if (arg.kind() != ArgKind::Node && !holds_node(arg)) return;  // keep a shared block shared
   switch (arg.kind()) {
     case ArgKind::Node:
       arg = Argument::node(fn(arg.as_node()));

@@ -2,12 +2,13 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <absl/functional/function_ref.h>
 
 #include "remat/ir/dtype.h"
 #include "remat/ir/layout.h"
@@ -47,7 +48,8 @@ std::string_view arg_kind_name(ArgKind k);
 struct DictEntry;
 
 /// A 16-byte tagged value. Scalars and interned strings live inline; lists, dicts and the
-/// other compound kinds own a heap block that is deep-copied with the Argument.
+/// other compound kinds live in a shared, reference-counted heap block that the mutable_
+/// accessors copy before a change (Note [shared blocks] in argument.cpp).
 class Argument {
  public:
   Argument() { payload_.i = 0; }
@@ -135,8 +137,8 @@ struct DictEntry {
 };
 
 /// Calls `fn` on every node referenced anywhere inside `arg`, in order (repeats included).
-void for_each_node(const Argument& arg, const std::function<void(Node*)>& fn);
+void for_each_node(const Argument& arg, absl::FunctionRef<void(Node*)> fn);
 /// Replaces every node reference `n` inside `arg` by `fn(n)`.
-void map_nodes(Argument& arg, const std::function<Node*(Node*)>& fn);
+void map_nodes(Argument& arg, absl::FunctionRef<Node*(Node*)> fn);
 
 }  // namespace remat

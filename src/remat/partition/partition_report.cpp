@@ -1,10 +1,10 @@
 #include "remat/partition/partition_report.h"
 
 #include <absl/container/flat_hash_map.h>
-#include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
 #include "remat/ir/graph.h"
+#include "remat/ir/node_set.h"
 #include "remat/ops/op_registry.h"
 #include "remat/support/json_text.h"
 
@@ -14,7 +14,8 @@ namespace {
 // Live bytes over one graph's schedule: inputs live from the start; a value dies after its last
 // user; returns the peak, and adds `carried` bytes that stay live throughout.
 int64_t peak_bytes(const Graph& g, int64_t carried) {
-  absl::flat_hash_map<const Node*, size_t> uses;
+  NodeMap<size_t> uses(g, 0);
+  std::vector<Node*> ins;
   int64_t live = carried, peak = carried;
   for (const Node* n : g.nodes()) {
     uses[n] = n->users().size();
@@ -25,7 +26,8 @@ int64_t peak_bytes(const Graph& g, int64_t carried) {
     if (n->op() != OpKind::CallFunction) continue;
     if (n->target().view() != "operator.getitem") live += value_bytes(*n);
     peak = std::max(peak, live);
-    for (Node* in : n->input_nodes()) {
+    n->collect_input_nodes(ins);
+    for (Node* in : ins) {
       if (--uses[in] == 0 && in->target().view() != "operator.getitem") live -= value_bytes(*in);
     }
   }
@@ -78,21 +80,19 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
     r.saved_values.push_back({name, bytes, it == why.end() ? "read by the backward" : it->second});
     r.saved_bytes_total += bytes;
   }
-  absl::flat_hash_set<const Node*> storages;
+  NodeSet storages(joint.graph());
   for (const std::string& name : graphs.saved_values) {
     const Node* n = joint.graph().find(name);
     if (!n) continue;
     const Node& root = storage_root(*n);
-    if (root.op() != OpKind::Placeholder && storages.insert(&root).second) r.activation_bytes += value_bytes(root);
+    if (root.op() != OpKind::Placeholder && storages.insert(&root)) r.activation_bytes += value_bytes(root);
   }
   r.saved_symints = graphs.saved_symints;
   // Recomputed: what the backward computes again, i.e. what both graphs compute (PyTorch's
   // recomputed_in_bw). Only the graphs decide it, not partitioner tags, which the readable text
   // does not carry: the same joint gives the same report from JSON or from text.
-  absl::flat_hash_set<std::string> fw_names;
-  for (const Node* n : graphs.forward.graph().nodes()) fw_names.insert(n->name());
   for (const Node* n : graphs.backward.graph().nodes()) {
-    if (n->op() != OpKind::CallFunction || !fw_names.contains(n->name())) continue;
+    if (n->op() != OpKind::CallFunction || !graphs.forward.graph().find(n->name())) continue;
     const Node* j = joint.graph().find(n->name());
     std::string reason = j && j->meta.recompute == CheckpointPolicy::MustSave && node_is(*n, OpCategory::View)
                              ? "a view: recomputing it is free (PyTorch never bans views, MUST_SAVE ones included)"
