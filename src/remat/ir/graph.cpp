@@ -58,10 +58,19 @@ Node* Graph::create_node(OpKind op, std::string_view target, std::vector<Argumen
 
 Node* Graph::create_node_exact(OpKind op, InternedString target, std::string_view name,
                                std::vector<Argument> args, std::vector<Kwarg> kwargs) {
-  if (name_taken(name)) return nullptr;
-  name_counter_.note(name);
+  // One probe of the name index: it fails when the name is taken (copies of a graph, the
+  // common case, have no retired names to look through).
+  if (!retired_names_.empty() && retired_names_.contains(name)) return nullptr;
   Node* n = new_node(op, target, std::string(name));
-  return link_new(n, std::move(args), std::move(kwargs));
+  if (!by_name_.insert(n).second) {
+    if (op == OpKind::Placeholder) --num_placeholders_;
+    n->~Node();
+    arena_.release(n);
+    return nullptr;
+  }
+  name_counter_.note(name);
+  link_before(n, insert_before_);
+  return link_args(n, std::move(args), std::move(kwargs));
 }
 
 Node* Graph::new_node(OpKind op, InternedString target, std::string name) {
@@ -73,6 +82,10 @@ Node* Graph::new_node(OpKind op, InternedString target, std::string name) {
 Node* Graph::link_new(Node* n, std::vector<Argument> args, std::vector<Kwarg> kwargs) {
   link_before(n, insert_before_);
   by_name_.insert(n);
+  return link_args(n, std::move(args), std::move(kwargs));
+}
+
+Node* Graph::link_args(Node* n, std::vector<Argument> args, std::vector<Kwarg> kwargs) {
   n->args_ = std::move(args);
   if (!kwargs.empty()) n->kwargs_.ensure() = std::move(kwargs);
   n->link_inputs();

@@ -135,6 +135,7 @@ class Graph {
   std::string allocate_name(std::string_view candidate);  // unreserved: a node takes it at once
   Node* new_node(OpKind op, InternedString target, std::string name);
   Node* link_new(Node* n, std::vector<Argument> args, std::vector<Kwarg> kwargs);
+  Node* link_args(Node* n, std::vector<Argument> args, std::vector<Kwarg> kwargs);
   void link_before(Node* n, Node* position);
   void unlink(Node* n);
   void renumber() const;
