@@ -60,6 +60,21 @@ TEST(Argument, CopiesAreDeepAndMovesSteal) {
   EXPECT_EQ(c.elements().size(), 2U);
 }
 
+TEST(Argument, CopiesShareABlockUntilOneChanges) {
+  // Note [shared blocks]: a copy shares the list; a change copies it first.
+  Argument a = Argument::list({Argument::integer(1), Argument::integer(2)});
+  Argument b = a;
+  EXPECT_EQ(a.elements().data(), b.elements().data());
+  map_nodes(b, [](Node* n) { return n; });  // no node inside: nothing to copy
+  EXPECT_EQ(a.elements().data(), b.elements().data());
+  b.mutable_elements()[1] = Argument::integer(3);
+  EXPECT_NE(a.elements().data(), b.elements().data());
+  EXPECT_EQ(a.elements()[1].as_int(), 2);
+  EXPECT_EQ(b.elements()[1].as_int(), 3);
+  Argument only = Argument::dict({});
+  EXPECT_EQ(only.mutable_dict_entries().size(), 0U);  // sole owner: changed in place
+}
+
 TEST(Argument, EqualityDistinguishesIntAndFloat) {
   EXPECT_FALSE(Argument::integer(1) == Argument::floating(1.0));
   EXPECT_TRUE(Argument::floating(std::nan("")) == Argument::floating(std::nan("")));

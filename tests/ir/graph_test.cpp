@@ -150,6 +150,32 @@ TEST(Graph, PlaceholdersAnywhereInTheListAreFoundAfterErasures) {
   EXPECT_EQ(names(g.placeholders()), (std::vector<std::string>{"y"}));
 }
 
+TEST(Graph, CopyNodeRemapsReferencesAndKeepsNameAndMeta) {
+  Graph src;
+  Node* x = src.placeholder("x");
+  Node* y = src.placeholder("y");
+  Node* cat = src.call_function("aten.cat.default", {Argument::list({Argument::node(x), Argument::node(y)}),
+                                                     Argument::integer(1)},
+                                {Kwarg{InternedString("out"), Argument::node(x)}});
+  cat->meta.recompute = CheckpointPolicy::MustSave;
+  Graph dst;
+  Node* a = dst.placeholder("a");
+  Node* copy = dst.copy_node(*cat, [&](Node*) { return a; });
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->name(), "cat");
+  EXPECT_EQ(copy->target(), cat->target());
+  EXPECT_EQ(copy->args()[0].elements()[1].as_node(), a);
+  EXPECT_EQ(copy->kwarg("out")->as_node(), a);
+  EXPECT_EQ(copy->meta.recompute, CheckpointPolicy::MustSave);
+  EXPECT_EQ(names(a->users()), (std::vector<std::string>{"cat"}));
+  EXPECT_EQ(cat->args()[0].elements()[1].as_node(), y);  // the source list is untouched
+  EXPECT_EQ(dst.copy_node(*cat, [&](Node*) { return a; }), nullptr);  // the name is taken
+  src.output(Argument::node(cat));
+  dst.output(Argument::node(copy));
+  EXPECT_TRUE(verify(dst).empty());
+  EXPECT_TRUE(verify(src).empty());
+}
+
 TEST(Graph, RenameGivesAFreshUniqueName) {
   Graph g;
   Node* x = g.placeholder("x");

@@ -58,6 +58,11 @@ Node* Graph::create_node(OpKind op, std::string_view target, std::vector<Argumen
 
 Node* Graph::create_node_exact(OpKind op, InternedString target, std::string_view name,
                                std::vector<Argument> args, std::vector<Kwarg> kwargs) {
+  Node* n = new_named_node(op, target, name);
+  return n ? link_args(n, std::move(args), std::move(kwargs)) : nullptr;
+}
+
+Node* Graph::new_named_node(OpKind op, InternedString target, std::string_view name) {
   // One probe of the name index: it fails when the name is taken (copies of a graph, the
   // common case, have no retired names to look through).
   if (!retired_names_.empty() && retired_names_.contains(name)) return nullptr;
@@ -70,7 +75,21 @@ Node* Graph::create_node_exact(OpKind op, InternedString target, std::string_vie
   }
   name_counter_.note(name);
   link_before(n, insert_before_);
-  return link_args(n, std::move(args), std::move(kwargs));
+  return n;
+}
+
+Node* Graph::copy_node(const Node& src, absl::FunctionRef<Node*(Node*)> remap) {
+  Node* n = new_named_node(src.op(), src.target(), src.name());
+  if (n == nullptr) return nullptr;
+  n->args_.assign(src.args_.begin(), src.args_.end());
+  for (Argument& a : n->args_) map_nodes(a, remap);
+  if (src.kwargs_) {
+    std::vector<Kwarg>& kwargs = n->kwargs_.ensure() = *src.kwargs_;
+    for (Kwarg& k : kwargs) map_nodes(k.value, remap);
+  }
+  n->link_inputs();
+  n->meta = src.meta;
+  return n;
 }
 
 Node* Graph::new_node(OpKind op, InternedString target, std::string name) {
@@ -227,14 +246,8 @@ absl::flat_hash_map<const Node*, Node*> clone_graph(const Graph& src, Graph& dst
     return it->second;
   };
   for (const Node* n : src.nodes()) {
-    std::vector<Argument> args(n->args().begin(), n->args().end());
-    for (Argument& a : args) map_nodes(a, remap);
-    std::vector<Kwarg> kwargs(n->kwargs().begin(), n->kwargs().end());
-    for (Kwarg& k : kwargs) map_nodes(k.value, remap);
-    Node* copy =
-        dst.create_node_exact(n->op(), n->target(), n->name(), std::move(args), std::move(kwargs));
+    Node* copy = dst.copy_node(*n, remap);
     REMAT_ASSERT(copy != nullptr) << "duplicate name " << n->name();
-    copy->meta = n->meta;
     map.emplace(n, copy);
   }
   return map;

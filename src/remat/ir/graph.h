@@ -10,6 +10,7 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
+#include <absl/functional/function_ref.h>
 
 #include "remat/ir/naming.h"
 #include "remat/ir/node.h"
@@ -92,6 +93,10 @@ class Graph {
   /// Creates a node named exactly `name` (reading an existing graph); nullptr if it is taken.
   Node* create_node_exact(OpKind op, InternedString target, std::string_view name,
                           std::vector<Argument> args = {}, std::vector<Kwarg> kwargs = {});
+  /// Creates a copy of `src` (usually of another graph): its op, target, exact name, meta, and
+  /// its args and kwargs with each node reference `r` replaced by `remap(r)`. nullptr if the
+  /// name is taken. The cheap way to build a graph from parts of another.
+  Node* copy_node(const Node& src, absl::FunctionRef<Node*(Node*)> remap);
   /// Prepares the name index and the node storage for `n` more nodes.
   void reserve(size_t n) {
     by_name_.reserve(by_name_.size() + n);
@@ -134,6 +139,7 @@ class Graph {
  private:
   std::string allocate_name(std::string_view candidate);  // unreserved: a node takes it at once
   Node* new_node(OpKind op, InternedString target, std::string name);
+  Node* new_named_node(OpKind op, InternedString target, std::string_view name);  // null if taken
   Node* link_new(Node* n, std::vector<Argument> args, std::vector<Kwarg> kwargs);
   Node* link_args(Node* n, std::vector<Argument> args, std::vector<Kwarg> kwargs);
   void link_before(Node* n, Node* position);

@@ -106,13 +106,8 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vect
   };
   for (const Node* n : joint.graph().nodes()) {
     if (n->op() != OpKind::CallFunction || env[n] != nullptr || !needed.contains(n)) continue;
-    std::vector<Argument> args(n->args().begin(), n->args().end());
-    for (Argument& a : args) map_nodes(a, mapped);
-    std::vector<Kwarg> kwargs(n->kwargs().begin(), n->kwargs().end());
-    for (Kwarg& kw : kwargs) map_nodes(kw.value, mapped);
-    Node* c = g.create_node_exact(OpKind::CallFunction, n->target(), n->name(), std::move(args), std::move(kwargs));
+    Node* c = g.copy_node(*n, mapped);
     REMAT_ASSERT(c != nullptr) << "name taken twice: " << n->name();
-    c->meta = n->meta;
     env[n] = c;
   }
   std::vector<Argument> out;
