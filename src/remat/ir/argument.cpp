@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "remat/support/assert.h"
@@ -47,21 +48,15 @@ const std::string* intern(std::string_view s) {
 // that every copy of the Argument shares, with a reference count; the mutable_ accessors copy a
 // shared block first (copy on write). Copying a graph so copies no shape lists, and a list is
 // copied only when it holds nodes that are remapped.
-struct Block {
-  std::atomic<uint32_t> refs{1};
-};
-template <class T>
-struct Shared : Block {
-  explicit Shared(T v) : value(std::move(v)) {}
-  T value;
-};
+using detail::Block;
+using detail::Shared;
 template <class T>
 void* new_block(T value) {
   return static_cast<Block*>(new Shared<T>(std::move(value)));
 }
 template <class T>
 const T& block(const void* heap) {
-  return static_cast<const Shared<T>*>(static_cast<const Block*>(heap))->value;
+  return detail::block_value<T>(heap);
 }
 void share(void* heap) {
   static_cast<Block*>(heap)->refs.fetch_add(1, std::memory_order_relaxed);
@@ -100,6 +95,11 @@ bool holds_node(const Argument& arg) {
 }
 
 }  // namespace
+
+void Argument::wrong_kind(const char* accessor, ArgKind kind) {
+  REMAT_ASSERT(false) << accessor << " on " << arg_kind_name(kind);
+  std::abort();
+}
 
 std::string_view arg_kind_name(ArgKind k) {
   return kKindNames[static_cast<size_t>(k)];
@@ -259,10 +259,6 @@ Argument Argument::repr(std::string_view text, std::string_view type_name) {
                   Payload{.heap = new_block(ReprData{std::string(text), std::string(type_name)})});
 }
 
-Node* Argument::as_node() const {
-  REMAT_ASSERT(kind_ == ArgKind::Node) << "as_node() on " << arg_kind_name(kind_);
-  return payload_.node;
-}
 
 int64_t Argument::as_int() const {
   REMAT_ASSERT(kind_ == ArgKind::Int) << "as_int() on " << arg_kind_name(kind_);
@@ -299,10 +295,6 @@ std::string_view Argument::as_text() const {
   return *payload_.text;
 }
 
-std::span<const Argument> Argument::elements() const {
-  REMAT_ASSERT(uses_elements(kind_)) << "elements() on " << arg_kind_name(kind_);
-  return block<Elements>(payload_.heap);
-}
 
 std::span<Argument> Argument::mutable_elements() {
   REMAT_ASSERT(uses_elements(kind_)) << "mutable_elements() on " << arg_kind_name(kind_);

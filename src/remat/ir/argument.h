@@ -10,6 +10,7 @@
 
 #include <absl/functional/function_ref.h>
 
+#include "remat/ir/detail/shared_block.h"
 #include "remat/ir/dtype.h"
 #include "remat/ir/layout.h"
 #include "remat/ir/symint.h"
@@ -89,7 +90,10 @@ class Argument {
     return kind_ == ArgKind::List || kind_ == ArgKind::Tuple;
   }
 
-  [[nodiscard]] Node* as_node() const;
+  [[nodiscard]] Node* as_node() const {
+    if (kind_ != ArgKind::Node) wrong_kind("as_node()", kind_);
+    return payload_.node;
+  }
   [[nodiscard]] int64_t as_int() const;
   [[nodiscard]] double as_float() const;
   [[nodiscard]] bool as_bool() const;
@@ -99,7 +103,10 @@ class Argument {
   /// The text of String, Device, Op, Enum and SymInt values.
   [[nodiscard]] std::string_view as_text() const;
   /// Elements of List and Tuple; for Slice, its three parts.
-  [[nodiscard]] std::span<const Argument> elements() const;
+  [[nodiscard]] std::span<const Argument> elements() const {
+    if (!is_sequence() && kind_ != ArgKind::Slice) wrong_kind("elements()", kind_);
+    return detail::block_value<std::vector<Argument>>(payload_.heap);
+  }
   [[nodiscard]] std::span<Argument> mutable_elements();
   [[nodiscard]] std::span<const DictEntry> dict_entries() const;
   [[nodiscard]] std::span<DictEntry> mutable_dict_entries();
@@ -113,6 +120,7 @@ class Argument {
   friend bool operator==(const Argument& a, const Argument& b);
 
  private:
+  [[noreturn]] static void wrong_kind(const char* accessor, ArgKind kind);
   void destroy();
   void copy_from(const Argument& other);
 

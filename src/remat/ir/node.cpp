@@ -53,8 +53,8 @@ template <class F>
 void Node::for_each_input_occurrence(F&& fn) const {
   for (const Argument& a : args_) {
     if (a.is_node())
-      fn(a.as_node());  // the common case, without a std::function
-    else
+      fn(a.as_node());  // the common case, without a call through a function reference
+    else if (a.is_sequence() || a.is(ArgKind::Dict) || a.is(ArgKind::Slice))
       for_each_node(a, fn);
   }
   for (const Kwarg& k : kwargs()) for_each_node(k.value, fn);
