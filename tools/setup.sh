@@ -14,6 +14,7 @@ PACKAGES=(
   libtorch-dev                        # ATen: schema and shape oracle in tests, executor
   libboost-graph-dev                  # max-flow for the min-cut partitioner
   libssl-dev                          # MD5 of trace-log payloads
+  libjemalloc-dev                     # the executables' allocator (CMakeLists.txt: REMAT_JEMALLOC)
   chromium                            # the report's browser test
   python3-torch python3-networkx python3-pytest  # PyTorch 1.13 (functorch): the Python tests' oracle
   pybind11-dev python3-dev            # the Python package's C++ extension (build/python)
