@@ -125,7 +125,7 @@ class JointBuilder {
       return {};
     }
 
-    const OpInfo* op = find_op(j->target().view());
+    const OpInfo* op = find_op(j->target());
     if (!op) {
       bool any = false;
       for (Node* in : j->input_nodes()) any = any || requires_grad(in);
@@ -299,7 +299,7 @@ class JointBuilder {
       saved.push_back(append(nullptr, "aten.detach.default", {Argument::node(d)}));
       emitted.push_back(saved.back());
     }
-    const OpInfo* op = find_op(a.op->target().view());
+    const OpInfo* op = find_op(a.op->target());
     auto call = bind(op->schema, a.op->args(), a.op->kwargs());
     REMAT_ASSERT(call.ok()) << format_all(call.errors());
     BackwardContext ctx(g, a.op, *call, a.slots, a.outputs, grads, saved);

@@ -56,6 +56,14 @@ const OpInfo* find_op(std::string_view target) {
   return nullptr;
 }
 
+const OpInfo* find_op(InternedString target) {
+  // Per thread, so no lock: interned strings live forever, so their addresses are stable keys.
+  thread_local absl::flat_hash_map<const void*, const OpInfo*> known;
+  auto [it, fresh] = known.try_emplace(target.view().data(), nullptr);
+  if (fresh) it->second = find_op(target.view());
+  return it->second;
+}
+
 std::span<const OpInfo> all_ops() { return registry().ops; }
 
 Expected<InferredOutputs> infer_outputs(const OpInfo& op, std::span<const Argument> args,
@@ -70,8 +78,7 @@ Expected<InferredOutputs> infer_outputs(const OpInfo& op, std::span<const Argume
 }
 
 bool node_is(const Node& node, OpCategory category) {
-  if (node.op() != OpKind::CallFunction) return false;
-  const OpInfo* op = find_op(node.target().view());
+  const OpInfo* op = node_op(node);
   return op && op->is(category);
 }
 
@@ -89,8 +96,7 @@ int64_t flop_counter_flops(const Node& node) {
 }
 
 int64_t node_flops(const Node& node) {
-  if (node.op() != OpKind::CallFunction) return 0;
-  const OpInfo* op = find_op(node.target().view());
+  const OpInfo* op = node_op(node);
   if (!op) return 0;
   auto call = bind(op->schema, node.args(), node.kwargs());
   if (!call) return 0;

@@ -12,6 +12,13 @@ namespace remat {
 /// The op for an FX target such as `aten.mm.default` (also `torch.ops.aten.mm.default`), or
 /// nullptr when the registry does not know it.
 const OpInfo* find_op(std::string_view target);
+/// find_op for an interned target (a node's), remembered per target: after the first lookup
+/// it costs a pointer hash, not a string hash and compare.
+const OpInfo* find_op(InternedString target);
+/// The op of a call_function node, or nullptr.
+inline const OpInfo* node_op(const Node& node) {
+  return node.op() == OpKind::CallFunction ? find_op(node.target()) : nullptr;
+}
 /// Every registered op, in registration order.
 std::span<const OpInfo> all_ops();
 

@@ -1,7 +1,11 @@
 #include "remat/partition/min_cut_partition.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <queue>
+
+#include <absl/hash/hash.h>
 
 #include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
@@ -17,7 +21,7 @@
 namespace remat::partition {
 namespace {
 
-const OpInfo* op_of(const Node* n) { return n->op() == OpKind::CallFunction ? find_op(n->target().view()) : nullptr; }
+const OpInfo* op_of(const Node* n) { return node_op(*n); }
 bool is_getitem(const Node* n) { return n->target().view() == "operator.getitem"; }
 bool is_view(const Node* n) { return node_is(*n, OpCategory::View); }
 bool is_random(const Node* n) { return node_is(*n, OpCategory::Random); }
@@ -42,63 +46,88 @@ bool is_materialized(const Node* n) {
 
 // --- CSE ---
 
-void append_key(std::string& key, const Argument& a) {
-  key += static_cast<char>('A' + static_cast<int>(a.kind()));
+// Argument kinds CSE compares by value; a node reading any other kind (None, complex, tensor
+// constants, reprs) is never merged.
+bool mergeable(const Argument& a) {
   switch (a.kind()) {
     case ArgKind::Node:
-      key += std::to_string(reinterpret_cast<uintptr_t>(a.as_node()));
-      break;
     case ArgKind::Int:
-      key += std::to_string(a.as_int());
-      break;
-    case ArgKind::Float: {
-      double v = a.as_float();
-      key.append(reinterpret_cast<const char*>(&v), sizeof v);
-      break;
-    }
+    case ArgKind::Float:
     case ArgKind::Bool:
-      key += a.as_bool() ? '1' : '0';
-      break;
     case ArgKind::String:
     case ArgKind::Device:
     case ArgKind::Op:
     case ArgKind::Enum:
     case ArgKind::SymInt:
-      key += a.as_text();
-      break;
     case ArgKind::DType:
-      key += std::to_string(static_cast<int>(a.as_dtype()));
-      break;
     case ArgKind::Layout:
-      key += std::to_string(static_cast<int>(a.as_layout()));
-      break;
     case ArgKind::MemoryFormat:
-      key += std::to_string(static_cast<int>(a.as_memory_format()));
-      break;
+      return true;
     case ArgKind::List:
     case ArgKind::Tuple:
     case ArgKind::Slice:
-      key += '[';
-      for (const Argument& e : a.elements()) {
-        append_key(key, e);
-        key += ',';
-      }
-      key += ']';
-      break;
+      return std::all_of(a.elements().begin(), a.elements().end(), mergeable);
     case ArgKind::Dict:
-      key += '{';
-      for (const DictEntry& e : a.dict_entries()) {
-        key += e.key + ':';
-        append_key(key, e.value);
-        key += ',';
-      }
-      key += '}';
-      break;
+      return std::all_of(a.dict_entries().begin(), a.dict_entries().end(), [](const DictEntry& e) { return mergeable(e.value); });
     default:
-      key += "?" + std::to_string(reinterpret_cast<uintptr_t>(&a));  // never equal
+      return false;
   }
-  key += ';';
 }
+
+// Hashes what Argument's operator== compares (nodes by identity, floats bitwise).
+size_t hash_argument(const Argument& a) {
+  size_t h = absl::HashOf(static_cast<int>(a.kind()));
+  switch (a.kind()) {
+    case ArgKind::Node:
+      return absl::HashOf(h, a.as_node());
+    case ArgKind::Int:
+      return absl::HashOf(h, a.as_int());
+    case ArgKind::Float:
+      return absl::HashOf(h, std::bit_cast<uint64_t>(a.as_float()));
+    case ArgKind::Bool:
+      return absl::HashOf(h, a.as_bool());
+    case ArgKind::String:
+    case ArgKind::Device:
+    case ArgKind::Op:
+    case ArgKind::Enum:
+    case ArgKind::SymInt:
+      return absl::HashOf(h, a.as_text().data());  // interned: one address per text
+    case ArgKind::DType:
+      return absl::HashOf(h, static_cast<int>(a.as_dtype()));
+    case ArgKind::Layout:
+      return absl::HashOf(h, static_cast<int>(a.as_layout()));
+    case ArgKind::MemoryFormat:
+      return absl::HashOf(h, static_cast<int>(a.as_memory_format()));
+    case ArgKind::List:
+    case ArgKind::Tuple:
+    case ArgKind::Slice:
+      for (const Argument& e : a.elements()) h = absl::HashOf(h, hash_argument(e));
+      return h;
+    case ArgKind::Dict:
+      for (const DictEntry& e : a.dict_entries()) h = absl::HashOf(h, e.key, hash_argument(e.value));
+      return h;
+    default:
+      return h;
+  }
+}
+
+// A node as CSE sees it: its target, args and kwargs.
+struct SameComputationHash {
+  size_t operator()(const Node* n) const {
+    size_t h = absl::HashOf(n->target().view().data());
+    for (const Argument& a : n->args()) h = absl::HashOf(h, hash_argument(a));
+    for (const Kwarg& kw : n->kwargs()) h = absl::HashOf(h, kw.key.view().data(), hash_argument(kw.value));
+    return h;
+  }
+};
+struct SameComputation {
+  bool operator()(const Node* a, const Node* b) const {
+    if (a->target() != b->target()) return false;
+    auto x = a->args(), y = b->args();
+    auto kx = a->kwargs(), ky = b->kwargs();
+    return std::equal(x.begin(), x.end(), y.begin(), y.end()) && std::equal(kx.begin(), kx.end(), ky.begin(), ky.end());
+  }
+};
 
 // --- the flow network ---
 
@@ -330,23 +359,18 @@ class NetworkBuilder {
 }  // namespace
 
 size_t eliminate_common_subexpressions(Graph& graph, std::vector<std::pair<std::string, std::string>>* merged) {
-  absl::flat_hash_map<std::string, Node*> seen;
+  absl::flat_hash_set<Node*, SameComputationHash, SameComputation> seen;
   std::vector<Node*> duplicates;
   for (Node* n : graph.nodes()) {
     if (n->op() != OpKind::CallFunction || is_random(n)) continue;
-    std::string_view t = n->target().view();
-    if (t.starts_with("aten.empty")) continue;
-    std::string key(t);
-    key += '(';
-    for (const Argument& a : n->args()) append_key(key, a);
-    for (const Kwarg& kw : n->kwargs()) {
-      key += std::string(kw.key.view()) + '=';
-      append_key(key, kw.value);
-    }
-    auto [it, fresh] = seen.try_emplace(std::move(key), n);
+    if (n->target().view().starts_with("aten.empty")) continue;
+    bool comparable = std::all_of(n->args().begin(), n->args().end(), mergeable) &&
+                      std::all_of(n->kwargs().begin(), n->kwargs().end(), [](const Kwarg& kw) { return mergeable(kw.value); });
+    if (!comparable) continue;
+    auto [it, fresh] = seen.insert(n);
     if (!fresh) {
-      if (merged) merged->emplace_back(n->name(), it->second->name());
-      n->replace_all_uses_with(it->second);
+      if (merged) merged->emplace_back(n->name(), (*it)->name());
+      n->replace_all_uses_with(*it);
       duplicates.push_back(n);
     }
   }
