@@ -133,6 +133,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
         return;
       }
     }
+    stage_line("graph files", fmt::format("{}: joint, forward, backward (fxgraph-json)", graphs_dir.string()), lap("graph files"));
     bool check_ok = true;
     std::string check_summary = "skipped";
 #ifdef REMAT_WITH_TORCH
@@ -207,7 +208,8 @@ void add_compile_command(CLI::App& app, int& exit_code) {
       exit_code = report(log.errors());
       return;
     }
-    lap("log");
+    stage_line("log", fmt::format("{} ({})", fs::path(*log).filename().string(), report::human_bytes(fs::file_size(*log, ec))),
+               lap("log"));
 
     fs::path report_dir = out / "report";
     auto result = report::write_report_folder(*log, report_dir.string(), report_options_for(*log, app_command_line()), /*overwrite=*/true,
@@ -216,7 +218,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
       exit_code = report(result.errors());
       return;
     }
-    stage_line("log, report", fmt::format("{} records, {} artifacts", result->stats.ok, result->artifacts), lap("report"));
+    stage_line("report", fmt::format("{} records, {} artifacts", result->stats.ok, result->artifacts), lap("report"));
 
     fmt::print("{}: forward graph {}; joint graph {}\n", a->model.model, node_counts(*forward), node_counts(*joint));
     fmt::print("saved: {} values, {} ({} activation memory beyond the inputs)\n", preport.saved_values.size(),
