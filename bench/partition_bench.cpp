@@ -75,7 +75,7 @@ void BM_CloneGpt2(benchmark::State& state) {
 }
 void BM_MinCutManyUsersChain(benchmark::State& state) { run(state, chain_joint(state.range(0))); }
 
-BENCHMARK(BM_MinCutGpt2)->RangeMultiplier(4)->Range(1, 4096)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_MinCutGpt2)->RangeMultiplier(4)->Range(1, 4096)->Arg(32)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_CloneGpt2)->Arg(16)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MinCutManyUsersChain)->Arg(8)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond)->Iterations(1);
 
