@@ -21,7 +21,7 @@ const std::vector<std::optional<TensorMeta>>* Meta::tensor_tuple() const {
 
 void Meta::set_tensor_tuple(std::vector<std::optional<TensorMeta>> elements) {
   clear_value();
-  cold_.ensure().tuple = std::move(elements);
+  cold_.mutate().tuple = std::move(elements);
   value_kind_ = ValueKind::TensorTuple;
 }
 
@@ -32,15 +32,16 @@ std::optional<SymInt> Meta::sym_value() const {
 
 void Meta::set_sym_value(SymInt v) {
   clear_value();
-  cold_.ensure().sym = v;
+  cold_.mutate().sym = v;
   value_kind_ = ValueKind::SymInt;
 }
 
 void Meta::clear_value() {
   tensor_ = nullptr;
-  if (cold_) {
-    cold_->tuple.clear();
-    cold_->sym = SymInt();
+  if (cold_ && (!cold_->tuple.empty() || !(cold_->sym == SymInt()))) {
+    Cold& cold = cold_.mutate();
+    cold.tuple.clear();
+    cold.sym = SymInt();
   }
   value_kind_ = ValueKind::None;
 }

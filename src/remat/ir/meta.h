@@ -11,7 +11,7 @@
 #include "remat/ir/checkpoint_policy.h"
 #include "remat/ir/raw_json.h"
 #include "remat/ir/tensor_meta.h"
-#include "remat/support/clone_ptr.h"
+#include "remat/support/cow_ptr.h"
 #include "remat/support/interned_string.h"
 
 namespace remat {
@@ -58,19 +58,19 @@ class Meta {
   // --- rarely present keys ---
   /// Descriptor: a String for placeholders (`PlainAOTInput(idx=0)`), a List for the output node.
   [[nodiscard]] const Argument& desc() const;
-  void set_desc(Argument d) { cold_.ensure().desc = std::move(d); }
+  void set_desc(Argument d) { cold_.mutate().desc = std::move(d); }
   /// meta["custom"]: user annotations, a Dict (None when absent).
   [[nodiscard]] const Argument& custom() const;
-  void set_custom(Argument c) { cold_.ensure().custom = std::move(c); }
+  void set_custom(Argument c) { cold_.mutate().custom = std::move(c); }
   /// meta["keys"]: every meta key the source graph had, in its order (empty when unknown).
   [[nodiscard]] const std::vector<std::string>& source_keys() const;
-  void set_source_keys(std::vector<std::string> keys) { cold_.ensure().keys = std::move(keys); }
+  void set_source_keys(std::vector<std::string> keys) { cold_.mutate().keys = std::move(keys); }
   /// Keys remat does not interpret, kept verbatim and in order.
   [[nodiscard]] const RawJsonFields& extras() const;
-  RawJsonFields& mutable_extras() { return cold_.ensure().extras; }
+  RawJsonFields& mutable_extras() { return cold_.mutate().extras; }
   /// Unknown keys of the node object itself (beside `meta` in a file), kept for writing back.
   [[nodiscard]] const RawJsonFields& node_fields() const;
-  RawJsonFields& mutable_node_fields() { return cold_.ensure().node_fields; }
+  RawJsonFields& mutable_node_fields() { return cold_.mutate().node_fields; }
 
   friend bool operator==(const Meta& a, const Meta& b);
 
@@ -96,7 +96,7 @@ class Meta {
   ValueKey value_key_ = ValueKey::TensorMeta;
   int64_t ac_graph_id_ = kAbsent;
   int64_t seq_nr_ = kAbsent;
-  ClonePtr<Cold> cold_;
+  CowPtr<Cold> cold_;  // shared by copies of a node: copying a graph copies no cold block
 };
 
 }  // namespace remat
