@@ -72,6 +72,11 @@ TEST(Argument, CopiesShareABlockUntilOneChanges) {
   EXPECT_EQ(a.elements()[1].as_int(), 2);
   EXPECT_EQ(b.elements()[1].as_int(), 3);
   Argument only = Argument::dict({});
+  EXPECT_FALSE(a.may_hold_node());
+  EXPECT_FALSE(only.may_hold_node());
+  EXPECT_FALSE(Argument::integer(1).may_hold_node());
+  b.mutable_elements()[0] = Argument::integer(1);  // written through: may now hold a node
+  EXPECT_TRUE(b.may_hold_node());
   EXPECT_EQ(only.mutable_dict_entries().size(), 0U);  // sole owner: changed in place
 }
 
@@ -92,6 +97,8 @@ TEST(Argument, VisitsAndMapsNestedNodes) {
   std::vector<Node*> seen;
   for_each_node(a, [&](Node* n) { seen.push_back(n); });
   EXPECT_EQ(seen, (std::vector<Node*>{x, x, y}));
+  EXPECT_TRUE(a.may_hold_node());  // found two levels down
+  EXPECT_TRUE(a.elements()[1].may_hold_node());
   map_nodes(a, [&](Node* n) { return n == x ? y : n; });
   seen.clear();
   for_each_node(a, [&](Node* n) { seen.push_back(n); });

@@ -74,24 +74,22 @@ T& unshared(void*& heap) {
     drop<T>(heap);
     heap = copy;
   }
+  static_cast<Block*>(heap)->may_hold_node = true;  // the caller may write a node into it
   return static_cast<Shared<T>*>(static_cast<Block*>(heap))->value;
 }
 
-// True when a node is referenced anywhere inside `arg`.
-bool holds_node(const Argument& arg) {
-  switch (arg.kind()) {
-    case ArgKind::Node:
-      return true;
-    case ArgKind::List:
-    case ArgKind::Tuple:
-    case ArgKind::Slice:
-      return std::any_of(arg.elements().begin(), arg.elements().end(), holds_node);
-    case ArgKind::Dict:
-      return std::any_of(arg.dict_entries().begin(), arg.dict_entries().end(),
-                         [](const DictEntry& e) { return holds_node(e.value); });
-    default:
-      return false;
-  }
+// A new block of elements or entries, with may_hold_node worked out from what it holds.
+void* new_elements_block(Elements elements) {
+  bool nodes = std::any_of(elements.begin(), elements.end(), [](const Argument& e) { return e.may_hold_node(); });
+  void* heap = new_block(std::move(elements));
+  static_cast<Block*>(heap)->may_hold_node = nodes;
+  return heap;
+}
+void* new_entries_block(Entries entries) {
+  bool nodes = std::any_of(entries.begin(), entries.end(), [](const DictEntry& e) { return e.value.may_hold_node(); });
+  void* heap = new_block(std::move(entries));
+  static_cast<Block*>(heap)->may_hold_node = nodes;
+  return heap;
 }
 
 }  // namespace
@@ -197,15 +195,15 @@ Argument Argument::string(std::string_view s) {
 }
 
 Argument Argument::list(std::vector<Argument> elements) {
-  return Argument(ArgKind::List, Payload{.heap = new_block(std::move(elements))});
+  return Argument(ArgKind::List, Payload{.heap = new_elements_block(std::move(elements))});
 }
 
 Argument Argument::tuple(std::vector<Argument> elements) {
-  return Argument(ArgKind::Tuple, Payload{.heap = new_block(std::move(elements))});
+  return Argument(ArgKind::Tuple, Payload{.heap = new_elements_block(std::move(elements))});
 }
 
 Argument Argument::dict(std::vector<DictEntry> entries) {
-  return Argument(ArgKind::Dict, Payload{.heap = new_block(std::move(entries))});
+  return Argument(ArgKind::Dict, Payload{.heap = new_entries_block(std::move(entries))});
 }
 
 Argument Argument::slice(Argument start, Argument stop, Argument step) {
@@ -214,7 +212,7 @@ Argument Argument::slice(Argument start, Argument stop, Argument step) {
   parts.push_back(std::move(start));
   parts.push_back(std::move(stop));
   parts.push_back(std::move(step));
-  return Argument(ArgKind::Slice, Payload{.heap = new_block(std::move(parts))});
+  return Argument(ArgKind::Slice, Payload{.heap = new_elements_block(std::move(parts))});
 }
 
 Argument Argument::dtype(DType d) {
@@ -404,7 +402,7 @@ void for_each_node(const Argument& arg, absl::FunctionRef<void(Node*)> fn) {
 }
 
 void map_nodes(Argument& arg, absl::FunctionRef<Node*(Node*)> fn) {
-  if (arg.kind() != ArgKind::Node && !holds_node(arg)) return;  // keep a shared block shared
+  if (!arg.may_hold_node()) return;  // keep a shared block shared
   switch (arg.kind()) {
     case ArgKind::Node:
       arg = Argument::node(fn(arg.as_node()));

@@ -90,6 +90,20 @@ class Argument {
     return kind_ == ArgKind::List || kind_ == ArgKind::Tuple;
   }
 
+  /// False when no node is referenced anywhere inside (O(1): compound values keep a flag).
+  [[nodiscard]] bool may_hold_node() const {
+    switch (kind_) {
+      case ArgKind::Node:
+        return true;
+      case ArgKind::List:
+      case ArgKind::Tuple:
+      case ArgKind::Slice:
+      case ArgKind::Dict:
+        return detail::block_may_hold_node(payload_.heap);
+      default:
+        return false;
+    }
+  }
   [[nodiscard]] Node* as_node() const {
     if (kind_ != ArgKind::Node) wrong_kind("as_node()", kind_);
     return payload_.node;

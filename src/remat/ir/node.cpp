@@ -54,10 +54,11 @@ void Node::for_each_input_occurrence(F&& fn) const {
   for (const Argument& a : args_) {
     if (a.is_node())
       fn(a.as_node());  // the common case, without a call through a function reference
-    else if (a.is_sequence() || a.is(ArgKind::Dict) || a.is(ArgKind::Slice))
+    else if (a.may_hold_node())
       for_each_node(a, fn);
   }
-  for (const Kwarg& k : kwargs()) for_each_node(k.value, fn);
+  for (const Kwarg& k : kwargs())
+    if (k.value.may_hold_node()) for_each_node(k.value, fn);
 }
 
 void Node::collect_input_nodes(std::vector<Node*>& out) const {

@@ -10,6 +10,9 @@ namespace remat::detail {
 
 struct Block {
   std::atomic<uint32_t> refs{1};
+  /// False when no node is referenced inside (a shape list): input walks skip the block. Set
+  /// when the block is made, and back to true once anything may have been written into it.
+  bool may_hold_node = true;
 };
 
 template <class T>
@@ -22,6 +25,10 @@ struct Shared : Block {
 template <class T>
 const T& block_value(const void* heap) {
   return static_cast<const Shared<T>*>(static_cast<const Block*>(heap))->value;
+}
+
+inline bool block_may_hold_node(const void* heap) {
+  return static_cast<const Block*>(heap)->may_hold_node;
 }
 
 }  // namespace remat::detail
