@@ -31,10 +31,6 @@ constexpr std::array<std::string_view, 20> kKindNames{
     "tuple", "dict",    "slice", "dtype",           "device", "layout", "memory_format",
     "op",    "complex", "enum",  "tensor_constant", "sym",    "repr"};
 
-bool uses_elements(ArgKind k) {
-  return k == ArgKind::List || k == ArgKind::Tuple || k == ArgKind::Slice;
-}
-
 bool uses_text(ArgKind k) {
   return k == ArgKind::String || k == ArgKind::Device || k == ArgKind::Op || k == ArgKind::Enum ||
          k == ArgKind::SymInt;
@@ -49,14 +45,11 @@ const std::string* intern(std::string_view s) {
 // shared block first (copy on write). Copying a graph so copies no shape lists, and a list is
 // copied only when it holds nodes that are remapped.
 using detail::Block;
+using detail::block_value;
 using detail::Shared;
 template <class T>
 void* new_block(T value) {
   return static_cast<Block*>(new Shared<T>(std::move(value)));
-}
-template <class T>
-const T& block(const void* heap) {
-  return detail::block_value<T>(heap);
 }
 void share(void* heap) {
   static_cast<Block*>(heap)->refs.fetch_add(1, std::memory_order_relaxed);
@@ -70,7 +63,7 @@ template <class T>
 T& unshared(void*& heap) {
   auto* b = static_cast<Block*>(heap);
   if (b->refs.load(std::memory_order_acquire) != 1) {
-    void* copy = new_block<T>(block<T>(heap));
+    void* copy = new_block<T>(block_value<T>(heap));
     drop<T>(heap);
     heap = copy;
   }
@@ -79,17 +72,18 @@ T& unshared(void*& heap) {
 }
 
 // A new block of elements or entries, with may_hold_node worked out from what it holds.
-void* new_elements_block(Elements elements) {
-  bool nodes = std::any_of(elements.begin(), elements.end(), [](const Argument& e) { return e.may_hold_node(); });
-  void* heap = new_block(std::move(elements));
+template <class T, class HoldsNode>
+void* new_flagged_block(T items, HoldsNode may_hold_node) {
+  bool nodes = std::any_of(items.begin(), items.end(), may_hold_node);
+  void* heap = new_block(std::move(items));
   static_cast<Block*>(heap)->may_hold_node = nodes;
   return heap;
 }
+void* new_elements_block(Elements elements) {
+  return new_flagged_block(std::move(elements), [](const Argument& e) { return e.may_hold_node(); });
+}
 void* new_entries_block(Entries entries) {
-  bool nodes = std::any_of(entries.begin(), entries.end(), [](const DictEntry& e) { return e.value.may_hold_node(); });
-  void* heap = new_block(std::move(entries));
-  static_cast<Block*>(heap)->may_hold_node = nodes;
-  return heap;
+  return new_flagged_block(std::move(entries), [](const DictEntry& e) { return e.value.may_hold_node(); });
 }
 
 }  // namespace
@@ -257,7 +251,6 @@ Argument Argument::repr(std::string_view text, std::string_view type_name) {
                   Payload{.heap = new_block(ReprData{std::string(text), std::string(type_name)})});
 }
 
-
 int64_t Argument::as_int() const {
   REMAT_ASSERT(kind_ == ArgKind::Int) << "as_int() on " << arg_kind_name(kind_);
   return payload_.i;
@@ -293,15 +286,14 @@ std::string_view Argument::as_text() const {
   return *payload_.text;
 }
 
-
 std::span<Argument> Argument::mutable_elements() {
-  REMAT_ASSERT(uses_elements(kind_)) << "mutable_elements() on " << arg_kind_name(kind_);
+  REMAT_ASSERT(uses_elements()) << "mutable_elements() on " << arg_kind_name(kind_);
   return unshared<Elements>(payload_.heap);
 }
 
 std::span<const DictEntry> Argument::dict_entries() const {
   REMAT_ASSERT(kind_ == ArgKind::Dict) << "dict_entries() on " << arg_kind_name(kind_);
-  return block<Entries>(payload_.heap);
+  return block_value<Entries>(payload_.heap);
 }
 
 std::span<DictEntry> Argument::mutable_dict_entries() {
@@ -311,27 +303,27 @@ std::span<DictEntry> Argument::mutable_dict_entries() {
 
 std::pair<double, double> Argument::as_complex() const {
   REMAT_ASSERT(kind_ == ArgKind::Complex) << "as_complex() on " << arg_kind_name(kind_);
-  return block<ComplexParts>(payload_.heap);
+  return block_value<ComplexParts>(payload_.heap);
 }
 
 DType Argument::tensor_constant_dtype() const {
   REMAT_ASSERT(kind_ == ArgKind::TensorConstant) << "not a tensor constant";
-  return block<TensorConstantData>(payload_.heap).dtype;
+  return block_value<TensorConstantData>(payload_.heap).dtype;
 }
 
 std::span<const SymInt> Argument::tensor_constant_shape() const {
   REMAT_ASSERT(kind_ == ArgKind::TensorConstant) << "not a tensor constant";
-  return block<TensorConstantData>(payload_.heap).shape;
+  return block_value<TensorConstantData>(payload_.heap).shape;
 }
 
 std::string_view Argument::repr_text() const {
   REMAT_ASSERT(kind_ == ArgKind::Repr) << "repr_text() on " << arg_kind_name(kind_);
-  return block<ReprData>(payload_.heap).text;
+  return block_value<ReprData>(payload_.heap).text;
 }
 
 std::string_view Argument::repr_type() const {
   REMAT_ASSERT(kind_ == ArgKind::Repr) << "repr_type() on " << arg_kind_name(kind_);
-  return block<ReprData>(payload_.heap).type;
+  return block_value<ReprData>(payload_.heap).type;
 }
 
 bool operator==(const Argument& a, const Argument& b) {

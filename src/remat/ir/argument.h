@@ -118,7 +118,7 @@ class Argument {
   [[nodiscard]] std::string_view as_text() const;
   /// Elements of List and Tuple; for Slice, its three parts.
   [[nodiscard]] std::span<const Argument> elements() const {
-    if (!is_sequence() && kind_ != ArgKind::Slice) wrong_kind("elements()", kind_);
+    if (!uses_elements()) wrong_kind("elements()", kind_);
     return detail::block_value<std::vector<Argument>>(payload_.heap);
   }
   [[nodiscard]] std::span<Argument> mutable_elements();
@@ -135,6 +135,8 @@ class Argument {
 
  private:
   [[noreturn]] static void wrong_kind(const char* accessor, ArgKind kind);
+  /// List, Tuple and Slice keep their parts as elements.
+  [[nodiscard]] bool uses_elements() const { return is_sequence() || kind_ == ArgKind::Slice; }
   void destroy();
   void copy_from(const Argument& other);
 

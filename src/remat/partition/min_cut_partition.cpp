@@ -21,14 +21,13 @@
 namespace remat::partition {
 namespace {
 
-const OpInfo* op_of(const Node* n) { return node_op(*n); }
 bool is_getitem(const Node* n) { return n->target().view() == "operator.getitem"; }
 bool is_view(const Node* n) { return node_is(*n, OpCategory::View); }
 bool is_random(const Node* n) { return node_is(*n, OpCategory::Random); }
 // recomputable_ops ∪ pointwise ∪ views (spec §6.5); getitem is in the list too.
 bool is_recomputable(const Node* n) {
   if (is_getitem(n)) return true;
-  const OpInfo* op = op_of(n);
+  const OpInfo* op = node_op(*n);
   return op && (op->is(OpCategory::Recomputable) || op->is(OpCategory::Pointwise) || op->is(OpCategory::View));
 }
 bool is_fusible_op(const Node* n) { return is_recomputable(n) || is_random(n); }
@@ -172,10 +171,10 @@ class NetworkBuilder {
     if (config_.recompute_views && is_view(n)) return std::nullopt;
     if (config_.ban_recompute_not_in_allowlist) {
       if (!is_recomputable(n)) return "not in the recomputable-ops allowlist (" + std::string(n->target().view()) + ")";
-    } else if (!op_of(n)) {
+    } else if (!node_op(*n)) {
       // Nothing says recomputing it is safe (it may be random or in-place): PyTorch's rule too.
       return "outside remat's op registry (" + std::string(n->target().view()) + ")";
-    } else if (is_random(n) || op_of(n)->is(OpCategory::ComputeIntensive)) {
+    } else if (is_random(n) || node_op(*n)->is(OpCategory::ComputeIntensive)) {
       return is_random(n) ? "random op" : "compute-intensive op";
     }
     if (config_.ban_recompute_materialized_backward && materialized_backwards(n)) return "its output is materialized in the backward";
@@ -483,7 +482,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
     // dropout masks): forward ops outside the registry that the backward may need.
     for (const Node* n : g.nodes()) {
       int64_t dist = info.dist_from_bw[n];
-      if (n->op() != OpKind::CallFunction || is_getitem(n) || op_of(n) || dist == 0 || dist >= kFarFromBackward) continue;
+      if (n->op() != OpKind::CallFunction || is_getitem(n) || node_op(*n) || dist == 0 || dist >= kFarFromBackward) continue;
       chosen.saved.push_back(n);
       notes.push_back("memory budget 0: " + n->name() + " is saved all the same: " + std::string(n->target().view()) +
                       " is outside remat's op registry, so recomputing it is never assumed safe");
@@ -518,7 +517,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
           for (const Node* n : g.nodes()) {
             // Inputs share storage with themselves: saving them costs nothing extra (spec §7.2.7).
             if (!s2->banned_nodes.contains(n) || n->op() == OpKind::Placeholder || info.dist_from_bw[n] >= kFarFromBackward) continue;
-            bool keep = n->meta.recompute == CheckpointPolicy::MustSave || op_of(n) == nullptr;
+            bool keep = n->meta.recompute == CheckpointPolicy::MustSave || node_op(*n) == nullptr;
             (keep ? must_save : candidates).push_back(n);
           }
           std::stable_sort(candidates.begin(), candidates.end(), [](const Node* a, const Node* b) { return value_bytes(*a) > value_bytes(*b); });

@@ -10,7 +10,6 @@ namespace remat {
 template <class T>
 class CowPtr {
  public:
-  [[nodiscard]] const T* get() const { return p_.get(); }
   const T* operator->() const { return p_.get(); }
   const T& operator*() const { return *p_; }
   explicit operator bool() const { return p_ != nullptr; }
@@ -23,7 +22,6 @@ class CowPtr {
     }
     return *p_;
   }
-  void reset() { p_.reset(); }
 
  private:
   std::shared_ptr<T> p_;
