@@ -467,5 +467,30 @@ TEST(Printer, NodeTypesAnnotateWhereMetaDoesNot) {
   EXPECT_NE(print_code(*m).text.find("def forward(self, x, scale : float = 0.5):"), std::string::npos);
 }
 
+TEST(Printer, NodeNamesGiveWayToBuiltinsAndEachOther) {
+  // python_code names every node again in a fresh namespace: `torch` is taken by the module,
+  // the renamed node's new name pushes the next node on, and the builtin `getattr` may keep its
+  // own name once no node printed under it.
+  constexpr std::string_view kGraph = R"({"schema": "fxgraph-json/1", "class_name": "Names", "nodes": [
+    {"name": "x", "op": "placeholder", "target": "x", "args": [], "kwargs": {}},
+    {"name": "torch", "op": "call_function", "target": "aten.neg.default", "args": [{"node": "x"}], "kwargs": {}},
+    {"name": "torch_1", "op": "call_function", "target": "aten.neg.default", "args": [{"node": "torch"}], "kwargs": {}},
+    {"name": "getattr", "op": "call_function", "target": "aten.neg.default", "args": [{"node": "torch_1"}], "kwargs": {}},
+    {"name": "getattr_1", "op": "call_function", "target": "builtins.getattr", "args": [{"node": "getattr"}, "0"], "kwargs": {}},
+    {"name": "output", "op": "output", "target": "output", "args": [{"node": "getattr_1"}], "kwargs": {}}]})";
+  auto m = read_graph_json(kGraph, "names.json");
+  ASSERT_TRUE(m.ok()) << format_all(m.errors());
+  EXPECT_EQ(print_code(*m).text, R"(
+
+
+def forward(self, x):
+    torch_1 = torch.ops.aten.neg.default(x);  x = None
+    torch_2 = torch.ops.aten.neg.default(torch_1);  torch_1 = None
+    getattr_1 = torch.ops.aten.neg.default(torch_2);  torch_2 = None
+    getattr_2 = getattr(getattr_1, '0');  getattr_1 = None
+    return getattr_2
+    )");
+}
+
 }  // namespace
 }  // namespace remat

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 
 namespace remat {
 namespace {
@@ -207,11 +208,13 @@ constexpr std::array<std::string_view, 196> kReserved{"ArithmeticError",
                                                       "yield",
                                                       "zip"};
 
+// ASCII only, like the names torch.fx accepts; inline, not the locale-aware <cctype> calls
+// (every printed node's name is checked).
 bool is_ident_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 bool is_ident_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  return is_ident_start(c) || (c >= '0' && c <= '9');
 }
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
@@ -235,6 +238,13 @@ bool split_name(std::string_view s, std::string_view& base, std::string_view& di
   base = s;
   digits = {};
   return true;
+}
+
+/// The value of at most 18 decimal digits.
+long long parse_digits(std::string_view digits) {
+  long long n = 0;
+  std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  return n;
 }
 
 std::string sanitize(std::string_view candidate) {
@@ -285,23 +295,28 @@ std::string NameCounter::create(std::string_view requested,
     candidate = sanitize(candidate);
     split_name(candidate, base_view, digits);
   }
-  std::string base(base_view);
+  // The base is a prefix of the candidate until the candidate is renamed: no copy on the way
+  // every node's name takes (printing a million-node graph names a million nodes).
+  const size_t base_size = base_view.size();
+  std::string base;
+  auto rename = [&](long long n) {
+    if (base.empty()) base = candidate.substr(0, base_size);
+    candidate = base + "_" + std::to_string(n);
+  };
   long long num = 0;
   if (digits.empty() || taken(candidate)) {
-    auto it = base_count_.find(candidate);
+    auto it = base_count_.find(std::string_view(candidate));
     num = it == base_count_.end() ? 0 : it->second;
-    if (is_reserved_python_name(candidate) && !is_that_builtin) {
-      ++num;
-      candidate = base + "_" + std::to_string(num);
-    }
+    if (is_reserved_python_name(candidate) && !is_that_builtin) rename(++num);
   } else {
-    num = digits.size() > 18 ? 0 : std::stoll(std::string(digits));
+    num = digits.size() > 18 ? 0 : parse_digits(digits);
   }
-  while (taken(candidate)) {
-    ++num;
-    candidate = base + "_" + std::to_string(num);
-  }
-  base_count_[base] = num;
+  while (taken(candidate)) rename(++num);
+  std::string_view key = base.empty() ? std::string_view(candidate).substr(0, base_size) : base;
+  if (auto it = base_count_.find(key); it != base_count_.end())
+    it->second = num;
+  else
+    base_count_.emplace(key, num);
   return candidate;
 }
 
@@ -312,7 +327,7 @@ void NameCounter::note(std::string_view name) {
   if (digits.empty()) {
     base_count_.try_emplace(base, 0);
   } else if (digits.size() <= 18) {
-    base_count_[base] = std::stoll(std::string(digits));
+    base_count_[base] = parse_digits(digits);
   }
 }
 

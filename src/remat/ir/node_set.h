@@ -55,6 +55,8 @@ class NodeMap {
   [[nodiscard]] const T& operator[](const Node* n) const {
     return n->id() < values_.size() ? values_[n->id()] : fallback_;
   }
+  /// The value, or the fallback for a node the map has not grown to; never grows.
+  [[nodiscard]] const T& get(const Node* n) const { return (*this)[n]; }
   T& operator[](const Node* n) {
     if (n->id() >= values_.size()) values_.resize(n->id() + 1, fallback_);
     return values_[n->id()];

@@ -1,5 +1,6 @@
 #include "remat/ir/symint.h"
 
+#include "remat/support/append_int.h"
 #include "remat/support/assert.h"
 
 namespace remat {
@@ -30,13 +31,24 @@ std::string SymInt::to_string() const {
   return is_symbolic() ? std::string(expression()) : std::to_string(value());
 }
 
+void SymInt::append_to(std::string& out) const {
+  if (is_symbolic())
+    out += expression();
+  else
+    append_int(out, value());
+}
+
 std::string join_dims(std::span<const SymInt> dims) {
   std::string out;
+  append_dims(out, dims);
+  return out;
+}
+
+void append_dims(std::string& out, std::span<const SymInt> dims) {
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i) out += ", ";
-    out += dims[i].to_string();
+    dims[i].append_to(out);
   }
-  return out;
 }
 
 }  // namespace remat

@@ -29,6 +29,8 @@ class SymInt {
   [[nodiscard]] std::string_view expression() const;
   /// `str(dim)` in Python: the integer or the expression.
   [[nodiscard]] std::string to_string() const;
+  /// Appends `str(dim)` to `out`.
+  void append_to(std::string& out) const;
 
   friend bool operator==(SymInt a, SymInt b) { return a.bits_ == b.bits_; }
   [[nodiscard]] uint64_t raw_bits() const { return bits_; }
@@ -39,5 +41,7 @@ class SymInt {
 
 /// The dims as Python prints a shape's contents: `4, 4` or `s0, 2*s1`.
 std::string join_dims(std::span<const SymInt> dims);
+/// Appends join_dims(dims) to `out`.
+void append_dims(std::string& out, std::span<const SymInt> dims);
 
 }  // namespace remat

@@ -175,32 +175,55 @@ std::optional<std::string> tag_text(const Meta& meta) {
 }
 
 std::string MetaText::annotation(const Meta& meta) const {
+  std::string out;
+  append_annotation(out, meta);
+  return out;
+}
+
+void MetaText::append_annotation(std::string& out, const Meta& meta) const {
   switch (meta.value_kind()) {
     case ValueKind::Tensor: {
       const TensorMeta& t = *meta.tensor();
       const char* q = o_.quoted_annotations ? "\"" : "";
-      if (meta.value_key() == ValueKey::TensorMeta)  // ShapeProp's TensorMetadata: no extras
-        return ": " + (q + abbr(t.dtype)) + dims_text(t.sizes()) + q;
+      if (meta.value_key() == ValueKey::TensorMeta) {  // ShapeProp's TensorMetadata: no extras
+        out += ": ";
+        out += q;
+        out += abbr(t.dtype);
+        out += '[';
+        append_dims(out, t.sizes());
+        out += ']';
+        out += q;
+        return;
+      }
       auto [it, fresh] = tensor_annotations_.try_emplace(&t);
-      if (!fresh) return it->second;
-      std::string shape = dims_text(t.sizes());
-      std::string stride, device;
-      if (o_.include_stride)
-        if (auto s = t.strides()) stride = dims_text(*s);
-      if (o_.include_device) device = t.device.str();
-      bool c = o_.colored;
-      it->second = ": " + (q + color(c, "\033[31m", abbr(t.dtype))) + color(c, "\033[34m", shape) +
-                   color(c, "\033[2m\033[34m", stride) + color(c, "\033[2m\033[32m", device) + q;
-      return it->second;
+      if (fresh) {
+        std::string shape = dims_text(t.sizes());
+        std::string stride, device;
+        if (o_.include_stride)
+          if (auto s = t.strides()) stride = dims_text(*s);
+        if (o_.include_device) device = t.device.str();
+        bool c = o_.colored;
+        it->second = ": " + (q + color(c, "\033[31m", abbr(t.dtype))) +
+                     color(c, "\033[34m", shape) + color(c, "\033[2m\033[34m", stride) +
+                     color(c, "\033[2m\033[32m", device) + q;
+      }
+      out += it->second;
+      return;
     }
     case ValueKind::SymInt: {
       SymInt s = *meta.sym_value();
-      if (!s.is_symbolic()) return "";  // a plain int value gets no annotation
+      if (!s.is_symbolic()) return;  // a plain int value gets no annotation
       const char* q = o_.quoted_annotations ? "\"" : "";
-      return ": " + (q + ("Sym(" + std::string(s.expression()) + ")")) + q;
+      out += ": ";
+      out += q;
+      out += "Sym(";
+      out += s.expression();
+      out += ')';
+      out += q;
+      return;
     }
     default:
-      return "";
+      return;
   }
 }
 

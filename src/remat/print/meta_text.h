@@ -19,6 +19,7 @@ class MetaText {
 
   /// The verbose annotation (§3): `: "f32[4, 4][4, 1]cuda:0"`, `: "Sym(s0)"`, or "".
   [[nodiscard]] std::string annotation(const Meta& meta) const;
+  void append_annotation(std::string& out, const Meta& meta) const;
   /// The stack-trace comment line `<M>#<ANN><TAG> <ST>` (§4.1), without colors.
   [[nodiscard]] std::string summary(const Node& node) const;
   /// PyTorch 1.13's stack-trace comment of a non-empty stack trace, without `# `: the context

@@ -7,11 +7,14 @@
 #include <unordered_map>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include "remat/ir/naming.h"
 #include "remat/ir/target.h"
 #include "remat/print/meta_text.h"
 #include "remat/print/python_repr.h"
+#include "remat/ir/node_set.h"
+#include "remat/support/append_int.h"
 #include "remat/support/float_repr.h"
 
 namespace remat {
@@ -70,8 +73,7 @@ const MagicMethod* find_method(std::span<const MagicMethod> table, std::string_v
   return nullptr;
 }
 
-std::string apply_pattern(std::string_view pattern, const std::vector<std::string>& args) {
-  std::string out;
+void apply_pattern(std::string& out, std::string_view pattern, std::span<const std::string> args) {
   for (size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] == '{' && i + 2 < pattern.size() && pattern[i + 2] == '}') {
       size_t k = static_cast<size_t>(pattern[i + 1] - '0');
@@ -81,7 +83,6 @@ std::string apply_pattern(std::string_view pattern, const std::vector<std::strin
       out += pattern[i];
     }
   }
-  return out;
 }
 
 /// `_format_target`: `self.layers.0.weight` -> `getattr(self.layers, "0").weight`.
@@ -110,79 +111,184 @@ struct Lines {
     text += '\n';
     nodes.push_back(n);
   }
-  /// Appends `s`, which may span several lines, all belonging to `n`.
-  void add_multiline(std::string_view s, const Node* n) {
-    size_t start = 0;
-    while (true) {
-      size_t nl = s.find('\n', start);
-      add(s.substr(start, nl == std::string_view::npos ? nl : nl - start), n);
-      if (nl == std::string_view::npos) break;
-      start = nl + 1;
-    }
-  }
 };
 
 /// Appends each line of `lines` to `out`, after `indent`.
-void append_lines(const Lines& lines, size_t first, std::string_view indent, PrintedCode& out) {
+void append_lines(const Lines& lines, std::string_view indent, PrintedCode& out) {
   size_t start = 0;
-  for (size_t i = 0; i < lines.nodes.size(); ++i) {
+  for (const Node* n : lines.nodes) {
     size_t end = lines.text.find('\n', start);
-    if (i >= first) {
-      if (!out.text.empty() || !out.line_nodes.empty()) out.text += '\n';
-      out.text.append(indent);
-      out.text.append(lines.text, start, end - start);
-      out.line_nodes.push_back(lines.nodes[i]);
-    }
+    if (!out.text.empty() || !out.line_nodes.empty()) out.text += '\n';
+    out.text.append(indent);
+    out.text.append(lines.text, start, end - start);
+    out.line_nodes.push_back(n);
     start = end + 1;
   }
 }
 
+/// The body of forward() as it is printed: each line is `\n`, the indent and its text, and
+/// belongs to a node. torch.fx strips the body's leading blank lines (1.13 kept them).
+class Body {
+ public:
+  Body(std::string indent, bool keep_leading_blanks)
+      : indent_(std::move(indent)), started_(keep_leading_blanks) {}
+
+  /// Starts a line of `n` and returns the buffer its text (one line) is appended to.
+  std::string& line(const Node* n) {
+    started_ = true;
+    text_ += '\n';
+    text_ += indent_;
+    nodes_.push_back(n);
+    return text_;
+  }
+  /// Appends `s`, which may span several lines, all belonging to `n`.
+  void add(std::string_view s, const Node* n) {
+    size_t start = 0;
+    while (true) {
+      size_t nl = s.find('\n', start);
+      std::string_view piece = s.substr(start, nl == std::string_view::npos ? nl : nl - start);
+      if (started_ || !piece.empty()) line(n).append(piece);
+      if (nl == std::string_view::npos) break;
+      start = nl + 1;
+    }
+  }
+  void reserve(size_t bytes, size_t lines) {
+    text_.reserve(bytes);
+    nodes_.reserve(lines);
+  }
+  void append_to(PrintedCode& out) const {
+    out.text += text_;
+    out.line_nodes.insert(out.line_nodes.end(), nodes_.begin(), nodes_.end());
+  }
+
+ private:
+  std::string indent_;
+  bool started_;
+  std::string text_;
+  std::vector<const Node*> nodes_;
+};
+
 /// One python_code() call: a fresh namespace, the body and the free variables.
 class CodeGen {
  public:
-  CodeGen(const GraphModule& m, const PrintOptions& o, bool verbose)
-      : m_(m), o_(o), verbose_(verbose), meta_text_(o) {
+  /// `indent`: the columns before `def forward`.
+  CodeGen(const GraphModule& m, const PrintOptions& o, bool verbose, std::string_view indent)
+      : m_(m),
+        o_(o),
+        verbose_(verbose),
+        indent_(indent),
+        meta_text_(o),
+        body_(indent_ + "    ", o.dialect == Dialect::Torch113),
+        name_state_(m.graph(), 0),
+        last_user_(m.graph(), nullptr) {
     // torch.fx pre-registers its custom builtins, so nodes named `torch`, `inf`... get `_1`.
     for (std::string_view b : {"inf", "nan", "NoneType", "torch", "device", "fx_pytree", "pytree"})
-      ns_.create_name(b, /*is_that_builtin=*/true);
+      create_global_name(b, /*is_that_builtin=*/true);
   }
 
-  /// Appends `src` (without the blank lines it starts with) to `out`, each line after `indent`.
-  void run(std::string_view indent, PrintedCode& out);
+  /// Appends the code to `out`.
+  void run(PrintedCode& out);
 
  private:
-  const std::string& name_of(const Node* n);
+  /// How a call_function target prints, found once per target.
+  struct Callable {
+    const MagicMethod* magic = nullptr;    // an operator printed as an expression
+    const MagicMethod* inplace = nullptr;  // an in-place operator printed as a statement
+    std::optional<std::string> global;     // the callable's name, made on first use
+  };
+
+  std::string_view name_of(const Node* n);
+  std::string create_global_name(std::string_view hint, bool is_that_builtin = false);
   std::string add_global(std::string_view target);
-  std::string repr(const Argument& a, bool colored);
-  std::string format_args(std::span<const Argument> args, std::span<const Kwarg> kwargs);
-  std::string annotation(const Node& n);
+  Callable& callable(const std::string& target);
+  void repr(std::string& out, const Argument& a, bool colored);
+  std::string repr(const Argument& a, bool colored) {
+    std::string out;
+    repr(out, a, colored);
+    return out;
+  }
+  void format_args(std::string& out, std::span<const Argument> args, std::span<const Kwarg> kwargs);
+  void annotation(std::string& out, const Node& n);
   /// The node's inputs, each once, args first (torch.fx's _input_nodes), in a reused buffer.
   const std::vector<Node*>& inputs_of(const Node& n);
   void compute_last_uses();
-  std::string deletions(const Node& n);
+  void deletions(std::string& out, const Node& n);
   void emit(const Node& n);
   void emit_output(const Node& n);
-  void add_lines(const std::string& text, const Node* n) { body_.add_multiline(text, n); }
+  void emit_comment(const Node& n);
   std::vector<std::string> prologue();
 
   const GraphModule& m_;
   const PrintOptions& o_;
   bool verbose_;
+  std::string indent_;
   MetaText meta_text_;
-  Namespace ns_;
-  absl::flat_hash_map<const Node*, std::string> names_;
-  std::unordered_map<std::string, std::string> globals_;            // target -> printed global name
-  absl::flat_hash_map<const std::string*, std::string> callables_;  // by interned target
-  absl::flat_hash_map<const Node*, const Node*> last_user_;
+  Body body_;
+
+  // torch.fx gives each node, global and builtin a unique name in a fresh namespace. A node's
+  // name is nearly always its own (the graph's names are unique), so the taken names are the
+  // nodes named so far under their own name (found through the graph's index) plus `others_`,
+  // and a node's printed name is stored only when it differs.
+  NameCounter counter_;
+  NodeMap<uint32_t> name_state_;  // 0: not named yet, 1: its own name, k + 2: renamed_[k]
+  std::vector<std::string> renamed_;
+  absl::flat_hash_set<std::string, StringViewHash, StringViewEq> others_;
+
+  std::unordered_map<std::string, std::string> globals_;  // target -> printed global name
+  absl::flat_hash_map<const std::string*, Callable> callables_;  // by interned target
+  NodeMap<const Node*> last_user_;
   std::vector<Node*> inputs_;
+  std::vector<std::string> operands_;  // an operator's rendered operands, reused
   std::vector<std::string> free_vars_;
-  Lines body_;
+  std::string scratch_;  // a statement that may span lines, reused
+
+  // The stack-trace comment depends only on these when no extra meta keys are shown and the node
+  // has no custom annotation: a node with the previous node's key prints no comment.
+  struct CommentKey {
+    const void* trace = nullptr;
+    std::optional<CheckpointPolicy> recompute;
+    std::optional<int64_t> ac_graph_id;
+    friend bool operator==(const CommentKey&, const CommentKey&) = default;
+  };
+  std::optional<CommentKey> previous_key_;
+  std::optional<std::string> previous_summary_;
+  std::optional<std::string_view> previous_trace_;  // 1.13 compared the traces, not the comments
 };
 
-const std::string& CodeGen::name_of(const Node* n) {
-  auto it = names_.find(n);
-  if (it == names_.end()) it = names_.emplace(n, ns_.create_name(n->name())).first;
-  return it->second;
+std::string_view CodeGen::name_of(const Node* n) {
+  uint32_t state = name_state_.get(n);
+  if (state == 0) {
+    std::string_view own = n->name();
+    auto taken = [&](std::string_view c) {
+      if (others_.contains(c)) return true;
+      if (c == own) return false;  // the graph's only node of that name is `n`, not named yet
+      const Node* holder = m_.graph().find(c);
+      return holder != nullptr && name_state_.get(holder) == 1;
+    };
+    std::string name = counter_.create(own, taken);
+    if (name == own) {
+      state = 1;
+    } else {
+      others_.insert(name);
+      renamed_.push_back(std::move(name));
+      state = static_cast<uint32_t>(renamed_.size() + 1);
+    }
+    name_state_[n] = state;
+  }
+  return state == 1 ? std::string_view(n->name()) : std::string_view(renamed_[state - 2]);
+}
+
+std::string CodeGen::create_global_name(std::string_view hint, bool is_that_builtin) {
+  std::string name = counter_.create(
+      hint,
+      [&](std::string_view c) {
+        if (others_.contains(c)) return true;
+        const Node* holder = m_.graph().find(c);
+        return holder != nullptr && name_state_.get(holder) == 1;
+      },
+      is_that_builtin);
+  others_.insert(name);
+  return name;
 }
 
 std::string CodeGen::add_global(std::string_view target) {
@@ -207,111 +313,180 @@ std::string CodeGen::add_global(std::string_view target) {
     hint = "_" + std::string(target);
   else
     hint = target;
-  std::string name = ns_.create_name(hint, builtin);
+  std::string name = create_global_name(hint, builtin);
   globals_.emplace(std::string(target), name);
   return name;
 }
 
-std::string CodeGen::repr(const Argument& a, bool colored) {
-  auto constant = [&](std::string s) { return colored ? wrap(kBlue, s) : s; };
+CodeGen::Callable& CodeGen::callable(const std::string& target) {
+  auto [it, fresh] = callables_.try_emplace(&target);
+  if (fresh && classify_callable(target) == CallableKind::Operator) {
+    std::string_view op = callable_short_name(target);
+    it->second.magic = find_method(kMagic, op);
+    if (it->second.magic == nullptr) it->second.inplace = find_method(kInplace, op);
+  }
+  return it->second;
+}
+
+void CodeGen::repr(std::string& out, const Argument& a, bool colored) {
+  if (a.kind() == ArgKind::Node) {
+    out += name_of(a.as_node());
+    return;
+  }
+  if (a.kind() == ArgKind::Op) {
+    out += add_global(a.as_text());
+    return;
+  }
+  // Constants print in blue when colored.
+  bool constant = a.kind() != ArgKind::Enum && a.kind() != ArgKind::TensorConstant &&
+                  a.kind() != ArgKind::Tuple && a.kind() != ArgKind::List &&
+                  a.kind() != ArgKind::Slice;
+  if (constant && colored) out += kBlue;
   switch (a.kind()) {
     case ArgKind::Node:
-      return name_of(a.as_node());
+    case ArgKind::Op:
+      break;
     case ArgKind::None:
-      return constant("None");
+      out += "None";
+      break;
     case ArgKind::Int:
-      return constant(std::to_string(a.as_int()));
+      append_int(out, a.as_int());
+      break;
     case ArgKind::Float:
-      return constant(python_float_repr(a.as_float()));
+      out += python_float_repr(a.as_float());
+      break;
     case ArgKind::Bool:
-      return constant(a.as_bool() ? "True" : "False");
+      out += a.as_bool() ? "True" : "False";
+      break;
     case ArgKind::String:
-      return constant(python_str_repr(a.as_text()));
+      out += python_str_repr(a.as_text());
+      break;
     case ArgKind::DType:
-      return constant(std::string(dtype_name(a.as_dtype())));
+      out += dtype_name(a.as_dtype());
+      break;
     case ArgKind::Device:
-      return constant(python_device_repr(a.as_text()));
+      out += python_device_repr(a.as_text());
+      break;
     case ArgKind::Layout:
-      return constant(std::string(layout_name(a.as_layout())));
+      out += layout_name(a.as_layout());
+      break;
     case ArgKind::MemoryFormat:
-      return constant(std::string(memory_format_name(a.as_memory_format())));
+      out += memory_format_name(a.as_memory_format());
+      break;
     case ArgKind::Complex: {
       auto [re, im] = a.as_complex();
-      return constant(python_complex_repr(re, im));
+      out += python_complex_repr(re, im);
+      break;
     }
     case ArgKind::SymInt:
-      return constant(std::string(a.as_text()));
+      out += a.as_text();
+      break;
     case ArgKind::Repr:
-      return constant(std::string(a.repr_text()));
-    case ArgKind::Op:
-      return add_global(a.as_text());
+      out += a.repr_text();
+      break;
     case ArgKind::Enum: {
       std::string_view q = a.as_text();
       size_t member = q.rfind('.');
       // `torch.float32` and a bare global such as `torch` print as they read.
-      if (q.starts_with("torch.") || member == std::string_view::npos) return std::string(q);
+      if (q.starts_with("torch.") || member == std::string_view::npos) {
+        out += q;
+        break;
+      }
       std::string_view cls = q.substr(0, member);
       size_t cls_dot = cls.rfind('.');
       std::string_view cls_name = cls_dot == std::string_view::npos ? cls : cls.substr(cls_dot + 1);
       auto [it, fresh] = globals_.try_emplace(std::string(cls));
-      if (fresh) it->second = ns_.create_name(cls_name);  // the class becomes a global
-      return it->second + std::string(q.substr(member));
+      if (fresh) it->second = create_global_name(cls_name);  // the class becomes a global
+      out += it->second;
+      out += q.substr(member);
+      break;
     }
     case ArgKind::TensorConstant: {
-      std::string dims = join_dims(a.tensor_constant_shape());
       std::string_view dt = dtype_name(a.tensor_constant_dtype());
       if (dt.starts_with("torch.")) dt.remove_prefix(6);
-      return "torch.Tensor(size=[" + dims + "], dtype=" + std::string(dt) + ")";
+      out += "torch.Tensor(size=[";
+      append_dims(out, a.tensor_constant_shape());
+      out += "], dtype=";
+      out += dt;
+      out += ')';
+      break;
     }
-    case ArgKind::Tuple: {
-      auto items = a.elements();
-      std::string out = "(";
-      for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + repr(items[i], colored);
-      return out + (items.size() == 1 ? ",)" : ")");
-    }
+    case ArgKind::Tuple:
     case ArgKind::List: {
+      bool list = a.kind() == ArgKind::List;
       auto items = a.elements();
-      std::string out = "[";
-      for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + repr(items[i], colored);
-      return out + "]";
+      out += list ? '[' : '(';
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i) out += ", ";
+        repr(out, items[i], colored);
+      }
+      out += list ? "]" : items.size() == 1 ? ",)" : ")";
+      break;
     }
     case ArgKind::Slice: {
       auto p = a.elements();
-      return "slice(" + repr(p[0], colored) + ", " + repr(p[1], colored) + ", " +
-             repr(p[2], colored) + ")";
+      out += "slice(";
+      repr(out, p[0], colored);
+      out += ", ";
+      repr(out, p[1], colored);
+      out += ", ";
+      repr(out, p[2], colored);
+      out += ')';
+      break;
     }
     case ArgKind::Dict: {
       // Plain repr(dict): one constant, nodes inside show their names.
-      std::string out = "{";
+      out += '{';
       bool first = true;
       for (const DictEntry& e : a.dict_entries()) {
-        out += (first ? "" : ", ") + python_str_repr(e.key) + ": " + repr(e.value, false);
+        if (!first) out += ", ";
+        out += python_str_repr(e.key);
+        out += ": ";
+        repr(out, e.value, false);
         first = false;
       }
-      return constant(out + "}");
+      out += '}';
+      break;
     }
   }
-  return "";
+  if (constant && colored) out += "\033[0m";
 }
 
-std::string CodeGen::format_args(std::span<const Argument> args, std::span<const Kwarg> kwargs) {
-  std::string out;
-  for (const Argument& a : args) out += (out.empty() ? "" : ", ") + repr(a, o_.colored);
-  for (const Kwarg& k : kwargs)
-    out += (out.empty() ? "" : ", ") + k.key.str() + " = " + repr(k.value, o_.colored);
-  return out;
+void CodeGen::format_args(std::string& out, std::span<const Argument> args,
+                          std::span<const Kwarg> kwargs) {
+  bool first = true;
+  for (const Argument& a : args) {
+    if (!first) out += ", ";
+    repr(out, a, o_.colored);
+    first = false;
+  }
+  for (const Kwarg& k : kwargs) {
+    if (!first) out += ", ";
+    out += k.key.str();
+    out += " = ";
+    repr(out, k.value, o_.colored);
+    first = false;
+  }
 }
 
-std::string CodeGen::annotation(const Node& n) {
+void CodeGen::annotation(std::string& out, const Node& n) {
   // The verbose form annotates from meta (1.13 did not); otherwise node.type, when set.
   if (verbose_ && o_.dialect != Dialect::Torch113) {
-    std::string from_meta = meta_text_.annotation(n.meta);
-    if (!from_meta.empty()) return from_meta;
+    size_t before = out.size();
+    meta_text_.append_annotation(out, n.meta);
+    if (out.size() != before) return;
     // Always quoted: only quoted annotations are kept as text, and only quoted they read back.
-    if (std::optional<std::string> kept = node_type_text(n, "annotation")) return ": \"" + *kept + "\"";
+    if (std::optional<std::string> kept = node_type_text(n, "annotation")) {
+      out += ": \"";
+      out += *kept;
+      out += '"';
+      return;
+    }
   }
-  std::optional<std::string> type = node_type_text(n);
-  return type ? " : " + *type : "";
+  if (std::optional<std::string> type = node_type_text(n)) {
+    out += " : ";
+    out += *type;
+  }
 }
 
 const std::vector<Node*>& CodeGen::inputs_of(const Node& n) {
@@ -321,61 +496,88 @@ const std::vector<Node*>& CodeGen::inputs_of(const Node& n) {
 
 void CodeGen::compute_last_uses() {
   // Walking backwards, the first user seen of each input is its last use (§5).
-  last_user_.reserve(m_.graph().size());
   for (const Node* n = m_.graph().last(); n != nullptr; n = n->prev()) {
-    for (const Node* input : inputs_of(*n)) last_user_.try_emplace(input, n);
+    for (const Node* input : inputs_of(*n)) {
+      const Node*& last = last_user_[input];
+      if (last == nullptr) last = n;
+    }
   }
 }
 
-std::string CodeGen::deletions(const Node& n) {
+void CodeGen::deletions(std::string& out, const Node& n) {
   // The inputs that die here, in input order (torch.fx's user_to_last_uses), then the node
-  // itself when nothing uses it.
-  std::string text;
+  // itself when nothing uses it: `;  a = b = None`.
+  const size_t start = out.size();
+  out += ";  ";
+  if (o_.colored) out += kDim;
+  const size_t names = out.size();
   auto add = [&](const Node* d) {
-    text += name_of(d);
-    text += " = ";
+    out += name_of(d);
+    out += " = ";
   };
   if (n.op() != OpKind::Placeholder && n.op() != OpKind::Output) {
-    for (const Node* input : inputs_of(n)) {
-      auto it = last_user_.find(input);
-      if (it != last_user_.end() && it->second == &n) add(input);
-    }
+    for (const Node* input : inputs_of(n))
+      if (last_user_.get(input) == &n) add(input);
   }
   if (n.users().empty() && o_.free_dead_results) add(&n);
-  if (text.empty()) return "";
-  text += "None";
-  return ";  " + (o_.colored ? wrap(kDim, text) : text);
+  if (out.size() == names) {
+    out.resize(start);
+    return;
+  }
+  out += "None";
+  if (o_.colored) out += "\033[0m";
 }
 
 void CodeGen::emit(const Node& n) {
   const std::string& target = n.target().str();
+  std::string& s = scratch_;
+  s.clear();
   switch (n.op()) {
     case OpKind::Placeholder: {
-      std::string free_var = target + annotation(n);
-      if (!n.args().empty()) free_var += " = " + repr(n.args()[0], o_.colored);
+      std::string free_var = target;
+      annotation(free_var, n);
+      if (!n.args().empty()) {
+        free_var += " = ";
+        repr(free_var, n.args()[0], o_.colored);
+      }
       if (verbose_ && o_.expanded_def && n.meta.desc().is(ArgKind::String))
         free_var += "  # " + std::string(n.meta.desc().as_text());
-      free_vars_.push_back(free_var);
+      free_vars_.push_back(std::move(free_var));
       std::string raw = target;
       raw.erase(std::remove(raw.begin(), raw.end(), '*'), raw.end());
-      if (raw != name_of(&n)) add_lines(name_of(&n) + " = " + raw, &n);
+      if (raw != name_of(&n)) body_.add(std::string(name_of(&n)) + " = " + raw, &n);
       return;
     }
     case OpKind::GetAttr:
-      add_lines(name_of(&n) + annotation(n) + " = " + format_target("self", target) + deletions(n),
-                &n);
+      s += name_of(&n);
+      annotation(s, n);
+      s += " = ";
+      s += format_target("self", target);
+      deletions(s, n);
+      body_.add(s, &n);
       return;
     case OpKind::CallModule:
-      add_lines(name_of(&n) + annotation(n) + " = " + format_target("self", target) + "(" +
-                    format_args(n.args(), n.kwargs()) + ")" + deletions(n),
-                &n);
+      s += name_of(&n);
+      annotation(s, n);
+      s += " = ";
+      s += format_target("self", target);
+      s += '(';
+      format_args(s, n.args(), n.kwargs());
+      s += ')';
+      deletions(s, n);
+      body_.add(s, &n);
       return;
     case OpKind::CallMethod: {
       std::string self = n.args().empty() ? "" : repr(n.args()[0], false);
-      add_lines(name_of(&n) + annotation(n) + " = " + format_target(self, target) + "(" +
-                    format_args(n.args().subspan(n.args().empty() ? 0 : 1), n.kwargs()) + ")" +
-                    deletions(n),
-                &n);
+      s += name_of(&n);
+      annotation(s, n);
+      s += " = ";
+      s += format_target(self, target);
+      s += '(';
+      format_args(s, n.args().subspan(n.args().empty() ? 0 : 1), n.kwargs());
+      s += ')';
+      deletions(s, n);
+      body_.add(s, &n);
       return;
     }
     case OpKind::Output:
@@ -384,41 +586,52 @@ void CodeGen::emit(const Node& n) {
     case OpKind::CallFunction:
       break;
   }
-  if (classify_callable(target) == CallableKind::Operator) {
-    std::string_view op = callable_short_name(target);
-    std::vector<std::string> args;
-    for (const Argument& a : n.args()) args.push_back(repr(a, false));  // plain repr()
-    if (const MagicMethod* m = find_method(kMagic, op)) {
-      add_lines(
-          name_of(&n) + annotation(n) + " = " + apply_pattern(m->pattern, args) + deletions(n), &n);
-      return;
+  Callable& c = callable(target);
+  if (c.magic != nullptr || c.inplace != nullptr) {
+    operands_.resize(n.args().size());
+    for (size_t i = 0; i < n.args().size(); ++i) {
+      operands_[i].clear();
+      repr(operands_[i], n.args()[i], false);  // plain repr()
     }
-    if (const MagicMethod* m = find_method(kInplace, op)) {
-      add_lines(apply_pattern(m->pattern, args) + ";  " + name_of(&n) + annotation(n) + " = " +
-                    (args.empty() ? "" : args[0]) + deletions(n),
-                &n);
-      return;
+    if (c.magic != nullptr) {
+      s += name_of(&n);
+      annotation(s, n);
+      s += " = ";
+      apply_pattern(s, c.magic->pattern, operands_);
+    } else {
+      apply_pattern(s, c.inplace->pattern, operands_);
+      s += ";  ";
+      s += name_of(&n);
+      annotation(s, n);
+      s += " = ";
+      if (!operands_.empty()) s += operands_[0];
     }
-  }
-  auto cached = callables_.find(&target);
-  if (cached == callables_.end()) cached = callables_.emplace(&target, add_global(target)).first;
-  const std::string& global = cached->second;
-  if (global == "getattr" && n.args().size() == 2 && n.args()[1].is(ArgKind::String) &&
-      is_python_identifier(n.args()[1].as_text())) {
-    add_lines(name_of(&n) + annotation(n) + " = " +
-                  format_target(repr(n.args()[0], false), n.args()[1].as_text()) + deletions(n),
-              &n);
+    deletions(s, n);
+    body_.add(s, &n);
     return;
   }
-  std::string line = name_of(&n);
-  line += annotation(n);
+  if (!c.global) c.global = add_global(target);
+  const std::string& global = *c.global;
+  if (global == "getattr" && n.args().size() == 2 && n.args()[1].is(ArgKind::String) &&
+      is_python_identifier(n.args()[1].as_text())) {
+    s += name_of(&n);
+    annotation(s, n);
+    s += " = ";
+    s += format_target(repr(n.args()[0], false), n.args()[1].as_text());
+    deletions(s, n);
+    body_.add(s, &n);
+    return;
+  }
+  // The common statement, straight into the body: one line, reprs escape newlines.
+  std::string& line = body_.line(&n);
+  line += name_of(&n);
+  annotation(line, n);
   line += " = ";
   line += global;
   line += '(';
-  line += format_args(n.args(), n.kwargs());
+  format_args(line, n.args(), n.kwargs());
   line += ')';
-  line += deletions(n);
-  body_.add(line, &n);  // one line: reprs escape newlines
+  deletions(line, n);
 }
 
 void CodeGen::emit_output(const Node& n) {
@@ -426,25 +639,53 @@ void CodeGen::emit_output(const Node& n) {
   const Argument& desc = n.meta.desc();
   bool pytree = m_.codegen.kind == CodegenKind::Pytree && m_.codegen.out_spec;
   bool expanded = verbose_ && o_.expanded_def && desc.is(ArgKind::List) && value.is_sequence();
+  std::string& s = scratch_;
   if (expanded) {
     bool list = value.is(ArgKind::List);
-    std::string text = pytree ? std::string("return pytree.tree_unflatten(") + (list ? "[" : "(")
-                              : std::string("return ") + (list ? "[" : "(");
+    s = pytree ? std::string("return pytree.tree_unflatten(") + (list ? "[" : "(")
+               : std::string("return ") + (list ? "[" : "(");
     auto items = value.elements();
     auto descs = desc.elements();
     for (size_t i = 0; i < items.size() && i < descs.size(); ++i) {
-      std::string d = descs[i].is(ArgKind::String) ? std::string(descs[i].as_text()) : "None";
-      text += "\n    " + repr(items[i], o_.colored) + ",  # " + d;
+      s += "\n    ";
+      repr(s, items[i], o_.colored);
+      s += ",  # ";
+      s += descs[i].is(ArgKind::String) ? descs[i].as_text() : "None";
     }
-    text += std::string("\n") + (list ? "]" : ")") + (pytree ? ", self._out_spec)" : "");
-    add_lines(text, &n);
+    s += std::string("\n") + (list ? "]" : ")") + (pytree ? ", self._out_spec)" : "");
+    body_.add(s, &n);
     return;
   }
-  if (pytree) {
-    add_lines("return pytree.tree_unflatten(" + repr(value, o_.colored) + ", self._out_spec)", &n);
+  s = pytree ? "return pytree.tree_unflatten(" : "return ";
+  repr(s, value, o_.colored);
+  if (pytree) s += ", self._out_spec)";
+  body_.add(s, &n);
+}
+
+void CodeGen::emit_comment(const Node& n) {
+  if (o_.dialect == Dialect::Torch113) {
+    std::string_view trace = n.meta.stack_trace.is_null() ? "" : n.meta.stack_trace.view();
+    if (!trace.empty() && trace != previous_trace_) {
+      body_.add("", &n);
+      body_.add("# " + MetaText::summary_1_13(trace), &n);
+    } else if (trace.empty() && previous_trace_ != "") {
+      body_.add("", &n);
+      body_.add("# No stacktrace found for following nodes ", &n);
+    }
+    previous_trace_ = trace;
     return;
   }
-  add_lines("return " + repr(value, o_.colored), &n);
+  std::optional<CommentKey> key;
+  if (o_.additional_meta.empty() && n.meta.custom().is_none())
+    key = CommentKey{n.meta.stack_trace.is_null() ? nullptr : &n.meta.stack_trace.str(),
+                     n.meta.recompute, n.meta.ac_graph_id()};
+  if (key && key == previous_key_) return;
+  previous_key_ = key;
+  std::string summary = meta_text_.summary(n);
+  if (summary == previous_summary_) return;
+  body_.add("", &n);
+  body_.add(o_.colored ? wrap(kDim, summary) : summary, &n);
+  previous_summary_ = std::move(summary);
 }
 
 /// `def forward(...)`, plus the pytree flattening lines (§1.4).
@@ -501,33 +742,11 @@ std::vector<std::string> CodeGen::prologue() {
   return lines;
 }
 
-void CodeGen::run(std::string_view indent, PrintedCode& out) {
+void CodeGen::run(PrintedCode& out) {
   compute_last_uses();
-  body_.text.reserve(m_.graph().size() * 160);
-  out.text.reserve(out.text.size() + m_.graph().size() * 180);
-  std::optional<std::string> previous_summary;
-  const bool torch_1_13 = o_.dialect == Dialect::Torch113;
-  std::optional<std::string_view> previous_trace;  // 1.13 compared the traces, not the comments
+  body_.reserve(m_.graph().size() * 180, m_.graph().size() * 2);
   for (const Node* n : m_.graph().nodes()) {
-    bool commented = verbose_ && n->op() != OpKind::Placeholder && n->op() != OpKind::Output;
-    if (commented && torch_1_13) {
-      std::string_view trace = n->meta.stack_trace.is_null() ? "" : n->meta.stack_trace.view();
-      if (!trace.empty() && trace != previous_trace) {
-        body_.add("", n);
-        body_.add("# " + MetaText::summary_1_13(trace), n);
-      } else if (trace.empty() && previous_trace != "") {
-        body_.add("", n);
-        body_.add("# No stacktrace found for following nodes ", n);
-      }
-      previous_trace = trace;
-    } else if (commented) {
-      std::string summary = meta_text_.summary(*n);
-      if (summary != previous_summary) {
-        body_.add("", n);
-        body_.add(o_.colored ? wrap(kDim, summary) : summary, n);
-        previous_summary = std::move(summary);
-      }
-    }
+    if (verbose_ && n->op() != OpKind::Placeholder && n->op() != OpKind::Output) emit_comment(*n);
     bool meta_block = false;
     if (o_.show_meta) {
       if (std::optional<std::string> kept = node_type_text(*n, "meta_block")) {
@@ -535,7 +754,7 @@ void CodeGen::run(std::string_view indent, PrintedCode& out) {
         for (size_t start = 0; start < kept->size();) {
           size_t nl = kept->find('\n', start);
           if (nl == std::string::npos) nl = kept->size();
-          body_.add(kept->substr(start, nl - start), n);
+          body_.add(std::string_view(*kept).substr(start, nl - start), n);
           start = nl + 1;
         }
         meta_block = !kept->empty();
@@ -553,16 +772,14 @@ void CodeGen::run(std::string_view indent, PrintedCode& out) {
   }
   Lines prologue_lines;
   for (const std::string& p : prologue()) prologue_lines.add(p, nullptr);
-  append_lines(prologue_lines, 0, indent, out);
-  // torch.fx strips the body's leading newlines: the first comment group has no blank above.
-  // 1.13 kept them.
-  size_t first = 0;
-  for (size_t start = 0; !torch_1_13 && first < body_.nodes.size() && body_.text[start] == '\n'; ++start) ++first;
-  std::string body_indent = std::string(indent) + "    ";
-  append_lines(body_, first, body_indent, out);
-  Lines last;
-  last.add("", nullptr);  // the body ends with a newline, then 4 spaces
-  append_lines(last, 0, body_indent, out);
+  append_lines(prologue_lines, indent_, out);
+  out.text.reserve(out.text.size() + m_.graph().size() * 180);
+  body_.append_to(out);
+  // The body ends with a newline, then the body's indent.
+  out.text += '\n';
+  out.text += indent_;
+  out.text += "    ";
+  out.line_nodes.push_back(nullptr);
 }
 
 void append_module(const GraphModule& m, const PrintOptions& options, PrintedCode& out,
@@ -575,7 +792,7 @@ void append_module(const GraphModule& m, const PrintOptions& options, PrintedCod
     out.text += text;
   };
   push(pad + "class " + name + "(torch.nn.Module):", nullptr);
-  CodeGen(m, options, /*verbose=*/true).run(pad + "    ", out);
+  CodeGen(m, options, /*verbose=*/true, pad + "    ").run(out);
   // Nested classes, 4 columns deeper; expanded_def is not passed down. The module's last line
   // (whitespace only) separates it from each of them.
   PrintOptions nested = options;
@@ -602,7 +819,7 @@ PrintedCode print_code(const GraphModule& module, const PrintOptions& options) {
   // gm.code starts with three newlines (empty wrap statements) before `def`.
   out.text = "\n\n";
   out.line_nodes = {nullptr, nullptr, nullptr};
-  CodeGen(module, options, /*verbose=*/false).run("", out);
+  CodeGen(module, options, /*verbose=*/false, "").run(out);
   return out;
 }
 
