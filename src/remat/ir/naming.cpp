@@ -267,6 +267,8 @@ std::string sanitize(std::string_view candidate) {
 }  // namespace
 
 bool is_reserved_python_name(std::string_view name) {
+  // No reserved name has a digit; most node names do (`add_12`).
+  if (std::any_of(name.begin(), name.end(), is_digit)) return false;
   return std::binary_search(kReserved.begin(), kReserved.end(), name);
 }
 

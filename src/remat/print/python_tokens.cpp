@@ -35,11 +35,24 @@ size_t utf8_sequence_length(std::string_view s, size_t i) {
   return len;
 }
 
-// Longest first, so `**=` wins over `**` and `*`.
-constexpr std::array<std::string_view, 21> kMultiCharOps{
-    "**=", "//=", "<<=", ">>=", "**", "//", "<<", ">>", "<=", ">=", "==",
-    "!=",  "+=",  "-=",  "*=",  "/=", "%=", "@=", "&=", "|=", "^="};
-constexpr std::string_view kSingleCharOps = "()[]{},:.=+-*/%@<>&|^~;";
+/// The length of the operator or delimiter at `s[i]`, the longest that matches (`**=` over `**`
+/// and `*`), or 0: `** // << >>` and their `=` forms, `<= >= == !=`, the augmented assignments
+/// `+= -= *= /= %= @= &= |= ^=`, and the single characters `()[]{},:.=+-*/%@<>&|^~;`.
+size_t operator_length(std::string_view s, size_t i) {
+  char c = s[i];
+  char next = i + 1 < s.size() ? s[i + 1] : '\0';
+  if ((c == '*' || c == '/' || c == '<' || c == '>') && next == c)
+    return i + 2 < s.size() && s[i + 2] == '=' ? 3 : 2;
+  if (next == '=' && std::string_view("<>=!+-*/%@&|^").find(c) != std::string_view::npos) return 2;
+  switch (c) {
+    case '(': case ')': case '[': case ']': case '{': case '}': case ',': case ':': case '.':
+    case '=': case '+': case '-': case '*': case '/': case '%': case '@': case '<': case '>':
+    case '&': case '|': case '^': case '~': case ';':
+      return 1;
+    default:
+      return 0;
+  }
+}
 
 }  // namespace
 
@@ -105,6 +118,16 @@ bool tokenize_python(std::string_view line, std::vector<Token>& out, size_t& err
           closed = true;
           ++i;
           break;
+        }
+        if (d != '\\' && static_cast<unsigned char>(d) < 0x80) {
+          // A run of plain ASCII at once (annotations and targets are long strings).
+          size_t end = i + 1;
+          while (end < line.size() && line[end] != quote && line[end] != '\\' &&
+                 static_cast<unsigned char>(line[end]) < 0x80)
+            ++end;
+          value.append(line.substr(i, end - i));
+          i = end;
+          continue;
         }
         if (d != '\\') {
           size_t len = utf8_sequence_length(line, i);
@@ -178,19 +201,9 @@ bool tokenize_python(std::string_view line, std::vector<Token>& out, size_t& err
       out.push_back({TokenKind::String, line.substr(start, i - start), start, std::move(value)});
       continue;
     }
-    bool matched = false;
-    for (std::string_view op : kMultiCharOps) {
-      if (op[0] == c && line.substr(i, op.size()) == op) {
-        out.push_back({TokenKind::Op, line.substr(i, op.size()), i, {}});
-        i += op.size();
-        matched = true;
-        break;
-      }
-    }
-    if (matched) continue;
-    if (kSingleCharOps.find(c) != std::string_view::npos) {
-      out.push_back({TokenKind::Op, line.substr(i, 1), i, {}});
-      ++i;
+    if (size_t len = operator_length(line, i)) {
+      out.push_back({TokenKind::Op, line.substr(i, len), i, {}});
+      i += len;
       continue;
     }
     return fail(i, std::string("unexpected character '") + c + "'");

@@ -4,13 +4,17 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <unordered_map>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "remat/ir/naming.h"
 #include "remat/ir/target.h"
@@ -19,6 +23,7 @@
 #include "remat/print/python_repr.h"
 #include "remat/print/python_tokens.h"
 #include "remat/support/json_text.h"
+#include "remat/support/string_hash.h"
 
 namespace remat {
 namespace {
@@ -46,7 +51,9 @@ struct SourceLine {
 // quotes it (a stack trace, an annotation) is not one.
 constexpr std::string_view kFlattenCall = " = fx_pytree.tree_flatten_spec([";
 bool is_flatten_statement(std::string_view body) {
-  return !body.starts_with('#') && body.find(kFlattenCall) != std::string_view::npos;
+  // Asked of every line: memmem skips ahead, where string_view::find stops at every space.
+  return !body.starts_with('#') &&
+         memmem(body.data(), body.size(), kFlattenCall.data(), kFlattenCall.size()) != nullptr;
 }
 
 std::string strip_ansi(std::string_view s) {
@@ -100,19 +107,38 @@ size_t find_outside_quotes(std::string_view s, size_t from, Stop&& stop) {
   return std::string_view::npos;
 }
 
-/// Splits `s` at `sep` outside of quoted strings and brackets.
-std::vector<std::string_view> split_top_level(std::string_view s, std::string_view sep) {
-  std::vector<std::string_view> parts;
+/// Calls `part(p)` for each piece of `s` split at `sep` outside of quoted strings and brackets;
+/// stops early when it returns false.
+template <class Part>
+void for_each_top_level(std::string_view s, std::string_view sep, Part&& part) {
   size_t start = 0;
   while (true) {
     size_t at = find_outside_quotes(s, start, [&](char c, size_t i, int depth) {
       return depth == 0 && c == sep[0] && s.substr(i, sep.size()) == sep;
     });
     if (at == std::string_view::npos) break;
-    parts.push_back(s.substr(start, at - start));
+    if (!part(s.substr(start, at - start))) return;
     start = at + sep.size();
   }
-  parts.push_back(s.substr(start));
+  part(s.substr(start));
+}
+
+/// The pieces of `s` split at `sep` outside of quoted strings and brackets, into `parts`.
+void split_top_level(std::string_view s, std::string_view sep, std::vector<std::string_view>& parts) {
+  parts.clear();
+  if (s.find(sep[0]) == std::string_view::npos) {  // most lines: no separator at all
+    parts.push_back(s);
+    return;
+  }
+  for_each_top_level(s, sep, [&](std::string_view p) {
+    parts.push_back(p);
+    return true;
+  });
+}
+
+std::vector<std::string_view> split_top_level(std::string_view s, std::string_view sep) {
+  std::vector<std::string_view> parts;
+  split_top_level(s, sep, parts);
   return parts;
 }
 
@@ -330,6 +356,13 @@ class ReadableParser {
   const SourceLine* line_ = nullptr;
   std::vector<Token> toks_;
   size_t tok_ = 0;
+  std::vector<std::string_view> statement_parts_;  // reused: one split per statement
+  // Tensor annotations read so far, by their text: a graph has few distinct shapes.
+  struct TensorAnnotation {
+    TensorMeta meta;
+    bool quoted, strides, device;  // what the text showed (style evidence)
+  };
+  absl::flat_hash_map<std::string, TensorAnnotation, StringViewHash, StringViewEq> tensor_annotations_;
 
   Graph* graph_ = nullptr;
   GroupMeta group_;
@@ -806,38 +839,45 @@ bool ReadableParser::parse_rhs(Node*& out, std::string_view name) {
 // Annotations and comments
 // ------------------------------------------------------------------------------------------
 
+/// One dimension of an annotation: an integer or a symbolic expression; appended to `out`.
+bool parse_dim(std::string_view p, std::vector<SymInt>& out) {
+  if (p.empty()) return false;
+  bool digits = true;
+  for (size_t i = 0; i < p.size(); ++i)
+    digits =
+        digits && (std::isdigit(static_cast<unsigned char>(p[i])) || (i == 0 && p[i] == '-'));
+  if (digits && p != "-") {
+    long long v = 0;
+    auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), v);
+    if (ec != std::errc() || end != p.data() + p.size() || !SymInt::fits(v)) return false;
+    out.emplace_back(v);
+  } else {
+    // A symbolic size: names, integers and arithmetic only (`s0`, `2*s1 + 1`), parentheses
+    // balanced (an open one would swallow the ` = ` after an unquoted annotation).
+    int depth = 0;
+    for (char c : p) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) &&
+          std::string_view("_ +-*/%()").find(c) == std::string_view::npos)
+        return false;
+      depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+      if (depth < 0) return false;
+    }
+    if (depth != 0) return false;
+    out.push_back(SymInt::symbolic(p));
+  }
+  return true;
+}
+
 bool parse_dims(std::string_view s, std::vector<SymInt>& out) {
   // "4, 4" or "s0, 2*s1" (the text between brackets)
   out.clear();
   if (trim(s).empty()) return true;
-  for (std::string_view part : split_top_level(s, ",")) {
-    std::string_view p = trim(part);
-    if (p.empty()) return false;
-    bool digits = true;
-    for (size_t i = 0; i < p.size(); ++i)
-      digits =
-          digits && (std::isdigit(static_cast<unsigned char>(p[i])) || (i == 0 && p[i] == '-'));
-    if (digits && p != "-") {
-      errno = 0;
-      long long v = std::strtoll(std::string(p).c_str(), nullptr, 10);
-      if (errno == ERANGE || !SymInt::fits(v)) return false;
-      out.emplace_back(v);
-    } else {
-      // A symbolic size: names, integers and arithmetic only (`s0`, `2*s1 + 1`), parentheses
-      // balanced (an open one would swallow the ` = ` after an unquoted annotation).
-      int depth = 0;
-      for (char c : p) {
-        if (!std::isalnum(static_cast<unsigned char>(c)) &&
-            std::string_view("_ +-*/%()").find(c) == std::string_view::npos)
-          return false;
-        depth += c == '(' ? 1 : c == ')' ? -1 : 0;
-        if (depth < 0) return false;
-      }
-      if (depth != 0) return false;
-      out.push_back(SymInt::symbolic(p));
-    }
-  }
-  return true;
+  bool ok = true;
+  for_each_top_level(s, ",", [&](std::string_view part) {
+    ok = parse_dim(trim(part), out);
+    return ok;
+  });
+  return ok;
 }
 
 /// A dotted name such as `torch.Tensor` or `float`: what type_repr prints for a plain type.
@@ -855,6 +895,16 @@ bool is_type_expression(std::string_view a) {
 
 bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, size_t column) {
   std::string_view a = trim(text);
+  if (auto hit = tensor_annotations_.find(a); hit != tensor_annotations_.end()) {
+    const TensorAnnotation& t = hit->second;
+    seen_.quoted = t.quoted;
+    if (t.strides) seen_.stride = true;
+    if (t.device) seen_.device = true;
+    meta.set_tensor(t.meta);
+    meta.set_value_key(ValueKey::Val);
+    return true;
+  }
+  const std::string_view whole = a;
   bool quoted = a.size() >= 2 && (a.front() == '"' || a.front() == '\'') && a.back() == a.front();
   if (quoted) a = a.substr(1, a.size() - 2);
   if (a.starts_with("Sym(") && a.ends_with(")")) {
@@ -923,6 +973,7 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
   TensorMeta t(*dtype, sizes,
                has_strides ? std::optional<std::span<const SymInt>>(strides) : std::nullopt,
                rest.empty() ? InternedString() : InternedString(rest));
+  tensor_annotations_.emplace(whole, TensorAnnotation{t, quoted, has_strides, !rest.empty()});
   meta.set_tensor(t);
   meta.set_value_key(ValueKey::Val);
   return true;
@@ -1280,7 +1331,7 @@ bool ReadableParser::parse_statement(GraphModule& m) {
   if (b.starts_with("return ") || b == "return") {
     return parse_return(m);
   }
-  if (is_flatten_statement(b)) {
+  if (pytree_body_ && is_flatten_statement(b)) {
     size_t spec = b.find(kFlattenCall);
     m.codegen.kind = CodegenKind::Pytree;
     m.codegen.in_args.clear();
@@ -1318,15 +1369,23 @@ bool ReadableParser::parse_statement(GraphModule& m) {
   }
 
   // Statements: `x: "ann" = rhs;  a = b = None`, in-place `a += b;  x = a;  ...`.
-  std::vector<std::string_view> parts = split_top_level(b, ";  ");
+  std::vector<std::string_view>& parts = statement_parts_;
+  split_top_level(b, ";  ", parts);
   std::string_view stmt = parts[0];
   size_t stmt_offset = line_->indent;
   std::string in_place_op;
   std::vector<Argument> in_place_args;
+  bool tokenized = false;  // toks_ holds `stmt`
   if (parts.size() >= 2) {
     // In-place (`a += b`) or setitem (`a[i] = v`) forms come first, the alias next.
     if (!tokenize(stmt, stmt_offset)) return false;
+    tokenized = true;
+    bool assigning_op = false;  // only `x= `-shaped operators can be in-place ones
+    for (size_t k = 0; k + 1 < toks_.size(); ++k)
+      assigning_op = assigning_op || (toks_[k].kind == TokenKind::Op && toks_[k].text.size() >= 2 &&
+                                      toks_[k].text.back() == '=');
     for (const BinaryOp& op : kInplace) {
+      if (!assigning_op) break;
       for (size_t k = 0; k + 1 < toks_.size(); ++k)
         if (toks_[k].kind == TokenKind::Op && toks_[k].text == op.token) in_place_op = op.name;
       if (!in_place_op.empty()) break;
@@ -1339,9 +1398,13 @@ bool ReadableParser::parse_statement(GraphModule& m) {
       in_place_args = {std::move(lhs), std::move(rhs)};
       stmt_offset += parts[0].size() + 3;
       stmt = parts[1];
+      tokenized = false;
     }
   }
-  if (!tokenize(stmt, stmt_offset)) return false;
+  if (tokenized)
+    tok_ = 0;
+  else if (!tokenize(stmt, stmt_offset))
+    return false;
   if (peek().kind != TokenKind::Name) return fail_at(peek(), "expected a statement");
   const Token name_tok = peek();
   std::string name(name_tok.text);
@@ -1398,7 +1461,10 @@ bool ReadableParser::parse_statement(GraphModule& m) {
   // `;  a = b = None` last: does it free the node itself (era evidence once we know its users)?
   bool freed = false;
   if (parts.size() >= 2 && parts.back().ends_with(" = None"))
-    for (std::string_view d : split_top_level(parts.back(), " = ")) freed = freed || trim(d) == name;
+    for_each_top_level(parts.back(), " = ", [&](std::string_view d) {
+      freed = trim(d) == name;
+      return !freed;
+    });
   freed_itself_.emplace_back(node, freed);
   ++pos_;
   return true;
@@ -1411,8 +1477,10 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
   graphs_.push_back(&m.graph());
   // Placeholders of a plain def come from its parameters; a pytree def binds them later.
   bool plain = true;
-  for (size_t p = pos_; p < lines_.size() && (lines_[p].blank() || lines_[p].indent >= indent); ++p)
-    if (is_flatten_statement(lines_[p].body())) plain = false;
+  size_t end = pos_;
+  for (; end < lines_.size() && (lines_[end].blank() || lines_[end].indent >= indent); ++end)
+    if (is_flatten_statement(lines_[end].body())) plain = false;
+  m.graph().reserve(end - pos_);  // about a node a line: the name index grows once
   pytree_body_ = !plain;
   if (plain) {
     for (const Param& p : params_) {
