@@ -176,6 +176,35 @@ TEST(Graph, CopyNodeRemapsReferencesAndKeepsNameAndMeta) {
   EXPECT_TRUE(verify(src).empty());
 }
 
+TEST(Graph, AppendedCopiesNameLikeEagerCopies) {
+  // append_copy defers the name index and the suffix counter (Note [deferred names]): after
+  // erasing a copy and creating new nodes, names come out as they do after copy_node.
+  Graph src;
+  Node* x = src.placeholder("x");
+  Node* add = src.call_function("aten.add.Tensor", {Argument::node(x), Argument::node(x)});
+  Node* add_7 = src.call_function("aten.add.Tensor", {Argument::node(add), Argument::node(x)}, {}, "add_7");
+  ASSERT_EQ(add_7->name(), "add_7");
+  auto run = [&](bool deferred) {
+    Graph dst;
+    std::vector<Node*> copies(src.id_bound(), nullptr);
+    auto remap = [&](Node* n) { return copies[n->id()]; };
+    for (const Node* n : src.nodes())
+      copies[n->id()] = deferred ? dst.append_copy(*n, remap) : dst.copy_node(*n, remap);
+    dst.erase(copies[add_7->id()]);
+    std::vector<std::string> made;
+    made.push_back(dst.call_function("aten.add.Tensor", {Argument::node(copies[x->id()])})->name());
+    made.push_back(dst.create_name("add_7"));
+    EXPECT_EQ(dst.find("add"), copies[add->id()]);
+    EXPECT_EQ(dst.find("add_7"), nullptr);
+    EXPECT_TRUE(dst.name_taken("add_7"));  // erased names stay taken
+    dst.output(Argument::node(copies[add->id()]));
+    EXPECT_TRUE(verify(dst).empty());
+    return made;
+  };
+  EXPECT_EQ(run(true), run(false));
+  EXPECT_EQ(run(true), (std::vector<std::string>{"add_8", "add_1"}));
+}
+
 TEST(Graph, RenameGivesAFreshUniqueName) {
   Graph g;
   Node* x = g.placeholder("x");

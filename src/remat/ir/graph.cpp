@@ -1,5 +1,7 @@
 #include "remat/ir/graph.h"
 
+#include <algorithm>
+
 #include "remat/support/assert.h"
 
 namespace remat {
@@ -23,6 +25,7 @@ Graph::~Graph() {
 }
 
 Node* Graph::find(std::string_view name) const {
+  index_deferred_names();
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : *it;
 }
@@ -63,6 +66,7 @@ Node* Graph::create_node_exact(OpKind op, InternedString target, std::string_vie
 }
 
 Node* Graph::new_named_node(OpKind op, InternedString target, std::string_view name) {
+  index_deferred_names();
   // One probe of the name index: it fails when the name is taken (copies of a graph, the
   // common case, have no retired names to look through).
   if (!retired_names_.empty() && retired_names_.contains(name)) return nullptr;
@@ -80,7 +84,51 @@ Node* Graph::new_named_node(OpKind op, InternedString target, std::string_view n
 
 Node* Graph::copy_node(const Node& src, absl::FunctionRef<Node*(Node*)> remap) {
   Node* n = new_named_node(src.op(), src.target(), src.name());
-  if (n == nullptr) return nullptr;
+  return n == nullptr ? nullptr : copy_into(n, src, remap);
+}
+
+Node* Graph::append_copy(const Node& src, absl::FunctionRef<Node*(Node*)> remap) {
+  return copy_into(append_deferred(src.op(), src.target(), src.name()), src, remap);
+}
+
+Node* Graph::append_output(Argument value) {
+  // For a free name without a digit suffix, create_name's bookkeeping is exactly note()'s.
+  Node* n = append_deferred(OpKind::Output, InternedString("output"), "output");
+  std::vector<Argument> args;
+  args.push_back(std::move(value));
+  return link_args(n, std::move(args), {});
+}
+
+Node* Graph::append_deferred(OpKind op, InternedString target, std::string name) {
+  REMAT_ASSERT(insert_before_ == nullptr) << "appending with an insert point";
+  Node* n = new_node(op, target, std::move(name));
+  deferred_names_.emplace_back(n->id(), n);
+  link_before(n, nullptr);
+  return n;
+}
+
+// Note [deferred names]: copying a graph node by node spent a fifth of its time putting each
+// name into the index and the suffix counter, which a copy about to be partitioned rarely asks
+// about. append_copy defers both; the first operation that reads or changes names (find,
+// creating or renaming a node, erasing one) catches up, in creation order, so the counter ends
+// in the state eager copies would have left it in.
+void Graph::index_deferred_names_now() const {
+  // An erased node's name was noted when it was made, eagerly: its note keeps its turn.
+  std::sort(erased_deferred_.begin(), erased_deferred_.end());
+  auto erased = erased_deferred_.begin();
+  for (auto [id, n] : deferred_names_) {
+    if (erased != erased_deferred_.end() && erased->first == id) {
+      name_counter_.note((erased++)->second);
+      continue;
+    }
+    REMAT_ASSERT(by_name_.insert(n).second) << "append_copy of a taken name: " << n->name();
+    name_counter_.note(n->name());
+  }
+  deferred_names_.clear();
+  erased_deferred_.clear();
+}
+
+Node* Graph::copy_into(Node* n, const Node& src, absl::FunctionRef<Node*(Node*)> remap) {
   n->args_.assign(src.args_.begin(), src.args_.end());
   for (Argument& a : n->args_) map_nodes(a, remap);
   if (src.kwargs_) {
@@ -99,6 +147,7 @@ Node* Graph::new_node(OpKind op, InternedString target, std::string name) {
 }
 
 Node* Graph::link_new(Node* n, std::vector<Argument> args, std::vector<Kwarg> kwargs) {
+  index_deferred_names();
   link_before(n, insert_before_);
   by_name_.insert(n);
   return link_args(n, std::move(args), std::move(kwargs));
@@ -198,7 +247,10 @@ void Graph::erase(Node* n) {
   n->unlink_inputs();
   if (insert_before_ == n) insert_before_ = n->next_;
   unlink(n);
-  by_name_.erase(n);
+  if (!deferred_names_.empty() && n->id() >= deferred_names_.front().first)
+    erased_deferred_.emplace_back(n->id(), n->name_);  // deferred: not in the index yet
+  else
+    by_name_.erase(n);
   retired_names_.insert(n->name_);
   if (n->op() == OpKind::Placeholder) --num_placeholders_;
   n->~Node();
@@ -206,6 +258,7 @@ void Graph::erase(Node* n) {
 }
 
 std::string Graph::allocate_name(std::string_view candidate) {
+  index_deferred_names();
   return name_counter_.create(candidate, [this](std::string_view n) { return name_taken(n); });
 }
 
@@ -216,6 +269,7 @@ std::string Graph::create_name(std::string_view candidate) {
 }
 
 const std::string& Graph::rename(Node* n, std::string_view candidate) {
+  index_deferred_names();
   std::string unique = allocate_name(candidate);
   by_name_.erase(n);
   retired_names_.insert(n->name_);
@@ -225,6 +279,7 @@ const std::string& Graph::rename(Node* n, std::string_view candidate) {
 }
 
 bool Graph::rename_exact(Node* n, std::string_view name) {
+  index_deferred_names();
   if (name == n->name_) return true;
   if (name_taken(name)) return false;
   name_counter_.note(name);
@@ -235,22 +290,16 @@ bool Graph::rename_exact(Node* n, std::string_view name) {
   return true;
 }
 
-absl::flat_hash_map<const Node*, Node*> clone_graph(const Graph& src, Graph& dst) {
+void clone_graph(const Graph& src, Graph& dst) {
   REMAT_ASSERT(dst.empty()) << "clone_graph into a non-empty graph";
-  absl::flat_hash_map<const Node*, Node*> map;
-  map.reserve(src.size());
   dst.reserve(src.size());
+  std::vector<Node*> copies(src.id_bound(), nullptr);  // by the source node's id
   auto remap = [&](Node* n) {
-    auto it = map.find(n);
-    REMAT_ASSERT(it != map.end()) << n->name() << " used before its definition";
-    return it->second;
+    Node* copy = copies[n->id()];
+    REMAT_ASSERT(copy != nullptr) << n->name() << " used before its definition";
+    return copy;
   };
-  for (const Node* n : src.nodes()) {
-    Node* copy = dst.copy_node(*n, remap);
-    REMAT_ASSERT(copy != nullptr) << "duplicate name " << n->name();
-    map.emplace(n, copy);
-  }
-  return map;
+  for (const Node* n : src.nodes()) copies[n->id()] = dst.append_copy(*n, remap);
 }
 
 }  // namespace remat

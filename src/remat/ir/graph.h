@@ -97,9 +97,15 @@ class Graph {
   /// its args and kwargs with each node reference `r` replaced by `remap(r)`. nullptr if the
   /// name is taken. The cheap way to build a graph from parts of another.
   Node* copy_node(const Node& src, absl::FunctionRef<Node*(Node*)> remap);
+  /// copy_node at the end of the graph for a caller that knows `src`'s name is free here (the
+  /// nodes of one graph copied into an empty one): the name index takes it in only when next
+  /// asked (Note [deferred names]).
+  Node* append_copy(const Node& src, absl::FunctionRef<Node*(Node*)> remap);
+  /// output(value) for such a copy: the caller knows no node is named `output`.
+  Node* append_output(Argument value);
   /// Prepares the name index and the node storage for `n` more nodes.
   void reserve(size_t n) {
-    by_name_.reserve(by_name_.size() + n);
+    by_name_.reserve(by_name_.size() + deferred_names_.size() + n);
     arena_.reserve(n);
   }
   Node* placeholder(std::string_view name);
@@ -129,6 +135,7 @@ class Graph {
   std::string create_name(std::string_view candidate);
   /// True when `name` belongs to a node of this graph or did once (torch.fx never frees names).
   [[nodiscard]] bool name_taken(std::string_view name) const {
+    index_deferred_names();
     return by_name_.contains(name) || retired_names_.contains(name);
   }
 
@@ -145,6 +152,13 @@ class Graph {
   void link_before(Node* n, Node* position);
   void unlink(Node* n);
   void renumber() const;
+  Node* copy_into(Node* n, const Node& src, absl::FunctionRef<Node*(Node*)> remap);
+  Node* append_deferred(OpKind op, InternedString target, std::string name);
+  /// Takes the names of append_copy's nodes into the index and the counter, in creation order.
+  void index_deferred_names() const {
+    if (!deferred_names_.empty()) index_deferred_names_now();
+  }
+  void index_deferred_names_now() const;
 
   SlotArena<Node> arena_;
   uint32_t next_id_ = 0;
@@ -170,13 +184,17 @@ class Graph {
       return key(a) == key(b);
     }
   };
-  absl::flat_hash_set<Node*, NodeNameHash, NodeNameEq> by_name_;
+  mutable absl::flat_hash_set<Node*, NodeNameHash, NodeNameEq> by_name_;
   absl::flat_hash_set<std::string, StringViewHash, StringViewEq>
       retired_names_;  // of erased and renamed nodes
-  NameCounter name_counter_;
+  mutable NameCounter name_counter_;
+  // Note [deferred names]: append_copy's nodes, by id, not yet in by_name_ nor noted by the
+  // counter; the names of those erased since, by id (ids are never reused).
+  mutable std::vector<std::pair<uint32_t, Node*>> deferred_names_;
+  mutable std::vector<std::pair<uint32_t, std::string>> erased_deferred_;
 };
 
-/// A deep copy of `src` into the empty graph `dst`; returns the old->new node map.
-absl::flat_hash_map<const Node*, Node*> clone_graph(const Graph& src, Graph& dst);
+/// A deep copy of `src` into the empty graph `dst`.
+void clone_graph(const Graph& src, Graph& dst);
 
 }  // namespace remat

@@ -106,9 +106,7 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vect
   };
   for (const Node* n : joint.graph().nodes()) {
     if (n->op() != OpKind::CallFunction || env[n] != nullptr || !needed.contains(n)) continue;
-    Node* c = g.copy_node(*n, mapped);
-    REMAT_ASSERT(c != nullptr) << "name taken twice: " << n->name();
-    env[n] = c;
+    env[n] = g.append_copy(*n, mapped);  // joint nodes not among the inputs: names unique
   }
   std::vector<Argument> out;
   for (const Argument& a : outputs) {
@@ -116,7 +114,7 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vect
     map_nodes(copy, mapped);
     out.push_back(std::move(copy));
   }
-  g.output(Argument::list(std::move(out)));
+  g.append_output(Argument::list(std::move(out)));  // the joint's own output is not copied
   return m;
 }
 

@@ -1,6 +1,7 @@
 #include "remat/partition/partition_report.h"
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
 #include "remat/ir/graph.h"
@@ -73,8 +74,24 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
   PartitionReport r;
   r.strategy = std::move(strategy);
   absl::flat_hash_map<std::string, std::string> why(reasons.begin(), reasons.end());
+  // Recomputed: what the backward computes again, i.e. what both graphs compute (PyTorch's
+  // recomputed_in_bw). Only the graphs decide it, not partitioner tags, which the readable text
+  // does not carry: the same joint gives the same report from JSON or from text.
+  absl::flat_hash_set<std::string_view> forward_names;
+  for (const Node* n : graphs.forward.graph().nodes()) forward_names.insert(n->name());
+  std::vector<const Node*> recomputed;
+  for (const Node* n : graphs.backward.graph().nodes())
+    if (n->op() == OpKind::CallFunction && forward_names.contains(n->name())) recomputed.push_back(n);
+  // The joint nodes the report reads (saved and recomputed values), found in one sweep: the
+  // graphs' name indexes are not needed (Note [deferred names]).
+  absl::flat_hash_map<std::string_view, const Node*> joint_nodes;
+  for (const std::string& name : graphs.saved_values) joint_nodes.emplace(name, nullptr);
+  for (const Node* n : recomputed) joint_nodes.emplace(n->name(), nullptr);
+  for (const Node* n : joint.graph().nodes())
+    if (auto it = joint_nodes.find(n->name()); it != joint_nodes.end()) it->second = n;
+
   for (const std::string& name : graphs.saved_values) {
-    const Node* n = joint.graph().find(name);
+    const Node* n = joint_nodes.at(name);
     int64_t bytes = n ? value_bytes(*n) : 0;
     auto it = why.find(name);
     r.saved_values.push_back({name, bytes, it == why.end() ? "read by the backward" : it->second});
@@ -82,18 +99,14 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
   }
   NodeSet storages(joint.graph());
   for (const std::string& name : graphs.saved_values) {
-    const Node* n = joint.graph().find(name);
+    const Node* n = joint_nodes.at(name);
     if (!n) continue;
     const Node& root = storage_root(*n);
     if (root.op() != OpKind::Placeholder && storages.insert(&root)) r.activation_bytes += value_bytes(root);
   }
   r.saved_symints = graphs.saved_symints;
-  // Recomputed: what the backward computes again, i.e. what both graphs compute (PyTorch's
-  // recomputed_in_bw). Only the graphs decide it, not partitioner tags, which the readable text
-  // does not carry: the same joint gives the same report from JSON or from text.
-  for (const Node* n : graphs.backward.graph().nodes()) {
-    if (n->op() != OpKind::CallFunction || !graphs.forward.graph().find(n->name())) continue;
-    const Node* j = joint.graph().find(n->name());
+  for (const Node* n : recomputed) {
+    const Node* j = joint_nodes.at(n->name());
     std::string reason = j && j->meta.recompute == CheckpointPolicy::MustSave && node_is(*n, OpCategory::View)
                              ? "a view: recomputing it is free (PyTorch never bans views, MUST_SAVE ones included)"
                          : j && j->meta.recompute && is_recompute(*j->meta.recompute)
