@@ -111,7 +111,8 @@ Node* Graph::append_deferred(OpKind op, InternedString target, std::string name)
 // name into the index and the suffix counter, which a copy about to be partitioned rarely asks
 // about. append_copy defers both; the first operation that reads or changes names (find,
 // creating or renaming a node, erasing one) catches up, in creation order, so the counter ends
-// in the state eager copies would have left it in.
+// in the state eager copies would have left it in. Catching up happens inside const calls
+// (find): while names are deferred, one graph must not be read from two threads at once.
 void Graph::index_deferred_names_now() const {
   // An erased node's name was noted when it was made, eagerly: its note keeps its turn.
   std::sort(erased_deferred_.begin(), erased_deferred_.end());

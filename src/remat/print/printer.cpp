@@ -10,10 +10,10 @@
 #include <absl/container/flat_hash_set.h>
 
 #include "remat/ir/naming.h"
+#include "remat/ir/node_set.h"
 #include "remat/ir/target.h"
 #include "remat/print/meta_text.h"
 #include "remat/print/python_repr.h"
-#include "remat/ir/node_set.h"
 #include "remat/support/append_int.h"
 #include "remat/support/float_repr.h"
 
@@ -198,6 +198,8 @@ class CodeGen {
   };
 
   std::string_view name_of(const Node* n);
+  /// True when `name` is printed for something already; `unnamed`: the node being named.
+  [[nodiscard]] bool taken(std::string_view name, std::string_view unnamed) const;
   std::string create_global_name(std::string_view hint, bool is_that_builtin = false);
   std::string add_global(std::string_view target);
   Callable& callable(const std::string& target);
@@ -259,13 +261,7 @@ std::string_view CodeGen::name_of(const Node* n) {
   uint32_t state = name_state_.get(n);
   if (state == 0) {
     std::string_view own = n->name();
-    auto taken = [&](std::string_view c) {
-      if (others_.contains(c)) return true;
-      if (c == own) return false;  // the graph's only node of that name is `n`, not named yet
-      const Node* holder = m_.graph().find(c);
-      return holder != nullptr && name_state_.get(holder) == 1;
-    };
-    std::string name = counter_.create(own, taken);
+    std::string name = counter_.create(own, [&](std::string_view c) { return taken(c, own); });
     if (name == own) {
       state = 1;
     } else {
@@ -278,15 +274,16 @@ std::string_view CodeGen::name_of(const Node* n) {
   return state == 1 ? std::string_view(n->name()) : std::string_view(renamed_[state - 2]);
 }
 
+bool CodeGen::taken(std::string_view name, std::string_view unnamed) const {
+  if (others_.contains(name)) return true;
+  if (name == unnamed) return false;  // the graph's only node of that name, not named yet
+  const Node* holder = m_.graph().find(name);
+  return holder != nullptr && name_state_.get(holder) == 1;
+}
+
 std::string CodeGen::create_global_name(std::string_view hint, bool is_that_builtin) {
   std::string name = counter_.create(
-      hint,
-      [&](std::string_view c) {
-        if (others_.contains(c)) return true;
-        const Node* holder = m_.graph().find(c);
-        return holder != nullptr && name_state_.get(holder) == 1;
-      },
-      is_that_builtin);
+      hint, [&](std::string_view c) { return taken(c, {}); }, is_that_builtin);
   others_.insert(name);
   return name;
 }
