@@ -105,14 +105,15 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
     }
   }
   std::sort(saved.begin(), saved.end(), [](const Node* a, const Node* b) { return a->is_before(b); });
-  auto graphs = extract_forward_backward(joint, saved, saved_sym);
+  JointOrigins origins;
+  auto graphs = extract_forward_backward(joint, saved, saved_sym, &origins);
   if (!graphs) return std::move(graphs).take_errors();
   std::vector<std::string> rng = functionalize_recomputed_rng(*graphs);
   std::vector<std::pair<std::string, std::string>> reasons;
   for (const std::string& n : made_must_save) reasons.emplace_back(n, "checkpoint-region input (tag clean-up made it MUST_SAVE)");
   for (const std::string& n : recompute_inputs) reasons.emplace_back(n, "read by a node the backward recomputes");
   DefaultPartition result;
-  result.report = describe_partition(joint, *graphs, "default", reasons);
+  result.report = describe_partition(joint, *graphs, origins, "default", reasons);
   result.report.stage = PartitionStage::Default;
   result.report.tags_made_must_save = std::move(made_must_save);
   result.report.notes.push_back("forward region found by " + region_rule);

@@ -57,7 +57,7 @@ bool mutates_only_an_intermediate(const Node& n) {
 // order. Only needed nodes are copied, so nothing is created to be removed again.
 Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vector<const Node*>& inputs,
                                        const std::vector<Argument>& outputs, std::string_view what,
-                                       PartitionerTag invalid_tag) {
+                                       PartitionerTag invalid_tag, std::vector<const Node*>& origins) {
   NodeSet available = available_nodes(joint, inputs, invalid_tag);
   std::vector<const Node*> roots;
   for (const Argument& a : outputs) {
@@ -93,11 +93,17 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vect
   Graph& g = m.graph();
   g.reserve(needed.size() + inputs.size() + 1);
   NodeMap<Node*> env(joint.graph(), nullptr);
+  origins.assign(needed.size() + inputs.size() + 1, nullptr);
+  auto origin_of = [&](const Node* copy) -> const Node*& {
+    if (copy->id() >= origins.size()) origins.resize(copy->id() + 1, nullptr);
+    return origins[copy->id()];
+  };
   for (const Node* in : inputs) {
     Node* p = g.create_node_exact(OpKind::Placeholder, InternedString(in->name()), in->name());
     REMAT_ASSERT(p != nullptr) << "duplicate input " << in->name();
     p->meta = in->meta;
     env[in] = p;
+    origin_of(p) = in;
   }
   auto mapped = [&](Node* x) {
     Node* copy = env[x];
@@ -106,7 +112,9 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vect
   };
   for (const Node* n : joint.graph().nodes()) {
     if (n->op() != OpKind::CallFunction || env[n] != nullptr || !needed.contains(n)) continue;
-    env[n] = g.append_copy(*n, mapped);  // joint nodes not among the inputs: names unique
+    Node* c = g.append_copy(*n, mapped);  // joint nodes not among the inputs: names unique
+    env[n] = c;
+    origin_of(c) = n;
   }
   std::vector<Argument> out;
   for (const Argument& a : outputs) {
@@ -182,7 +190,8 @@ void raise_getitems(Graph& g) {
 
 Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
                                                    const std::vector<const Node*>& saved,
-                                                   const std::vector<const Node*>& saved_symints) {
+                                                   const std::vector<const Node*>& saved_symints,
+                                                   JointOrigins* origins) {
   // A tuple cannot cross from the forward to the backward: a saved tuple saves its elements (a
   // MUST_SAVE layer norm in the memory budget's last stage, say), each once, in place.
   std::vector<const Node*> saved_values;
@@ -226,9 +235,12 @@ Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
   std::vector<Argument> fw_out = fwd_outputs;
   for (const Node* v : values) fw_out.push_back(Argument::node(const_cast<Node*>(v)));
   for (const Node* v : syms) fw_out.push_back(Argument::node(const_cast<Node*>(v)));
-  auto forward = extract_subgraph(joint, primals, fw_out, "forward", PartitionerTag::MustBeInBackward);
+  JointOrigins local;
+  JointOrigins& from = origins != nullptr ? *origins : local;
+  auto forward = extract_subgraph(joint, primals, fw_out, "forward", PartitionerTag::MustBeInBackward, from.forward);
   if (!forward) return std::move(forward).take_errors();
-  auto backward = extract_subgraph(joint, bw_inputs(values, syms), grads, "backward", PartitionerTag::MustBeInForward);
+  auto backward = extract_subgraph(joint, bw_inputs(values, syms), grads, "backward", PartitionerTag::MustBeInForward,
+                                   from.backward);
   if (!backward) return std::move(backward).take_errors();
   reorder_like_autograd(backward->graph());
   raise_getitems(forward->graph());
@@ -237,6 +249,7 @@ Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
   backward->graph_name = joint.graph_name + "_bw";
   forward->num_real_outputs = static_cast<int64_t>(num_fwd);
   for (const Node* v : values) result.saved_values.push_back(v->name());
+  from.saved_values = values;
   for (const Node* v : syms) result.saved_symints.push_back(v->name());
   forward->saved_values = result.saved_values;
   result.forward = std::move(*forward);

@@ -563,7 +563,8 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   std::vector<const Node*>& saved_sym = chosen.saved_sym;
   std::sort(saved.begin(), saved.end(), [](const Node* a, const Node* b) { return a->is_before(b); });
   timer.lap("flow network and min-cut");
-  auto graphs = extract_forward_backward(joint, saved, saved_sym);
+  JointOrigins origins;
+  auto graphs = extract_forward_backward(joint, saved, saved_sym, &origins);
   timer.lap("forward and backward extraction");
   if (!graphs) return std::move(graphs).take_errors();
   absl::flat_hash_set<std::string> explained(made_must_save.begin(), made_must_save.end());
@@ -578,7 +579,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   std::vector<std::string> rng = functionalize_recomputed_rng(*graphs);
   for (const std::string& n : rng) notes.push_back("random op " + n + " is recomputed with the forward's RNG state (run_and_save_rng_state / run_with_rng_state)");
   MinCutPartition result;
-  result.report = describe_partition(joint, *graphs, "min-cut", reasons);
+  result.report = describe_partition(joint, *graphs, origins, "min-cut", reasons);
   result.report.stage = stage;
   result.report.cut_value = chosen.cut_value;
   result.report.banned = chosen.banned;

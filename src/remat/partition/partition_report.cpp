@@ -7,6 +7,7 @@
 #include "remat/ir/graph.h"
 #include "remat/ir/node_set.h"
 #include "remat/ops/op_registry.h"
+#include "remat/support/assert.h"
 #include "remat/support/json_text.h"
 
 namespace remat::partition {
@@ -69,44 +70,43 @@ const Node& storage_root(const Node& n) {
   return *at;
 }
 
-PartitionReport describe_partition(const GraphModule& joint, const ForwardBackward& graphs, std::string strategy,
+PartitionReport describe_partition(const GraphModule& joint, const ForwardBackward& graphs, const JointOrigins& origins,
+                                   std::string strategy,
                                    const std::vector<std::pair<std::string, std::string>>& reasons) {
   PartitionReport r;
   r.strategy = std::move(strategy);
   absl::flat_hash_map<std::string, std::string> why(reasons.begin(), reasons.end());
-  // Recomputed: what the backward computes again, i.e. what both graphs compute (PyTorch's
-  // recomputed_in_bw). Only the graphs decide it, not partitioner tags, which the readable text
-  // does not carry: the same joint gives the same report from JSON or from text.
-  absl::flat_hash_set<std::string_view> forward_names;
-  for (const Node* n : graphs.forward.graph().nodes()) forward_names.insert(n->name());
-  std::vector<const Node*> recomputed;
-  for (const Node* n : graphs.backward.graph().nodes())
-    if (n->op() == OpKind::CallFunction && forward_names.contains(n->name())) recomputed.push_back(n);
-  // The joint nodes the report reads (saved and recomputed values), found in one sweep: the
-  // graphs' name indexes are not needed (Note [deferred names]).
-  absl::flat_hash_map<std::string_view, const Node*> joint_nodes;
-  for (const std::string& name : graphs.saved_values) joint_nodes.emplace(name, nullptr);
-  for (const Node* n : recomputed) joint_nodes.emplace(n->name(), nullptr);
-  for (const Node* n : joint.graph().nodes())
-    if (auto it = joint_nodes.find(n->name()); it != joint_nodes.end()) it->second = n;
-
-  for (const std::string& name : graphs.saved_values) {
-    const Node* n = joint_nodes.at(name);
-    int64_t bytes = n ? value_bytes(*n) : 0;
+  REMAT_ASSERT(origins.saved_values.size() == graphs.saved_values.size()) << "origins of another partition";
+  for (size_t i = 0; i < graphs.saved_values.size(); ++i) {
+    const std::string& name = graphs.saved_values[i];
+    int64_t bytes = value_bytes(*origins.saved_values[i]);
     auto it = why.find(name);
     r.saved_values.push_back({name, bytes, it == why.end() ? "read by the backward" : it->second});
     r.saved_bytes_total += bytes;
   }
   NodeSet storages(joint.graph());
-  for (const std::string& name : graphs.saved_values) {
-    const Node* n = joint_nodes.at(name);
-    if (!n) continue;
+  for (const Node* n : origins.saved_values) {
     const Node& root = storage_root(*n);
     if (root.op() != OpKind::Placeholder && storages.insert(&root)) r.activation_bytes += value_bytes(root);
   }
   r.saved_symints = graphs.saved_symints;
-  for (const Node* n : recomputed) {
-    const Node* j = joint_nodes.at(n->name());
+  // Recomputed: what the backward computes again, i.e. what both graphs compute (PyTorch's
+  // recomputed_in_bw): a backward node whose joint node the forward copies too, or (a node a
+  // later pass made in the forward, such as the RNG state's) that shares a name with one. Only
+  // the graphs decide it, not partitioner tags, which the readable text does not carry: the
+  // same joint gives the same report from JSON or from text.
+  NodeSet in_forward(joint.graph());
+  absl::flat_hash_set<std::string_view> made_in_forward;
+  for (const Node* n : graphs.forward.graph().nodes()) {
+    if (const Node* j = JointOrigins::of(origins.forward, n))
+      in_forward.insert(j);
+    else if (n->op() != OpKind::Output)  // the backward's own output holds that name
+      made_in_forward.insert(n->name());
+  }
+  for (const Node* n : graphs.backward.graph().nodes()) {
+    if (n->op() != OpKind::CallFunction) continue;
+    const Node* j = JointOrigins::of(origins.backward, n);
+    if (!(j && in_forward.contains(j)) && !made_in_forward.contains(n->name())) continue;
     std::string reason = j && j->meta.recompute == CheckpointPolicy::MustSave && node_is(*n, OpCategory::View)
                              ? "a view: recomputing it is free (PyTorch never bans views, MUST_SAVE ones included)"
                          : j && j->meta.recompute && is_recompute(*j->meta.recompute)

@@ -70,7 +70,9 @@ struct PartitionReport {
 
 /// Fills the parts every strategy shares: saved values' bytes (reasons from `reasons`, by name),
 /// the recomputed nodes (joint forward nodes the backward computes again), FLOPs and peak memory.
-PartitionReport describe_partition(const GraphModule& joint, const ForwardBackward& graphs, std::string strategy,
+/// `origins`: where extract_forward_backward took the graphs' nodes from in `joint`.
+PartitionReport describe_partition(const GraphModule& joint, const ForwardBackward& graphs, const JointOrigins& origins,
+                                   std::string strategy,
                                    const std::vector<std::pair<std::string, std::string>>& reasons);
 
 /// Bytes of a node's value: tensor numel x itemsize (tuples: the sum), 0 for symbolic values.
