@@ -6,6 +6,7 @@
 
 #include "remat/ir/graph_equal.h"
 #include "remat/ir/graph_module.h"
+#include "remat/ir/input_lists.h"
 #include "remat/ir/verify.h"
 #include "testing/graph_generator.h"
 
@@ -229,6 +230,20 @@ TEST(GraphModule, CloneIsStructurallyEqualAndIndependent) {
   ASSERT_NE(first_call, nullptr);
   first_call->meta.set_seq_nr(-1);
   EXPECT_NE(first_difference(m, copy), "");
+}
+
+TEST(InputLists, AreEachNodesInputsInCollectOrder) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    GraphModule m = testing::generate_graph({.seed = seed, .num_nodes = 30 + seed * 11});
+    m.graph().erase(m.graph().call_function("aten.sin.default", {}));  // ids need not be dense
+    const InputLists lists(m.graph());
+    std::vector<Node*> want;
+    for (const Node* n : m.graph().nodes()) {
+      n->collect_input_nodes(want);
+      auto got = lists.of(n);
+      ASSERT_EQ(std::vector<Node*>(got.begin(), got.end()), want) << "seed " << seed << ", " << n->name();
+    }
+  }
 }
 
 TEST(GraphModule, GeneratedGraphsVerify) {

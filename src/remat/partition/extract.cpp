@@ -1,7 +1,10 @@
 #include "remat/partition/extract.h"
 
+#include <algorithm>
+
 #include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
+#include "remat/ir/input_lists.h"
 #include "remat/ir/node_set.h"
 #include "remat/partition/node_info.h"
 #include "remat/support/assert.h"
@@ -11,33 +14,30 @@ namespace {
 
 // Which nodes of `joint` a graph with `inputs` can compute: the inputs, then every call_function
 // (not tagged `invalid_tag`) whose inputs are all available (spec §8.1).
-NodeSet available_nodes(const GraphModule& joint, const std::vector<const Node*>& inputs, PartitionerTag invalid_tag) {
+NodeSet available_nodes(const GraphModule& joint, const InputLists& input_lists, const std::vector<const Node*>& inputs,
+                        PartitionerTag invalid_tag) {
   NodeSet available(joint.graph());
   for (const Node* in : inputs) available.insert(in);
-  std::vector<Node*> ins;
   for (const Node* n : joint.graph().nodes()) {
     if (n->op() != OpKind::CallFunction || n->meta.partitioner_tag == invalid_tag) continue;
-    ins.clear();
-    n->collect_input_nodes(ins);
-    bool ok = true;
-    for (const Node* in : ins) ok = ok && available.contains(in);
-    if (ok) available.insert(n);
+    auto ins = input_lists.of(n);
+    if (std::all_of(ins.begin(), ins.end(), [&](const Node* in) { return available.contains(in); }))
+      available.insert(n);
   }
   return available;
 }
 
 // The nodes the values in `roots` are computed from, stopping at `inputs` (which replace what
 // they were computed from).
-NodeSet needed_nodes(const Graph& joint, std::vector<const Node*> roots, const std::vector<const Node*>& inputs) {
+NodeSet needed_nodes(const Graph& joint, const InputLists& input_lists, std::vector<const Node*> roots,
+                     const std::vector<const Node*>& inputs) {
   NodeSet stop(joint), needed(joint);
   for (const Node* in : inputs) stop.insert(in);
-  std::vector<Node*> ins;
   while (!roots.empty()) {
     const Node* n = roots.back();
     roots.pop_back();
     if (!needed.insert(n) || stop.contains(n)) continue;
-    ins.clear();
-    n->collect_input_nodes(ins);
+    auto ins = input_lists.of(n);
     roots.insert(roots.end(), ins.begin(), ins.end());
   }
   return needed;
@@ -55,10 +55,11 @@ bool mutates_only_an_intermediate(const Node& n) {
 // The subgraph of `joint` computable from `inputs` that produces `outputs`: placeholders for
 // the inputs, then the call_functions the outputs (and impure available nodes) need, in joint
 // order. Only needed nodes are copied, so nothing is created to be removed again.
-Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vector<const Node*>& inputs,
+Expected<GraphModule> extract_subgraph(const GraphModule& joint, const InputLists& input_lists,
+                                       const std::vector<const Node*>& inputs,
                                        const std::vector<Argument>& outputs, std::string_view what,
                                        PartitionerTag invalid_tag, std::vector<const Node*>& origins) {
-  NodeSet available = available_nodes(joint, inputs, invalid_tag);
+  NodeSet available = available_nodes(joint, input_lists, inputs, invalid_tag);
   std::vector<const Node*> roots;
   for (const Argument& a : outputs) {
     const Node* missing = nullptr;
@@ -86,7 +87,7 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const std::vect
     if (n->op() == OpKind::CallFunction && available.contains(n) && is_impure(*n) && !mutates_only_an_intermediate(*n))
       roots.push_back(n);
   }
-  NodeSet needed = needed_nodes(joint.graph(), std::move(roots), inputs);
+  NodeSet needed = needed_nodes(joint.graph(), input_lists, std::move(roots), inputs);
 
   GraphModule m;
   m.class_name = "GraphModule";
@@ -222,7 +223,8 @@ Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
   std::vector<const Node*> all_inputs = bw_inputs(saved_values, saved_symints);
   std::vector<const Node*> grad_roots;
   for (const Argument& a : grads) for_each_node(a, [&](Node* x) { grad_roots.push_back(x); });
-  NodeSet reached = needed_nodes(joint.graph(), std::move(grad_roots), all_inputs);
+  const InputLists input_lists(joint.graph());  // five walks below read them
+  NodeSet reached = needed_nodes(joint.graph(), input_lists, std::move(grad_roots), all_inputs);
   auto used = [&](const std::vector<const Node*>& list) {
     std::vector<const Node*> out;
     for (const Node* v : list) {
@@ -237,9 +239,9 @@ Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
   for (const Node* v : syms) fw_out.push_back(Argument::node(const_cast<Node*>(v)));
   JointOrigins local;
   JointOrigins& from = origins != nullptr ? *origins : local;
-  auto forward = extract_subgraph(joint, primals, fw_out, "forward", PartitionerTag::MustBeInBackward, from.forward);
+  auto forward = extract_subgraph(joint, input_lists, primals, fw_out, "forward", PartitionerTag::MustBeInBackward, from.forward);
   if (!forward) return std::move(forward).take_errors();
-  auto backward = extract_subgraph(joint, bw_inputs(values, syms), grads, "backward", PartitionerTag::MustBeInForward,
+  auto backward = extract_subgraph(joint, input_lists, bw_inputs(values, syms), grads, "backward", PartitionerTag::MustBeInForward,
                                    from.backward);
   if (!backward) return std::move(backward).take_errors();
   reorder_like_autograd(backward->graph());
