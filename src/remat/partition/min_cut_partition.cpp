@@ -359,6 +359,7 @@ class NetworkBuilder {
 
 size_t eliminate_common_subexpressions(Graph& graph, std::vector<std::pair<std::string, std::string>>* merged) {
   absl::flat_hash_set<Node*, SameComputationHash, SameComputation> seen;
+  seen.reserve(graph.size());  // growing would hash every node's arguments again at each rehash
   std::vector<Node*> duplicates;
   for (Node* n : graph.nodes()) {
     if (n->op() != OpKind::CallFunction || is_random(n)) continue;
