@@ -130,14 +130,13 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const InputList
 // Spec §8.5: each node from the first tangent use onwards is preceded by its not yet placed
 // inputs, so recomputed forward chains land right before their first use.
 void reorder_like_autograd(Graph& g) {
-  std::vector<Node*> order;
-  NodeSet placed(g);
+  const InputLists input_lists(g);
   Node* first_bw = nullptr;
   for (Node* n : g.nodes()) {
     if (n->op() == OpKind::Placeholder) continue;
-    bool reads_tangent = false;
-    for (Node* in : n->input_nodes()) reads_tangent = reads_tangent || (in->op() == OpKind::Placeholder && is_tangent(*in));
-    if (reads_tangent) {
+    auto ins = input_lists.of(n);
+    if (std::any_of(ins.begin(), ins.end(),
+                    [](const Node* in) { return in->op() == OpKind::Placeholder && is_tangent(*in); })) {
       first_bw = n;
       break;
     }
@@ -145,18 +144,42 @@ void reorder_like_autograd(Graph& g) {
   if (!first_bw) return;
   std::vector<Node*> originals;
   for (Node* n : g.nodes()) originals.push_back(n);
-  auto place = [&](auto&& self, Node* n) -> void {
-    if (placed.contains(n) || n->op() == OpKind::Placeholder) return;
-    std::vector<Node*> inputs = n->input_nodes();
-    std::sort(inputs.begin(), inputs.end(), [](Node* a, Node* b) { return a->is_before(b); });
-    for (Node* in : inputs) self(self, in);
-    placed.insert(n);
-    order.push_back(n);
+  std::vector<Node*> order;
+  NodeSet placed(g);
+  auto waiting = [&](const Node* n) { return !placed.contains(n) && n->op() != OpKind::Placeholder; };
+  // Depth first, inputs in graph order, each placed after its inputs. An explicit stack: a
+  // backward that recomputes a whole forward would nest as deep as the forward is long.
+  struct Frame {
+    Node* node;
+    std::vector<Node*> inputs;  // sorted in graph order
+    size_t next = 0;
+  };
+  auto frame = [&](Node* n) {
+    auto ins = input_lists.of(n);
+    Frame f{n, std::vector<Node*>(ins.begin(), ins.end())};
+    std::sort(f.inputs.begin(), f.inputs.end(), [](Node* a, Node* b) { return a->is_before(b); });
+    return f;
+  };
+  std::vector<Frame> stack;
+  auto place = [&](Node* root) {
+    if (!waiting(root)) return;
+    stack.push_back(frame(root));
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      if (top.next < top.inputs.size()) {
+        Node* in = top.inputs[top.next++];
+        if (waiting(in)) stack.push_back(frame(in));  // `top` is not used after this
+        continue;
+      }
+      placed.insert(top.node);
+      order.push_back(top.node);
+      stack.pop_back();
+    }
   };
   bool started = false;
   for (Node* n : originals) {
     started = started || n == first_bw;
-    if (started) place(place, n);
+    if (started) place(n);
   }
   // Nodes before the first backward node that nothing placed keep their relative order in front.
   std::vector<Node*> front;
