@@ -121,6 +121,7 @@ MinCut solve_min_cut(const FlowGraph& graph, int source, int sink, MaxFlowAlgori
   Network net(boost::edges_are_unsorted_multi_pass, pairs.begin(), pairs.end(), inputs.begin(),
               static_cast<size_t>(n));
   auto edge_index = boost::get(boost::edge_index, net);
+  auto index_of = [&](Edge e) { return boost::get(boost::edge_index, net, e); };
   size_t num_net_edges = boost::num_edges(net);
   std::vector<Edge> by_input(2 * edges.size());
   boost::graph_traits<Network>::edge_iterator it, end;
@@ -130,10 +131,10 @@ MinCut solve_min_cut(const FlowGraph& graph, int source, int sink, MaxFlowAlgori
   for (size_t i = 0; i < edges.size(); ++i) {
     if (edges[i].from == edges[i].to) continue;
     Edge fe = by_input[2 * i], re = by_input[2 * i + 1];
-    capacity[boost::get(boost::edge_index, net, fe)] =
+    capacity[index_of(fe)] =
         std::isinf(edges[i].capacity) ? infinity : static_cast<Capacity>(std::llround(edges[i].capacity));
-    reverse[boost::get(boost::edge_index, net, fe)] = re;
-    reverse[boost::get(boost::edge_index, net, re)] = fe;
+    reverse[index_of(fe)] = re;
+    reverse[index_of(re)] = fe;
   }
   auto capacity_map = boost::make_iterator_property_map(capacity.begin(), edge_index);
   auto residual_map = boost::make_iterator_property_map(residual.begin(), edge_index);
@@ -155,20 +156,14 @@ MinCut solve_min_cut(const FlowGraph& graph, int source, int sink, MaxFlowAlgori
   result.value = static_cast<double>(flow);
 
   // The sink side: every vertex with a residual path to the sink (edges followed backwards).
-  std::vector<Edge> all_edges;
-  all_edges.reserve(num_net_edges);
-  for (std::tie(it, end) = boost::edges(net); it != end; ++it) all_edges.push_back(*it);
-  Adjacency into = adjacency(n, all_edges.size(), [&](size_t k) {
-    Edge e = all_edges[k];
-    return residual[boost::get(boost::edge_index, net, e)] > 0 ? std::optional(std::pair(static_cast<int>(boost::target(e, net)),
-                                                                 static_cast<int>(boost::source(e, net))))
-                                       : std::nullopt;
+  // by_input holds every network edge (and nothing at the self-loops' positions).
+  Adjacency into = adjacency(n, by_input.size(), [&](size_t k) -> std::optional<std::pair<int, int>> {
+    if (edges[k / 2].from == edges[k / 2].to || residual[index_of(by_input[k])] <= 0) return std::nullopt;
+    return std::pair(static_cast<int>(boost::target(by_input[k], net)), static_cast<int>(boost::source(by_input[k], net)));
   });
   std::vector<int> reached(n, -2);
   breadth_first(into, sink, -1, reached);
-  std::vector<bool> sink_side(n, false);
-  for (int v = 0; v < n; ++v) sink_side[v] = reached[v] != -2;
-  for (int v = 0; v < n; ++v) result.source_side[v] = !sink_side[v];
+  for (int v = 0; v < n; ++v) result.source_side[v] = reached[v] == -2;
   for (size_t i = 0; i < graph.edges().size(); ++i) {
     const auto& e = graph.edges()[i];
     if (result.source_side[e.from] && !result.source_side[e.to]) result.cut_edges.push_back(static_cast<int>(i));
