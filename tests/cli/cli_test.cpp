@@ -291,7 +291,7 @@ TEST(Cli, OptionsThatDoNotApplyAreErrors) {
   EXPECT_EQ(heads.exit_code, 2);
   EXPECT_NE(heads.err.find("--heads does not apply to model 'mlp'"), std::string::npos) << heads.err;
   EXPECT_FALSE(fs::exists(fs::temp_directory_path() / "remat_cli_never"));
-  for (const char* extra : {"--budget 0.5", "--pareto", "--knapsack greedy"}) {
+  for (const char* extra : {"--budget 0.5", "--pareto", "--knapsack greedy", "--dump-passes x"}) {
     CliRun r = run("partition --strategy default " + std::string(extra) + " " + sample("mlp_relu_joint.json"));
     EXPECT_EQ(r.exit_code, 2) << extra;
     EXPECT_NE(r.err.find("applies to --strategy min-cut, not default"), std::string::npos) << r.err;
@@ -380,6 +380,16 @@ TEST(Cli, PartitionWritesGraphsAndAnExplainedReport) {
   EXPECT_NE(report.find("\"saved_bytes_total\": 7168"), std::string::npos) << report;
   CliRun solved = run("flow " + flow);
   EXPECT_NE(solved.out.find("cut value: 7883"), std::string::npos) << solved.out;
+  // --dump-passes: the joint after each pass before the cut that changed it, as readable text.
+  std::string tagged = (dir / "tagged.json").string();
+  ASSERT_EQ(run("trace --model gpt2 --layers 2 --checkpoint each-layer --joint -o " + tagged).exit_code, 0);
+  CliRun dumped = run("partition " + tagged + " --dump-passes " + (dir / "passes").string());
+  ASSERT_EQ(dumped.exit_code, 0) << dumped.err;
+  std::vector<std::string> dumps;
+  for (const auto& e : fs::directory_iterator(dir / "passes")) dumps.push_back(e.path().filename().string());
+  std::sort(dumps.begin(), dumps.end());
+  EXPECT_EQ(dumps, std::vector<std::string>{"1-recompute-tag-clean-up.txt"});
+  EXPECT_NE(slurp_file((dir / "passes" / "1-recompute-tag-clean-up.txt").string()).find("MUST_SAVE"), std::string::npos);
   CliRun verified = run("partition --verify " + sample("ckpt_sin_mm_sigmoid_joint.json"));
   EXPECT_EQ(verified.exit_code, 0);
   EXPECT_NE(verified.out.find("verify: 0 violations"), std::string::npos) << verified.out;

@@ -214,6 +214,19 @@ TEST(CompileCli, Gpt2WithCheckpointsGivesLogAndReport) {
   EXPECT_EQ(logs, 1u);
 }
 
+TEST(CompileCli, LogPassesPutsThePassesGraphsInTheLog) {
+  fs::path dir = scratch("log_passes");
+  CliResult r = run("compile --model gpt2 --layers 2 --checkpoint each-layer --no-check --log-passes -o " + (dir / "out").string(), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Only the tag clean-up changes this joint (no dead code, nothing to merge): one artifact, the
+  // joint with the region boundaries it made MUST_SAVE.
+  std::string pass = slurp(dir / "out" / "report" / "-_0_0_0" / "remat_pass_recompute_tag_clean-up_5.txt");
+  EXPECT_NE(pass.find("class inner_f"), std::string::npos);
+  EXPECT_NE(pass.find("MUST_SAVE"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "out" / "report" / "-_0_0_0" / "remat_pass_dead_code_5.txt"));
+  EXPECT_EQ(run("compile --model mlp --strategy default --log-passes -o " + (dir / "no").string(), dir).exit_code, 2);
+}
+
 TEST(CompileCli, BadModelExitsTwo) {
   fs::path dir = scratch("bad");
   CliResult r = run("compile --model nope -o " + (dir / "out").string(), dir);

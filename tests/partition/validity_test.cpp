@@ -88,6 +88,7 @@ TEST(PartitionValidity, TenThousandRandomTaggedJointGraphs) {
     GraphModule joint = random_joint(rng);
     MinCutConfig config;
     config.memory_budget = kBudgets[rng() % std::size(kBudgets)];
+    config.passes.verify_each = true;  // every pass before the cut leaves a well-formed graph
     if (!check_joint_shape(joint)) {
       // No output needs a gradient: AOTAutograd would build no joint, and neither partitioner
       // takes the graph.

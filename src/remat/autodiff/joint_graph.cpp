@@ -110,7 +110,7 @@ class JointBuilder {
     j->meta.partitioner_tag = PartitionerTag::IsForward;
     map_[f] = j;
 
-    if (f->target().view() == "operator.getitem") {
+    if (is_getitem(*f)) {
       // An output of a tuple-valued op: it belongs to that op's autograd node.
       Node* parent = j->args()[0].as_node();
       auto it = autograd_of_.find(parent);

@@ -65,16 +65,18 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     ModelFlags model;
     std::string out, strategy = "min-cut";
     double budget = 1.0;
-    bool no_check = false;
+    bool no_check = false, log_passes = false;
   };
   auto a = std::make_shared<Args>();
   a->model.add_to(*cmd);
   cmd->add_option("--strategy", a->strategy, "min-cut (default) or default")->check(CLI::IsMember({"min-cut", "default"}));
   auto* budget = cmd->add_option("--budget", a->budget, "activation memory budget in [0, 1] (min-cut)")->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--no-check", a->no_check, "skip the numeric check through libtorch");
+  auto* log_passes = cmd->add_flag("--log-passes", a->log_passes,
+                                   "log the joint graph after each partitioner pass that changed it (artifacts remat_pass_NAME)");
   cmd->add_option("-o,--output", a->out, "output folder: trace/ and report/ go in it")->required();
-  cmd->callback([a, budget, &exit_code] {
-    if (Status s = refuse_min_cut_options(a->strategy, {budget}); !s) {
+  cmd->callback([a, budget, log_passes, &exit_code] {
+    if (Status s = refuse_min_cut_options(a->strategy, {budget, log_passes}); !s) {
       exit_code = report(s.errors());
       return;
     }
@@ -104,6 +106,12 @@ void add_compile_command(CLI::App& app, int& exit_code) {
 
     partition::MinCutConfig config;
     config.memory_budget = a->budget;
+    std::vector<std::pair<std::string, std::string>> pass_graphs;  // (pass, readable text)
+    if (a->log_passes) {
+      config.passes.dump = [&](std::string_view pass, const GraphModule& m) {
+        pass_graphs.emplace_back(pass, print_readable(m, PrintOptions::tlparse()).text);
+      };
+    }
     auto p = partition::partition_joint(*joint, *partition::parse_strategy(a->strategy), config);
     if (!p) {
       exit_code = report(p.errors());
@@ -188,6 +196,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     logged.expanded_def = false;
     w.write("dynamo_output_graph", "{}", id, print_readable(*forward, logged).text);
     write_aot_records(w, id, *joint, graphs.forward, graphs.backward, &preport);
+    for (const auto& [pass, text] : pass_graphs) w.artifact("remat_pass_" + StageTime{pass}.key(), "string", id, text);
     std::string metrics = "{\"co_name\": " + json::quoted(a->model.model) + ", \"co_filename\": \"remat model zoo\", \"co_firstlineno\": 0";
     metrics += fmt::format(", \"graph_op_count\": {}, \"graph_node_count\": {}, \"graph_input_count\": {}", count_ops(*forward),
                            forward->graph().size(), forward->graph().placeholders().size());

@@ -1,6 +1,7 @@
 // remat partition FILE: split a joint graph into forward and backward graphs, with a report.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "remat/cli/commands.h"
@@ -34,7 +35,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       "DIR/backward.json, their readable .txt twins, DIR/report.json and DIR/report.txt, and prints "
       "the report: every saved value with its bytes and reason, every recomputed node and why.");
   struct Args {
-    std::string file, out_dir, strategy = "min-cut", dump_flow, knapsack = "dp";
+    std::string file, out_dir, strategy = "min-cut", dump_flow, dump_passes, knapsack = "dp";
     double budget = 1.0;
     bool pareto = false;
     bool explain = false, verify = false;
@@ -47,10 +48,13 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   auto* budget = cmd->add_option("--budget", a->budget, "activation memory budget in [0, 1] (min-cut; 1 = no budget)")->check(CLI::Range(0.0, 1.0));
   auto* knapsack = cmd->add_option("--knapsack", a->knapsack, "knapsack solver for the budget: dp, greedy, exact, or dynamic (dp at the knee budget up to --budget)")->check(CLI::IsMember({"dp", "greedy", "exact", "dynamic"}));
   auto* pareto = cmd->add_flag("--pareto", a->pareto, "print saved bytes against recompute FLOPs for budgets 0, 0.1, ..., 1");
-  cmd->add_flag("--verify", a->verify, "check the partition's invariants (exit 1 on a violation)");
+  cmd->add_flag("--verify", a->verify, "check the partition's invariants (exit 1 on a violation), and the graph's after each pass before the cut");
   auto* dump_flow = cmd->add_option("--dump-flow", a->dump_flow, "write the min-cut flow network as an fxgraph-json/1#flow file");
-  cmd->callback([a, budget, knapsack, pareto, dump_flow, &exit_code] {
-    if (Status s = refuse_min_cut_options(a->strategy, {budget, knapsack, pareto, dump_flow}); !s) {
+  auto* dump_passes = cmd->add_option("--dump-passes", a->dump_passes,
+                                      "write the joint graph as readable text after each pass before the cut that changed it "
+                                      "(DIR/1-dead-code.txt, DIR/2-common-subexpressions.txt, ...)");
+  cmd->callback([a, budget, knapsack, pareto, dump_flow, dump_passes, &exit_code] {
+    if (Status s = refuse_min_cut_options(a->strategy, {budget, knapsack, pareto, dump_flow, dump_passes}); !s) {
       exit_code = report(s.errors());
       return;
     }
@@ -65,10 +69,26 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                       : a->knapsack == "exact" ? partition::KnapsackSolver::Exact
                       : a->knapsack == "dynamic" ? partition::KnapsackSolver::Dynamic
                                                : partition::KnapsackSolver::Dp;
+    config.passes.verify_each = a->verify;
+    Status dump_failed;
+    if (!a->dump_passes.empty()) {
+      if (Status s = make_folder(a->dump_passes); !s) {
+        exit_code = report(s.errors());
+        return;
+      }
+      config.passes.dump = [&, index = 0](std::string_view pass, const GraphModule& m) mutable {
+        std::string file = std::to_string(++index) + "-" + std::string(pass) + ".txt";
+        std::replace(file.begin(), file.end(), ' ', '-');
+        Status s = write_file_atomic((std::filesystem::path(a->dump_passes) / file).string(),
+                                     print_readable(m, PrintOptions::readable()).text + "\n");
+        if (!s && dump_failed.ok()) dump_failed = std::move(s);
+      };
+    }
     auto strategy = *partition::parse_strategy(a->strategy);
     if (a->pareto && strategy == partition::Strategy::MinCut) {
       fmt::print("{:>6} {:>14} {:>16} {:>8}\n", "budget", "saved bytes", "recompute FLOPs", "saved");
       partition::MinCutConfig sweep = config;
+      sweep.passes.dump = nullptr;  // the partition below dumps them once
       for (int step = 0; step <= 10; ++step) {
         sweep.memory_budget = step / 10.0;
         auto p = partition::min_cut_partition(*joint, sweep);
@@ -85,6 +105,10 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       Diagnostics errors = p.errors();
       for (Diagnostic& d : errors) d.file = display_name(a->file);
       exit_code = report(errors);
+      return;
+    }
+    if (!dump_failed) {
+      exit_code = report(dump_failed.errors());
       return;
     }
     partition::ForwardBackward& graphs = p->graphs;

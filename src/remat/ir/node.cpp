@@ -20,6 +20,10 @@ std::string_view op_kind_name(OpKind k) {
   return kOpKinds[static_cast<size_t>(k)];
 }
 
+bool is_getitem(const Node& n) {
+  return n.target().view() == "operator.getitem";
+}
+
 std::optional<OpKind> parse_op_kind(std::string_view name) {
   for (size_t i = 0; i < kOpKinds.size(); ++i)
     if (kOpKinds[i] == name) return static_cast<OpKind>(i);

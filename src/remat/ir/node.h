@@ -30,6 +30,10 @@ struct Kwarg {
   friend bool operator==(const Kwarg&, const Kwarg&) = default;
 };
 
+class Node;
+/// A call of `operator.getitem`: one element of a multi-output op's tuple.
+bool is_getitem(const Node& n);
+
 /// A node of a Graph. Nodes are created, moved and erased only through their Graph, which owns
 /// them; a `Node*` stays valid until the node is erased or the graph destroyed.
 ///

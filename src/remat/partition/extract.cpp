@@ -205,7 +205,7 @@ void reorder_like_autograd(Graph& g) {
 void raise_getitems(Graph& g) {
   std::vector<Node*> getitems;
   for (Node* n : g.nodes()) {
-    if (n->target().view() == "operator.getitem" && !n->args().empty() && n->args()[0].is_node()) getitems.push_back(n);
+    if (is_getitem(*n) && !n->args().empty() && n->args()[0].is_node()) getitems.push_back(n);
   }
   for (auto it = getitems.rbegin(); it != getitems.rend(); ++it) g.move_after(*it, (*it)->args()[0].as_node());
 }

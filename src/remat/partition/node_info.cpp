@@ -8,7 +8,7 @@ namespace remat::partition {
 bool is_multi_output_parent(const Node& n) {
   if (n.users().empty()) return false;
   for (const Node* u : n.users()) {
-    if (u->target().view() != "operator.getitem") return false;
+    if (!is_getitem(*u)) return false;
   }
   return true;
 }

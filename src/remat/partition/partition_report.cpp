@@ -26,11 +26,11 @@ int64_t peak_bytes(const Graph& g, int64_t carried) {
   peak = std::max(peak, live);
   for (const Node* n : g.nodes()) {
     if (n->op() != OpKind::CallFunction) continue;
-    if (n->target().view() != "operator.getitem") live += value_bytes(*n);
+    if (!is_getitem(*n)) live += value_bytes(*n);
     peak = std::max(peak, live);
     n->collect_input_nodes(ins);
     for (Node* in : ins) {
-      if (--uses[in] == 0 && in->target().view() != "operator.getitem") live -= value_bytes(*in);
+      if (--uses[in] == 0 && !is_getitem(*in)) live -= value_bytes(*in);
     }
   }
   return peak;

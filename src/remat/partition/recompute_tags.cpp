@@ -36,7 +36,7 @@ std::vector<Node*> cleanup_recompute_tags(Graph& g, bool is_default_partition) {
     } else if (is_default_partition && !n->meta.ac_graph_id()) {
       bool region_input = false;
       for (const Node* u : n->users()) region_input = region_input || must_recompute(*u);
-      if (region_input && n->target().view() == "operator.getitem" && !n->args().empty() && n->args()[0].is_node() &&
+      if (region_input && is_getitem(*n) && !n->args().empty() && n->args()[0].is_node() &&
           n->args()[0].as_node()->meta.ac_graph_id()) {
         region_input = false;
       }

@@ -29,6 +29,8 @@ class StageTimer {
     stages_.push_back({std::move(name), std::chrono::duration<double, std::milli>(now - last_).count()});
     last_ = now;
   }
+  /// Starts the next stage now, leaving the time since the last lap uncounted.
+  void skip() { last_ = Clock::now(); }
   [[nodiscard]] const std::vector<StageTime>& stages() const { return stages_; }
   [[nodiscard]] std::vector<StageTime> take() { return std::move(stages_); }
 

@@ -1,0 +1,32 @@
+// The min-cut partitioner's switches (aot-partition spec §9), with PyTorch's defaults.
+#pragma once
+
+#include "remat/ir/pass_pipeline.h"
+#include "remat/partition/min_cut.h"
+
+namespace remat::partition {
+
+/// Dynamic: the DP at the knee budget between 0.001 and the requested one (KnapsackEvaluator),
+/// PyTorch's dynamic_memory_budget_dp.
+enum class KnapsackSolver { Dp, Greedy, Exact, Dynamic };
+
+/// The partitioner's switches, with PyTorch's defaults (spec §9).
+struct MinCutConfig {
+  /// activation_memory_budget in [0, 1]: 1 = the plain min-cut, 0 = save only the primals.
+  double memory_budget = 1.0;
+  KnapsackSolver knapsack = KnapsackSolver::Dp;
+  bool cse = true;
+  bool ban_recompute_used_far_apart = true;
+  bool ban_recompute_long_fusible_chains = true;
+  bool ban_recompute_materialized_backward = true;
+  bool ban_recompute_not_in_allowlist = true;
+  bool ban_recompute_reductions = true;
+  bool recompute_views = false;
+  bool treat_parameters_as_free_to_save = true;
+  MaxFlowAlgorithm algorithm = MaxFlowAlgorithm::PushRelabel;
+  /// For the graph passes before the cut (dead code, CSE, tag clean-up): verify() after each
+  /// (tests), dumps of the graphs they leave.
+  PassOptions passes;
+};
+
+}  // namespace remat::partition
