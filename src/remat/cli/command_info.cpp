@@ -175,8 +175,11 @@ void add_info_command(CLI::App& app, int& exit_code) {
       return;
     }
     if (size_t first = text->find_first_not_of(" \t\r\n"); first != std::string::npos && (*text)[first] == '{') {
-      auto json = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
-      if (json.is_object() && json.value("schema", "") == partition::kPartitionReportSchema) {
+      Expected<std::string> schema = read_json_schema(*text, name);
+      auto json = schema && *schema == partition::kPartitionReportSchema
+                      ? nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false)
+                      : nlohmann::ordered_json();
+      if (json.is_object()) {
         print_partition_report(json, name);
         exit_code = kExitOk;
         return;

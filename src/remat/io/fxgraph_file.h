@@ -15,6 +15,10 @@ namespace remat {
 using FxgraphDocument = std::variant<GraphModule, FlowNetwork, PartitionSummary>;
 
 /// Reads the text as the kind its `schema` names; unknown or missing schemas are errors.
+/// The top-level `schema` tag of a JSON document ("" when absent). Read from the first bytes when
+/// it is the first key, as in every file remat writes; otherwise the document is parsed.
+Expected<std::string> read_json_schema(std::string_view text, const std::string& file);
+
 Expected<FxgraphDocument> read_fxgraph(std::string_view text, const std::string& file);
 /// Reads `path` ("-" for stdin).
 Expected<FxgraphDocument> load_fxgraph(const std::string& path);

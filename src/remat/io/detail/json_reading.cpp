@@ -168,18 +168,4 @@ bool JsonReader::check_schema(dom::object root, std::string_view expected) {
   return true;
 }
 
-Expected<std::string> read_schema_tag(std::string_view text, const std::string& file) {
-  JsonReader reader(file);
-  std::optional<dom::element> root = reader.parse(text);
-  if (!root) return reader.error();
-  JsonPath top;
-  dom::object obj;
-  if (!reader.get_object(*root, top, obj)) return reader.error();
-  dom::element tag;
-  if (obj["schema"].get(tag)) return std::string();
-  std::string_view s;
-  if (!reader.get_string(tag, top.field("schema"), s)) return reader.error();
-  return std::string(s);
-}
-
 }  // namespace remat::io::detail

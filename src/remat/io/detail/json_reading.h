@@ -76,7 +76,4 @@ class JsonReader {
   simdjson::padded_string buffer_;
 };
 
-/// The top-level `schema` tag of a document, without building anything; empty when absent.
-Expected<std::string> read_schema_tag(std::string_view text, const std::string& file);
-
 }  // namespace remat::io::detail
