@@ -144,7 +144,7 @@ void Node::set_users_order(const std::vector<Node*>& order) {
   REMAT_ASSERT(order.size() == users_.size() &&
                std::is_permutation(order.begin(), order.end(), users_.begin()))
       << "set_users_order on " << name_ << " with a different set of users";
-  users_ = order;
+  users_.assign(order.begin(), order.end());
 }
 
 std::vector<Node*> Node::replace_all_uses_with(Node* replacement) {

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include <absl/container/inlined_vector.h>
+
 #include "remat/ir/argument.h"
 #include "remat/ir/meta.h"
 #include "remat/support/clone_ptr.h"
@@ -105,7 +107,8 @@ class Node {
   InternedString target_;
   std::vector<Argument> args_;
   ClonePtr<std::vector<Kwarg>> kwargs_;  // most nodes have none: allocated on first use
-  std::vector<Node*> users_;
+  // Most values have one or two users: kept inline, in the 24 bytes a std::vector takes.
+  absl::InlinedVector<Node*, 2> users_;
 };
 
 }  // namespace remat
