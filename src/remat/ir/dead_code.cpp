@@ -1,5 +1,8 @@
 #include "remat/ir/dead_code.h"
 
+#include <absl/container/flat_hash_map.h>
+
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -32,26 +35,45 @@ std::string_view op_name(std::string_view target) {
 
 }  // namespace
 
+namespace {
+
+// What a call_function's target says about its purity; the target strings are read once per
+// interned target (DCE and extraction ask for every node).
+struct TargetPurity {
+  bool in_place = false;
+  bool side_effect = false;  // asserts, prints, `.out` overloads, kSideEffectOps
+  bool random = false;
+};
+
+TargetPurity classify_target(std::string_view target) {
+  TargetPurity p;
+  std::string_view op = op_name(target);
+  p.in_place = op.ends_with("_") && !op.ends_with("__");
+  p.side_effect = target == "torch._assert" || target == "builtins.print" || target.ends_with(".out") ||
+                  std::find(kSideEffectOps.begin(), kSideEffectOps.end(), op) != kSideEffectOps.end();
+  p.random = std::find(kRandomOps.begin(), kRandomOps.end(), op) != kRandomOps.end();
+  return p;
+}
+
+const TargetPurity& target_purity(InternedString target) {
+  // Per thread, so no lock: interned strings live forever, so their addresses are stable keys.
+  thread_local absl::flat_hash_map<const void*, TargetPurity> known;
+  auto [it, fresh] = known.try_emplace(target.view().data());
+  if (fresh) it->second = classify_target(target.view());
+  return it->second;
+}
+
+}  // namespace
+
 bool is_in_place(const Node& n) {
-  if (n.op() != OpKind::CallFunction) return false;
-  std::string_view op = op_name(n.target().view());
-  return op.ends_with("_") && !op.ends_with("__");
+  return n.op() == OpKind::CallFunction && target_purity(n.target()).in_place;
 }
 
 bool is_impure(const Node& n, bool random_is_impure) {
   if (n.op() == OpKind::Placeholder || n.op() == OpKind::Output) return true;
   if (n.op() != OpKind::CallFunction) return n.op() == OpKind::CallModule;
-  std::string_view target = n.target().view();
-  if (target == "torch._assert" || target == "builtins.print") return true;
-  if (is_in_place(n)) return true;
-  std::string_view op = op_name(target);
-  if (target.ends_with(".out")) return true;                  // out= overloads write an input
-  for (std::string_view s : kSideEffectOps)
-    if (op == s) return true;
-  if (random_is_impure)
-    for (std::string_view r : kRandomOps)
-      if (op == r) return true;
-  return false;
+  const TargetPurity& p = target_purity(n.target());
+  return p.in_place || p.side_effect || (random_is_impure && p.random);
 }
 
 size_t eliminate_dead_code(Graph& graph, const std::function<bool(const Node&)>& impure) {

@@ -12,8 +12,12 @@ struct DimsRecord {
   bool has_strides = false;
   uint32_t rank = 0;
   std::vector<SymInt> data;  // sizes, then strides when has_strides
+  std::optional<int64_t> numel;  // the sizes' product, worked out once; none when a size is symbolic
 
-  friend bool operator==(const DimsRecord&, const DimsRecord&) = default;
+  // numel follows from the sizes.
+  friend bool operator==(const DimsRecord& a, const DimsRecord& b) {
+    return a.has_strides == b.has_strides && a.rank == b.rank && a.data == b.data;
+  }
 };
 
 }  // namespace detail
@@ -46,6 +50,14 @@ const detail::DimsRecord* intern_dims(std::span<const SymInt> sizes,
   key.has_strides = strides.has_value();
   key.data.assign(sizes.begin(), sizes.end());
   if (strides) key.data.insert(key.data.end(), strides->begin(), strides->end());
+  key.numel = 1;
+  for (SymInt s : sizes) {
+    if (s.is_symbolic()) {
+      key.numel.reset();
+      break;
+    }
+    *key.numel *= s.value();
+  }
   DimsPool& pool = dims_pool();
   std::lock_guard<std::mutex> lock(pool.mutex);
   return &*pool.records.insert(std::move(key)).first;
@@ -98,12 +110,7 @@ std::vector<SymInt> TensorMeta::contiguous_strides(std::span<const SymInt> sizes
 }
 
 std::optional<int64_t> TensorMeta::numel() const {
-  int64_t n = 1;
-  for (SymInt s : sizes()) {
-    if (s.is_symbolic()) return std::nullopt;
-    n *= s.value();
-  }
-  return n;
+  return dims_ ? dims_->numel : 1;  // no record: rank 0
 }
 
 std::optional<int64_t> TensorMeta::nbytes() const {

@@ -104,6 +104,14 @@ int64_t node_flops(const Node& node) {
     const Argument& a = (*call)[i];
     if (a.is_node() && !a.as_node()->meta.tensor() && op->schema.arguments[i].is_tensor()) return 0;
   }
+  if (!op->flops) {  // one FLOP per output element: no need to gather the outputs
+    if (const TensorMeta* t = node.meta.tensor()) return t->numel().value_or(0);
+    if (const auto* tuple = node.meta.tensor_tuple()) {
+      int64_t total = 0;
+      for (const auto& v : *tuple) total += v ? v->numel().value_or(0) : 0;
+      return total;
+    }
+  }
   InferredOutputs out;
   if (const TensorMeta* t = node.meta.tensor()) {
     out.values.emplace_back(*t);

@@ -1,5 +1,6 @@
 #include "remat/partition/cut_network.h"
 
+#include <algorithm>
 #include <cmath>
 #include <queue>
 #include <string>
@@ -40,7 +41,7 @@ class NetworkBuilder {
   }
 
   void ban(const Node* n, std::string reason) {
-    if (is_view(n) || must_recompute(*n) || banned_.contains(n) || dont_ban_.contains(n)) return;
+    if (info_.ops.view(n) || must_recompute(*n) || banned_.contains(n) || dont_ban_.contains(n)) return;
     banned_.insert(n);
     banned_list_.push_back({n->name(), reason});
     reasons_.push_back("banned from recomputation: " + reason);
@@ -51,14 +52,14 @@ class NetworkBuilder {
   std::optional<std::string> should_ban(const Node* n) const {
     if (n->op() != OpKind::CallFunction || is_getitem(*n)) return std::nullopt;
     if (n->meta.recompute == CheckpointPolicy::MustSave) return "marked MUST_SAVE";
-    if (config_.recompute_views && is_view(n)) return std::nullopt;
+    if (config_.recompute_views && info_.ops.view(n)) return std::nullopt;
     if (config_.ban_recompute_not_in_allowlist) {
-      if (!is_recomputable(n)) return "not in the recomputable-ops allowlist (" + std::string(n->target().view()) + ")";
+      if (!info_.ops.recomputable(n)) return "not in the recomputable-ops allowlist (" + std::string(n->target().view()) + ")";
     } else if (!node_op(*n)) {
       // Nothing says recomputing it is safe (it may be random or in-place): PyTorch's rule too.
       return "outside remat's op registry (" + std::string(n->target().view()) + ")";
-    } else if (is_random(n) || node_op(*n)->is(OpCategory::ComputeIntensive)) {
-      return is_random(n) ? "random op" : "compute-intensive op";
+    } else if (info_.ops.random(n) || node_op(*n)->is(OpCategory::ComputeIntensive)) {
+      return info_.ops.random(n) ? "random op" : "compute-intensive op";
     }
     if (config_.ban_recompute_materialized_backward && materialized_backwards(n)) return "its output is materialized in the backward";
     if (config_.ban_recompute_reductions) {
@@ -75,10 +76,10 @@ class NetworkBuilder {
     if (n->meta.sym_value()) return 1;
     if (!n->meta.tensor()) return kInfiniteCapacity;  // tuple parents: never saved themselves
     if (config_.treat_parameters_as_free_to_save && info_.static_lifetime_inputs.contains(n)) return 0;
-    if (config_.recompute_views && is_view(n)) return kInfiniteCapacity;
+    if (config_.recompute_views && info_.ops.view(n)) return kInfiniteCapacity;
     int64_t dist = std::max<int64_t>(std::min<int64_t>(info_.dist_from_bw[n], 100), 1);
     auto w = static_cast<double>(static_cast<int64_t>(static_cast<double>(value_bytes(*n)) * std::pow(1.1, static_cast<double>(dist))));
-    return is_materialized(n) ? w : 2 * w;
+    return info_.ops.materialized(n) ? w : 2 * w;
   }
 
   void build() {
@@ -117,7 +118,7 @@ class NetworkBuilder {
 
  private:
   bool materialized_backwards(const Node* n) const {
-    if (is_view(n)) return false;
+    if (info_.ops.view(n)) return false;
     std::vector<const Node*> todo = {n};
     marks_.new_search();
     marks_.mark(n);
@@ -125,8 +126,8 @@ class NetworkBuilder {
       const Node* cur = todo.back();
       todo.pop_back();
       for (const Node* u : cur->users()) {
-        if (!info_.is_required_fw(u) && !is_fusible(cur, u)) return true;
-        if (is_view(u) && marks_.mark(u)) todo.push_back(u);
+        if (!info_.is_required_fw(u) && !info_.ops.fusible(cur, u)) return true;
+        if (info_.ops.view(u) && marks_.mark(u)) todo.push_back(u);
       }
     }
     return false;
@@ -137,29 +138,38 @@ class NetworkBuilder {
     bool operator()(const Entry& a, const Entry& b) const { return std::get<0>(a) > std::get<0>(b); }
   };
 
+  // A binary heap in a reused vector (what std::priority_queue does, without a fresh
+  // allocation for each of the many searches).
   int64_t first_unfusible_use(const std::vector<const Node*>& start, int64_t max_range) const {
-    std::priority_queue<Entry, std::vector<Entry>, Later> heap;
+    std::vector<Entry>& heap = heap_;
+    heap.clear();
+    auto push = [&](int64_t order, const Node* n, bool fusible) {
+      heap.emplace_back(order, n, fusible);
+      std::push_heap(heap.begin(), heap.end(), Later());
+    };
     marks_.new_search();
     for (const Node* s : start) {
-      heap.emplace(info_.order(s), s, true);
+      push(info_.order(s), s, true);
       marks_.mark(s);
     }
     while (!heap.empty()) {
-      auto [order, node, fusible] = heap.top();
-      heap.pop();
+      std::pop_heap(heap.begin(), heap.end(), Later());
+      auto [order, node, fusible] = heap.back();
+      heap.pop_back();
       if (!fusible) return order;
       for (const Node* u : node->users()) {
         if (!info_.is_required_fw(u) || info_.order(u) > max_range || !marks_.mark(u)) continue;
-        heap.emplace(info_.order(u), u, is_fusible(node, u));
+        push(info_.order(u), u, info_.ops.fusible(node, u));
       }
     }
     return max_range;
   }
 
   void ban_used_far_apart() {
+    std::vector<const Node*> fw_users;
     for (const Node* n : joint_.graph().nodes()) {
       if (!info_.is_required_fw(n)) continue;
-      std::vector<const Node*> fw_users;
+      fw_users.clear();
       int64_t max_order = -1;
       for (const Node* u : n->users()) {
         if (!info_.is_required_fw(u)) continue;
@@ -169,7 +179,7 @@ class NetworkBuilder {
       if (fw_users.empty()) continue;
       int64_t first = first_unfusible_use(fw_users, max_order);
       for (const Node* u : fw_users) {
-        if (info_.order(u) > first && is_fusible(n, u) && !banned_.contains(u)) ban(u, "used far apart from " + n->name());
+        if (info_.order(u) > first && info_.ops.fusible(n, u) && !banned_.contains(u)) ban(u, "used far apart from " + n->name());
       }
     }
   }
@@ -190,7 +200,7 @@ class NetworkBuilder {
           break;
         }
         for (const Node* u : cur->users()) {
-          if (info_.is_required_fw(u) && is_fusible(cur, u) && !banned_.contains(u)) heap.emplace(info_.order(u), u);
+          if (info_.is_required_fw(u) && info_.ops.fusible(cur, u) && !banned_.contains(u)) heap.emplace(info_.order(u), u);
         }
       }
     }
@@ -236,6 +246,7 @@ class NetworkBuilder {
   NodeSet banned_;
   std::vector<BannedNode> banned_list_;
   mutable NodeMarks marks_;  // for the searches of one node's users
+  mutable std::vector<Entry> heap_;
 };
 
 }  // namespace

@@ -53,6 +53,7 @@ NodeInfo classify_nodes(const GraphModule& joint) {
   info.fw_order = NodeMap<int64_t>(g, -1);
   info.dist_from_bw = NodeMap<int64_t>(g, 0);
   info.static_lifetime_inputs = NodeSet(g);
+  info.ops = OpClasses(g);
   for (const Node* n : g.nodes()) {
     if (is_tangent(*n) || n->meta.partitioner_tag == PartitionerTag::MustBeInBackward) info.required_bw.insert(n);
     if (info.required_bw.contains(n)) {

@@ -6,6 +6,7 @@
 
 #include "remat/ir/graph_module.h"
 #include "remat/ir/node_set.h"
+#include "remat/partition/op_classes.h"
 
 namespace remat::partition {
 
@@ -18,6 +19,7 @@ struct NodeInfo {
   NodeMap<int64_t> fw_order;      ///< position among the required_fw nodes
   NodeMap<int64_t> dist_from_bw;  ///< every node has one
   NodeSet static_lifetime_inputs;  ///< parameters and buffers
+  OpClasses ops;                   ///< views, random, recomputable, fusible
 
   [[nodiscard]] bool is_required_fw(const Node* n) const { return required_fw.contains(n); }
   [[nodiscard]] int64_t order(const Node* n) const { return fw_order[n]; }

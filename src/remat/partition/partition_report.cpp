@@ -17,20 +17,22 @@ namespace {
 // user; returns the peak, and adds `carried` bytes that stay live throughout.
 int64_t peak_bytes(const Graph& g, int64_t carried) {
   NodeMap<size_t> uses(g, 0);
+  NodeMap<int64_t> bytes(g, 0);  // what a value holds while alive; getitems alias their tuple's
   std::vector<Node*> ins;
   int64_t live = carried, peak = carried;
   for (const Node* n : g.nodes()) {
     uses[n] = n->users().size();
-    if (n->op() == OpKind::Placeholder) live += value_bytes(*n);
+    if (!is_getitem(*n)) bytes[n] = value_bytes(*n);
+    if (n->op() == OpKind::Placeholder) live += bytes[n];
   }
   peak = std::max(peak, live);
   for (const Node* n : g.nodes()) {
     if (n->op() != OpKind::CallFunction) continue;
-    if (!is_getitem(*n)) live += value_bytes(*n);
+    live += bytes[n];
     peak = std::max(peak, live);
     n->collect_input_nodes(ins);
     for (Node* in : ins) {
-      if (--uses[in] == 0 && !is_getitem(*in)) live -= value_bytes(*in);
+      if (--uses[in] == 0) live -= bytes[in];
     }
   }
   return peak;
