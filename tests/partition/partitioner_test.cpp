@@ -305,7 +305,7 @@ TEST(MinCutPartitioner, CommonSubexpressionsAreMerged) {
   });
   GraphModule copy = joint.clone();
   std::vector<std::pair<std::string, std::string>> merged;
-  EXPECT_GE(eliminate_common_subexpressions(copy.graph(), [](const Node& n) { return is_random(&n); }, &merged), 1u);
+  EXPECT_GE(eliminate_common_subexpressions(copy.graph(), [](const Node& n) { return is_random(n); }, &merged), 1u);
   EXPECT_TRUE(verify(copy).empty());
   // The second sin (and its derivative's duplicate cos) went into the first; the removed names
   // are gone, the kept ones remain (the Python partition_fn applies these merges to its joint).

@@ -40,7 +40,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original, const M
   passes.add("dead code", [](GraphModule& m) { return eliminate_dead_code(m.graph()) > 0; });
   if (config.cse) {
     passes.add("common subexpressions", [&](GraphModule& m) {
-      return eliminate_common_subexpressions(m.graph(), [](const Node& n) { return is_random(&n); }, &merged) > 0;
+      return eliminate_common_subexpressions(m.graph(), [](const Node& n) { return is_random(n); }, &merged) > 0;
     });
   }
   passes.add("recompute tag clean-up", [&](GraphModule& m) {

@@ -10,19 +10,11 @@
 
 namespace remat::partition {
 
-bool is_view(const Node* n);
-bool is_random(const Node* n);
-/// recomputable_ops ∪ pointwise ∪ views; getitem too.
-bool is_recomputable(const Node* n);
-/// Recomputable or random: an op a fusing compiler would put in the same kernel.
-bool is_fusible_op(const Node* n);
-/// Whether `b` reading `a` fuses (a `cat` fuses with whatever it reads).
-bool is_fusible(const Node* a, const Node* b);
-/// A value some user does not fuse with, so it is written to memory (placeholders always).
-bool is_materialized(const Node* n);
+/// A random op (never merged by CSE, never assumed safe to run twice).
+bool is_random(const Node& n);
 
-/// The classes above for every node of one graph, worked out in one sweep: the cut's ban
-/// heuristics ask them per node and per edge, several times per partition.
+/// The classes of every node of one graph, worked out in one sweep: the cut's ban heuristics
+/// ask them per node and per edge, several times per partition.
 class OpClasses {
  public:
   OpClasses() = default;
@@ -30,10 +22,14 @@ class OpClasses {
 
   [[nodiscard]] bool view(const Node* n) const { return has(n, kView); }
   [[nodiscard]] bool random(const Node* n) const { return has(n, kRandom); }
+  /// recomputable_ops ∪ pointwise ∪ views; getitem too.
   [[nodiscard]] bool recomputable(const Node* n) const { return has(n, kRecomputable); }
+  /// Whether `b` reading `a` fuses: both recomputable or random (what a fusing compiler puts in
+  /// one kernel), or `b` is a `cat`.
   [[nodiscard]] bool fusible(const Node* a, const Node* b) const {
     return has(b, kCat) || (has(a, kFusibleOp) && has(b, kFusibleOp));
   }
+  /// A value some user does not fuse with, so it is written to memory (placeholders always).
   [[nodiscard]] bool materialized(const Node* n) const;
 
  private:
