@@ -1,6 +1,7 @@
 # remat as a C++ library, end to end: install the build into a scratch prefix, build
 # examples/partition_joint against it (find_package(remat), remat::remat) as an outside project
 # would, and run it. Arguments: BUILD_DIR, SOURCE_DIR, SCRATCH, CXX, LAUNCHER, SAMPLE.
+cmake_minimum_required(VERSION 3.25)
 function(run what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
