@@ -35,7 +35,8 @@ const remat::GraphModule& chain_joint(int64_t steps) {
     using namespace remat::trace;
     Tracer tracer;
     std::vector<Tensor> v;
-    for (int i = 0; i < 32; ++i) v.push_back(tracer.input("x" + std::to_string(i), {64}, remat::DType::Float32, true));
+    for (int i = 0; i < 32; ++i)
+      v.push_back(tracer.input("x" + std::to_string(i), {64}, remat::DType::Float32, true));
     for (int64_t s = 0; s < steps; ++s) {
       std::vector<Tensor> next;
       for (int i = 0; i < 32; ++i) next.push_back(v[i] - v[(i + 1 + s) % 32]);
@@ -58,14 +59,17 @@ void run(benchmark::State& state, const remat::GraphModule& joint) {
     }
     saved = p->graphs.saved_values.size();
     // Per-pass milliseconds as counters: where the time goes at each size.
-    for (const remat::StageTime& s : p->stages) state.counters[s.key().substr(0, 12) + "_ms"] = s.ms;
+    for (const remat::StageTime& s : p->stages)
+      state.counters[s.key().substr(0, 12) + "_ms"] = s.ms;
   }
   state.counters["nodes"] = static_cast<double>(joint.graph().size());
   state.counters["saved"] = static_cast<double>(saved);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * joint.graph().size()));
 }
 
-void BM_MinCutGpt2(benchmark::State& state) { run(state, gpt2_joint(state.range(0))); }
+void BM_MinCutGpt2(benchmark::State& state) {
+  run(state, gpt2_joint(state.range(0)));
+}
 // Copying the joint: what creating a node costs, the partitioner's floor for every graph it makes.
 void BM_CloneGpt2(benchmark::State& state) {
   const remat::GraphModule& joint = gpt2_joint(state.range(0));
@@ -73,11 +77,23 @@ void BM_CloneGpt2(benchmark::State& state) {
   state.counters["nodes"] = static_cast<double>(joint.graph().size());
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * joint.graph().size()));
 }
-void BM_MinCutManyUsersChain(benchmark::State& state) { run(state, chain_joint(state.range(0))); }
+void BM_MinCutManyUsersChain(benchmark::State& state) {
+  run(state, chain_joint(state.range(0)));
+}
 
-BENCHMARK(BM_MinCutGpt2)->RangeMultiplier(4)->Range(1, 4096)->Arg(32)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_MinCutGpt2)
+    ->RangeMultiplier(4)
+    ->Range(1, 4096)
+    ->Arg(32)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK(BM_CloneGpt2)->Arg(16)->Arg(1024)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_MinCutManyUsersChain)->Arg(8)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_MinCutManyUsersChain)
+    ->Arg(8)
+    ->Arg(64)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 

@@ -1,7 +1,8 @@
 // Trace-log reading and reporting at scale: generates a log of realistic records (graph dumps,
 // chromium events, metrics), then reads it with TraceReader and reports it, each in a child
 // process so that its peak memory (ru_maxrss) is its own. Prints MB/s and peak RSS.
-//   bench_trace_log [--size-mb 1024] [--report-mb 100] [--ranks-mb 1024] [--ranks 4] [--dir /tmp] [--keep 1]
+//   bench_trace_log [--size-mb 1024] [--report-mb 100] [--ranks-mb 1024] [--ranks 4] [--dir /tmp]
+//   [--keep 1]
 // --keep 1: leave the logs and the multi-rank report in place (the path is printed).
 // --ranks-mb: a multi-rank run of that size in all (`--all-ranks-html`), one log per rank.
 // The log is read right after it is written, so from the page cache: this measures the
@@ -37,35 +38,55 @@ std::string generate(const fs::path& dir, uint64_t mb, std::optional<int> rank =
   std::string forward_body, backward_body, saved_params, saved_returns;
   for (int i = 0; i < 1200; ++i) {
     std::string n = std::to_string(i);
-    forward_body += "        mm_" + n + ": " + t + " = torch.ops.aten.mm.default(sin_" + n + ", primals_2);  sin_" + n + " = None\n";
+    forward_body += "        mm_" + n + ": " + t + " = torch.ops.aten.mm.default(sin_" + n +
+                    ", primals_2);  sin_" + n + " = None\n";
     // Every 100th node is recomputed (it keeps its name); the rest are the backward's own.
     std::string out = i % 100 == 0 ? "mm_" + n : "mm_bw_" + n;
-    backward_body += "        " + out + ": " + t + " = torch.ops.aten.mm.default(tangents_1, primals_2);  " + out + " = None\n";
+    backward_body += "        " + out + ": " + t +
+                     " = torch.ops.aten.mm.default(tangents_1, primals_2);  " + out + " = None\n";
     if (i % 30 == 0) {
       saved_params += ", mm_" + n + ": " + t;
       saved_returns += ", mm_" + n;
     }
   }
-  const std::string dynamo = "def forward(self, L_x_: " + t + "):\n" + forward_body + "        return (mm_1199,)\n";
-  const std::string joint = "def forward(self, primals, tangents):\n        primals_1: " + t + "; primals_2: " + t + "; tangents_1: " + t +
-                            ";\n        primals_1, primals_2, tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)\n" +
-                            forward_body + backward_body + "        return pytree.tree_unflatten([mm_1199, mm_bw_1199], self._out_spec)\n";
-  const std::string forward = "def forward(self, primals_1: " + t + ", primals_2: " + t + "):\n" + forward_body + "        return (mm_1199" +
-                              saved_returns + ")\n";
-  const std::string backward = "def forward(self, primals_2: " + t + saved_params + ", tangents_1: " + t + "):\n" + backward_body +
+  const std::string dynamo =
+      "def forward(self, L_x_: " + t + "):\n" + forward_body + "        return (mm_1199,)\n";
+  const std::string joint =
+      "def forward(self, primals, tangents):\n        primals_1: " + t + "; primals_2: " + t +
+      "; tangents_1: " + t +
+      ";\n        primals_1, primals_2, tangents_1, = fx_pytree.tree_flatten_spec([primals, "
+      "tangents], self._in_spec)\n" +
+      forward_body + backward_body +
+      "        return pytree.tree_unflatten([mm_1199, mm_bw_1199], self._out_spec)\n";
+  const std::string forward = "def forward(self, primals_1: " + t + ", primals_2: " + t + "):\n" +
+                              forward_body + "        return (mm_1199" + saved_returns + ")\n";
+  const std::string backward = "def forward(self, primals_2: " + t + saved_params +
+                               ", tangents_1: " + t + "):\n" + backward_body +
                                "        return (None, mm_bw_1199)\n";
   uint64_t target = mb << 20;
-  for (int64_t frame = 0; fs::exists((*w)->path()) && fs::file_size((*w)->path()) < target; ++frame) {
+  for (int64_t frame = 0; fs::exists((*w)->path()) && fs::file_size((*w)->path()) < target;
+       ++frame) {
     remat::tracelog::CompileId id{std::nullopt, frame, 0, 0};
-    (*w)->write("dynamo_start", "{\"stack\": " + (*w)->stack_json({{"/src/train.py", 10, "main"}, {"/src/model.py", 42, "forward"}}) + "}", id);
-    for (auto [e, graph] : {std::pair{"dynamo_output_graph", &dynamo}, {"aot_joint_graph", &joint}, {"aot_forward_graph", &forward},
+    (*w)->write(
+        "dynamo_start",
+        "{\"stack\": " +
+            (*w)->stack_json({{"/src/train.py", 10, "main"}, {"/src/model.py", 42, "forward"}}) +
+            "}",
+        id);
+    for (auto [e, graph] : {std::pair{"dynamo_output_graph", &dynamo},
+                            {"aot_joint_graph", &joint},
+                            {"aot_forward_graph", &forward},
                             {"aot_backward_graph", &backward}})
       (*w)->write(e, "{}", id, *graph);
-    (*w)->artifact("fx_graph_cache_miss", "json", id, "{\"key\": \"abc\", \"components\": [1, 2, 3]}");
+    (*w)->artifact("fx_graph_cache_miss", "json", id,
+                   "{\"key\": \"abc\", \"components\": [1, 2, 3]}");
     for (int i = 0; i < 20; ++i) {
-      (*w)->write("chromium_event", "{}", std::nullopt, "{\n\"name\": \"compile\",\n\"ts\": " + std::to_string(frame * 100 + i) + ",\n\"ph\": \"B\"\n}");
+      (*w)->write("chromium_event", "{}", std::nullopt,
+                  "{\n\"name\": \"compile\",\n\"ts\": " + std::to_string(frame * 100 + i) +
+                      ",\n\"ph\": \"B\"\n}");
     }
-    (*w)->write("compilation_metrics", "{\"co_name\": \"forward\", \"entire_frame_compile_time_s\": 1.5}", id);
+    (*w)->write("compilation_metrics",
+                "{\"co_name\": \"forward\", \"entire_frame_compile_time_s\": 1.5}", id);
   }
   auto path = (*w)->close();
   if (!path) std::abort();
@@ -97,12 +118,18 @@ int main(int argc, char** argv) {
   bool keep = false;
   fs::path dir = fs::temp_directory_path();
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--size-mb")) size_mb = std::stoull(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--report-mb")) report_mb = std::stoull(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--ranks-mb")) ranks_mb = std::stoull(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--ranks")) ranks = std::stoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--dir")) dir = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--keep")) keep = std::strcmp(argv[i + 1], "0") != 0;
+    if (!std::strcmp(argv[i], "--size-mb"))
+      size_mb = std::stoull(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--report-mb"))
+      report_mb = std::stoull(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--ranks-mb"))
+      ranks_mb = std::stoull(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--ranks"))
+      ranks = std::stoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--dir"))
+      dir = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--keep"))
+      keep = std::strcmp(argv[i + 1], "0") != 0;
   }
   fs::path work = dir / ("remat_bench_trace_log_" + std::to_string(getpid()));
   fs::create_directories(work);
@@ -116,32 +143,42 @@ int main(int argc, char** argv) {
     while ((*reader)->next(r)) ++records;
     if ((*reader)->stats().failures() != 0) std::_Exit(1);
   });
-  std::printf("read:   %8.1f MB log in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB\n", mb, read_s, mb / read_s, read_rss);
+  std::printf("read:   %8.1f MB log in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB\n", mb, read_s,
+              mb / read_s, read_rss);
 
   std::string medium = generate(work / "medium", report_mb);
   double medium_mb = static_cast<double>(fs::file_size(medium)) / (1 << 20);
   auto [report_s, report_rss] = in_child([&] {
     remat::report::ReportOptions options;
     options.version = "bench";
-    auto result = remat::report::write_report_folder(medium, (work / "report").string(), options, true, true);
+    auto result =
+        remat::report::write_report_folder(medium, (work / "report").string(), options, true, true);
     if (!result) std::_Exit(1);
   });
-  std::printf("report: %8.1f MB log in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB\n", medium_mb, report_s, medium_mb / report_s, report_rss);
+  std::printf("report: %8.1f MB log in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB\n", medium_mb,
+              report_s, medium_mb / report_s, report_rss);
   fs::remove_all(work / "report");
   fs::remove_all(work / "medium");
 
   if (ranks_mb > 0 && ranks > 0) {
     double run_mb = 0;
-    for (int rank = 0; rank < ranks; ++rank) run_mb += static_cast<double>(fs::file_size(generate(work / "ranks", ranks_mb / ranks, rank))) / (1 << 20);
+    for (int rank = 0; rank < ranks; ++rank)
+      run_mb +=
+          static_cast<double>(fs::file_size(generate(work / "ranks", ranks_mb / ranks, rank))) /
+          (1 << 20);
     auto [ranks_s, ranks_rss] = in_child([&] {
       remat::report::ReportOptions options;
       options.version = "bench";
-      auto result = remat::report::write_multi_rank_report((work / "ranks").string(), (work / "ranks_report").string(), options, true, true);
+      auto result = remat::report::write_multi_rank_report(
+          (work / "ranks").string(), (work / "ranks_report").string(), options, true, true);
       if (!result) std::_Exit(1);
     });
-    std::printf("ranks:  %8.1f MB in %d rank logs in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB\n", run_mb, ranks, ranks_s, run_mb / ranks_s, ranks_rss);
+    std::printf("ranks:  %8.1f MB in %d rank logs in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB\n",
+                run_mb, ranks, ranks_s, run_mb / ranks_s, ranks_rss);
   }
-  if (keep) std::printf("kept: %s\n", work.c_str());
-  else fs::remove_all(work);
+  if (keep)
+    std::printf("kept: %s\n", work.c_str());
+  else
+    fs::remove_all(work);
   return 0;
 }

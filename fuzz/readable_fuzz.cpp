@@ -25,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // Printed in the style it was read in, and in remat's default style: each reads back to a
   // graph that prints the same text again.
-  for (const remat::PrintOptions& options : {remat::PrintOptions::as_read(*m), remat::PrintOptions()}) {
+  for (const remat::PrintOptions& options :
+       {remat::PrintOptions::as_read(*m), remat::PrintOptions()}) {
     std::string printed = remat::print_readable(*m, options).text;
     remat::Expected<remat::GraphModule> again = remat::parse_readable(printed, "fuzz.txt");
     if (!again) {

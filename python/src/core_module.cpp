@@ -37,7 +37,8 @@ GraphModule read(const std::string& json, const std::string& what) {
 }
 
 std::string print(const std::string& graph_json, const std::string& style, bool include_stride,
-                  bool include_device, bool expanded_def, bool colored, const std::string& class_name) {
+                  bool include_device, bool expanded_def, bool colored,
+                  const std::string& class_name) {
   PrintOptions o;
   if (!apply_style_name(style, o)) {
     std::string names;
@@ -68,7 +69,8 @@ void refuse_unknown_ops(const GraphModule& joint) {
 py::dict partition(const std::string& joint_json, const std::string& strategy_name, double budget,
                    bool want_graphs, bool verify) {
   std::optional<partition::Strategy> strategy = partition::parse_strategy(strategy_name);
-  if (!strategy) throw Error("partition: strategy must be min-cut or default, not " + strategy_name);
+  if (!strategy)
+    throw Error("partition: strategy must be min-cut or default, not " + strategy_name);
   if (!(budget >= 0.0 && budget <= 1.0)) throw Error("partition: budget must be in [0, 1]");
   GraphModule joint = read(joint_json, "<joint graph>");
   refuse_unknown_ops(joint);
@@ -104,7 +106,8 @@ py::dict partition(const std::string& joint_json, const std::string& strategy_na
   out["rng_replayed"] = p.rng_replayed;
   // Each graph as PyTorch's extraction would cut it from the (merged) joint: its inputs, the
   // nodes it computes and its outputs, by name.
-  for (const auto& [key, graph] : {std::pair{"forward", &p.graphs.forward}, std::pair{"backward", &p.graphs.backward}}) {
+  for (const auto& [key, graph] :
+       {std::pair{"forward", &p.graphs.forward}, std::pair{"backward", &p.graphs.backward}}) {
     py::list inputs, body, outputs;
     for (const Node* n : graph->graph().nodes()) {
       if (n->op() == OpKind::Placeholder) {
@@ -113,7 +116,8 @@ py::dict partition(const std::string& joint_json, const std::string& strategy_na
         body.append(n->name());
       } else if (!n->args().empty()) {
         for (const Argument& a : n->args()[0].is_sequence() ? n->args()[0].elements() : n->args())
-          outputs.append(a.is_node() ? py::object(py::str(a.as_node()->name())) : py::object(py::none()));
+          outputs.append(a.is_node() ? py::object(py::str(a.as_node()->name()))
+                                     : py::object(py::none()));
       }
     }
     out[py::str(std::string(key) + "_inputs")] = inputs;
@@ -180,8 +184,9 @@ PYBIND11_MODULE(_core, m) {
         "(graphs=True) remat's forward and backward graphs");
   py::class_<TraceLog>(m, "TraceLog")
       .def(py::init<const std::string&>(), py::arg("dir"))
-      .def("write_partition", &TraceLog::write_partition, py::arg("frame_id"), py::arg("joint_json"),
-           py::arg("forward_json"), py::arg("backward_json"), py::arg("report_json"))
+      .def("write_partition", &TraceLog::write_partition, py::arg("frame_id"),
+           py::arg("joint_json"), py::arg("forward_json"), py::arg("backward_json"),
+           py::arg("report_json"))
       .def_property_readonly("path", &TraceLog::path)
       .def("close", &TraceLog::close);
   m.attr("__version__") = REMAT_VERSION;

@@ -35,15 +35,17 @@ TEST(JointGraph, TheSeedModelGivesTheSeedsJointGraph) {
   ASSERT_TRUE(fwd.ok());
   auto joint = build_joint_graph(*fwd);
   ASSERT_TRUE(joint.ok()) << format_all(joint.errors());
-  EXPECT_EQ(op_names(*joint), (std::vector<std::string>{"sin", "mm", "sigmoid", "detach", "detach_1", "sigmoid_backward",
-                                                        "t", "mm_1", "t_1", "mm_2", "cos", "mul"}));
+  EXPECT_EQ(op_names(*joint), (std::vector<std::string>{"sin", "mm", "sigmoid", "detach",
+                                                        "detach_1", "sigmoid_backward", "t", "mm_1",
+                                                        "t_1", "mm_2", "cos", "mul"}));
   EXPECT_EQ(output_names(*joint), (std::vector<std::string>{"sigmoid", "mul", "mm_1"}));
   const Graph& g = joint->graph();
   for (const char* tagged : {"mm", "sigmoid", "detach"}) {
     EXPECT_EQ(g.find(tagged)->meta.recompute, CheckpointPolicy::PreferRecompute) << tagged;
     EXPECT_EQ(g.find(tagged)->meta.ac_graph_id(), 1) << tagged;
   }
-  for (const char* untagged : {"sin", "detach_1", "sigmoid_backward", "mul"}) EXPECT_FALSE(g.find(untagged)->meta.recompute) << untagged;
+  for (const char* untagged : {"sin", "detach_1", "sigmoid_backward", "mul"})
+    EXPECT_FALSE(g.find(untagged)->meta.recompute) << untagged;
   EXPECT_EQ(g.find("sin")->meta.partitioner_tag, PartitionerTag::IsForward);
   EXPECT_EQ(g.find("tangents_1")->meta.partitioner_tag, PartitionerTag::IsBackward);
   EXPECT_EQ(g.find("mm_1")->meta.partitioner_tag, PartitionerTag::IsBackward);
@@ -61,7 +63,8 @@ TEST(JointGraph, TheSeedModelGivesTheSeedsJointGraph) {
   std::string text = print_readable(*joint, o).text;
   std::string root = testing::tests_dir();
   root = root.substr(0, root.rfind('/') + 1);
-  for (size_t at; (at = text.find(root)) != std::string::npos;) text.replace(at, root.size(), "<repo>/");
+  for (size_t at; (at = text.find(root)) != std::string::npos;)
+    text.replace(at, root.size(), "<repo>/");
   testing::expect_golden("autodiff/seed_joint.txt", text + "\n");
 }
 
@@ -73,7 +76,8 @@ TEST(JointGraph, BroadcastGradientsAreReducedAndAccumulated) {
     Tensor m = x * y;
     return std::vector<Tensor>{m + x};
   });
-  EXPECT_EQ(op_names(j), (std::vector<std::string>{"mul", "add", "mul_1", "mul_2", "sum_1", "view", "add_1"}));
+  EXPECT_EQ(op_names(j),
+            (std::vector<std::string>{"mul", "add", "mul_1", "mul_2", "sum_1", "view", "add_1"}));
   EXPECT_EQ(output_names(j), (std::vector<std::string>{"add", "add_1", "view"}));
   const Node* sum = j.graph().find("sum_1");
   EXPECT_EQ(sum->target().view(), "aten.sum.dim_IntList");
@@ -91,8 +95,9 @@ TEST(JointGraph, TheEngineRunsTheMostRecentOpFirst) {
     Tensor c = cos(b);
     return std::vector<Tensor>{s + c};
   });
-  EXPECT_EQ(op_names(j), (std::vector<std::string>{"mul", "sin", "mul_1", "cos", "add", "sin_1", "neg", "mul_2", "mul_3",
-                                                   "mul_4", "cos_1", "mul_5", "mul_6", "mul_7", "add_1", "add_2"}));
+  EXPECT_EQ(op_names(j), (std::vector<std::string>{"mul", "sin", "mul_1", "cos", "add", "sin_1",
+                                                   "neg", "mul_2", "mul_3", "mul_4", "cos_1",
+                                                   "mul_5", "mul_6", "mul_7", "add_1", "add_2"}));
 }
 
 TEST(JointGraph, InputsWithoutGradGetNone) {
@@ -103,8 +108,10 @@ TEST(JointGraph, InputsWithoutGradGetNone) {
   });
   EXPECT_EQ(output_names(j), (std::vector<std::string>{"mul", "mul_2", "None"}));
   const Node* out = j.graph().output_node();
-  EXPECT_EQ(out->meta.desc().elements()[2], Argument::string("GradAOTOutput(grad_of=PlainAOTInput(idx=1))"));
-  EXPECT_EQ(j.graph().find("tangents_1")->meta.desc(), Argument::string("TangentAOTInput(output=PlainAOTOutput(idx=0))"));
+  EXPECT_EQ(out->meta.desc().elements()[2],
+            Argument::string("GradAOTOutput(grad_of=PlainAOTInput(idx=1))"));
+  EXPECT_EQ(j.graph().find("tangents_1")->meta.desc(),
+            Argument::string("TangentAOTInput(output=PlainAOTOutput(idx=0))"));
 }
 
 TEST(JointGraph, EveryZooModelBuildsAValidJointGraph) {
@@ -117,8 +124,10 @@ TEST(JointGraph, EveryZooModelBuildsAValidJointGraph) {
     ASSERT_TRUE(joint.ok()) << info.name << ": " << format_all(joint.errors());
     EXPECT_TRUE(verify(*joint).empty()) << info.name;
     for (const Node* n : joint->graph().nodes()) {
-      if (n->meta.partitioner_tag == PartitionerTag::IsBackward && n->op() == OpKind::CallFunction) {
-        EXPECT_FALSE(n->meta.recompute.has_value()) << info.name << ": backward node " << n->name() << " is tagged";
+      if (n->meta.partitioner_tag == PartitionerTag::IsBackward &&
+          n->op() == OpKind::CallFunction) {
+        EXPECT_FALSE(n->meta.recompute.has_value())
+            << info.name << ": backward node " << n->name() << " is tagged";
       }
     }
   }
@@ -131,7 +140,8 @@ TEST(JointGraph, AnOpWithoutARuleIsAnError) {
   GraphModule fwd = tracer.finish();
   auto joint = build_joint_graph(fwd);
   ASSERT_FALSE(joint.ok());
-  EXPECT_NE(joint.errors()[0].message.find("node amax: no derivative rule for aten.amax.default"), std::string::npos)
+  EXPECT_NE(joint.errors()[0].message.find("node amax: no derivative rule for aten.amax.default"),
+            std::string::npos)
       << joint.errors()[0].message;
 }
 

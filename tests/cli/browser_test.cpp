@@ -24,7 +24,8 @@ std::string slurp(const fs::path& path) {
 }
 
 std::string chromium_binary() {
-  for (const char* candidate : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
+  for (const char* candidate :
+       {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
     if (fs::exists(candidate)) return candidate;
   }
   return "";
@@ -36,56 +37,76 @@ struct Page {
 };
 
 // Loads `url` in a fresh profile: the DOM after scripts ran, and every console line.
-Page load(const std::string& chromium, const fs::path& work, const std::string& url, const fs::path& screenshot) {
+Page load(const std::string& chromium, const fs::path& work, const std::string& url,
+          const fs::path& screenshot) {
   fs::path profile = work / ("profile_" + screenshot.stem().string());
-  std::string flags = "--headless --no-sandbox --disable-gpu --disable-background-networking --disable-dev-shm-usage --no-first-run "
-                      "--enable-logging=stderr --v=0 --window-size=1280,1600 --user-data-dir=" + profile.string();
+  std::string flags =
+      "--headless --no-sandbox --disable-gpu --disable-background-networking "
+      "--disable-dev-shm-usage --no-first-run "
+      "--enable-logging=stderr --v=0 --window-size=1280,1600 --user-data-dir=" +
+      profile.string();
   std::string dom = (work / "dom.html").string(), err = (work / "stderr.txt").string();
-  int status = std::system(("timeout 120 " + chromium + " " + flags + " --dump-dom '" + url + "' >" + dom + " 2>" + err).c_str());
+  int status = std::system(
+      ("timeout 120 " + chromium + " " + flags + " --dump-dom '" + url + "' >" + dom + " 2>" + err)
+          .c_str());
   Page p{WEXITSTATUS(status), slurp(dom), ""};
   std::istringstream lines(slurp(err));
   for (std::string line; std::getline(lines, line);) {
     if (line.find(":CONSOLE") != std::string::npos) p.console += line + "\n";
   }
   fs::remove_all(profile);
-  std::system(("timeout 120 " + chromium + " " + flags + " --screenshot=" + screenshot.string() + " '" + url + "' >/dev/null 2>&1").c_str());
+  std::system(("timeout 120 " + chromium + " " + flags + " --screenshot=" + screenshot.string() +
+               " '" + url + "' >/dev/null 2>&1")
+                  .c_str());
   fs::remove_all(profile);
   return p;
 }
 
 TEST(Browser, ReportPagesLoadCleanInChromium) {
   std::string chromium = chromium_binary();
-  ASSERT_FALSE(chromium.empty()) << "Chromium is not installed (tools/setup.sh --deps-only installs Debian's chromium)";
+  ASSERT_FALSE(chromium.empty())
+      << "Chromium is not installed (tools/setup.sh --deps-only installs Debian's chromium)";
   fs::path work = fs::temp_directory_path() / ("remat_browser_" + std::to_string(getpid()));
   fs::remove_all(work);
   fs::create_directories(work);
-  std::string compile = std::string(REMAT_EXE) + " compile --model gpt2 --layers 2 --checkpoint each-layer --no-check -o " +
+  std::string compile = std::string(REMAT_EXE) +
+                        " compile --model gpt2 --layers 2 --checkpoint each-layer --no-check -o " +
                         (work / "out").string() + " >/dev/null 2>&1";
   ASSERT_EQ(std::system(compile.c_str()), 0);
   fs::path shots = fs::path(REMAT_BUILD_DIR) / "browser";
   fs::create_directories(shots);
   fs::path site = work / "out" / "report";
 
-  Page index = load(chromium, work, "file://" + (site / "index.html").string(), shots / "index.png");
+  Page index =
+      load(chromium, work, "file://" + (site / "index.html").string(), shots / "index.png");
   EXPECT_EQ(index.exit_code, 0);
   EXPECT_EQ(index.console, "") << "console output on index.html";
-  for (const char* element : {"id=\"stack-trie\"", "id=\"compile-directory\"", "class=\"artifact\"", "class=\"partition\"", "<footer>"}) {
+  for (const char* element : {"id=\"stack-trie\"", "id=\"compile-directory\"", "class=\"artifact\"",
+                              "class=\"partition\"", "<footer>"}) {
     EXPECT_NE(index.dom.find(element), std::string::npos) << element;
   }
-  Page joint = load(chromium, work, "file://" + (site / "-_0_0_0" / "aot_joint_graph_1.html").string(), shots / "joint_graph.png");
+  Page joint =
+      load(chromium, work, "file://" + (site / "-_0_0_0" / "aot_joint_graph_1.html").string(),
+           shots / "joint_graph.png");
   EXPECT_EQ(joint.exit_code, 0);
   EXPECT_EQ(joint.console, "") << "console output on the joint graph page";
-  for (const char* element : {"id=\"regions\"", "id=\"partition-legend\"", "data-ac-graph-id=\"2\"", "mark-saved", "mark-recomputed",
-                              "id=\"why-panel\"", "class=\"gutter\""}) {
+  for (const char* element :
+       {"id=\"regions\"", "id=\"partition-legend\"", "data-ac-graph-id=\"2\"", "mark-saved",
+        "mark-recomputed", "id=\"why-panel\"", "class=\"gutter\""}) {
     EXPECT_NE(joint.dom.find(element), std::string::npos) << element;
   }
-  Page partition = load(chromium, work, "file://" + (site / "-_0_0_0" / "remat_partition_4.html").string(), shots / "partition.png");
+  Page partition =
+      load(chromium, work, "file://" + (site / "-_0_0_0" / "remat_partition_4.html").string(),
+           shots / "partition.png");
   EXPECT_EQ(partition.exit_code, 0);
   EXPECT_EQ(partition.console, "") << "console output on the partition page";
-  for (const char* element : {"class=\"partition\"", "id=\"saved-values\"", "id=\"recomputed-nodes\""}) {
+  for (const char* element :
+       {"class=\"partition\"", "id=\"saved-values\"", "id=\"recomputed-nodes\""}) {
     EXPECT_NE(partition.dom.find(element), std::string::npos) << element;
   }
-  Page backward = load(chromium, work, "file://" + (site / "-_0_0_0" / "aot_backward_graph_3.html").string(), shots / "backward_graph.png");
+  Page backward =
+      load(chromium, work, "file://" + (site / "-_0_0_0" / "aot_backward_graph_3.html").string(),
+           shots / "backward_graph.png");
   EXPECT_EQ(backward.console, "") << "console output on the backward graph page";
   EXPECT_NE(backward.dom.find("id=\"input-tags\""), std::string::npos);
   EXPECT_TRUE(fs::exists(shots / "index.png"));
@@ -93,46 +114,70 @@ TEST(Browser, ReportPagesLoadCleanInChromium) {
   EXPECT_GT(fs::file_size(shots / "partition.png"), 10000u);
 
   // The check can fail: a page with a script error is caught.
-  std::ofstream(work / "broken.html") << "<html><body><script>undefined_function();</script></body></html>";
-  Page broken = load(chromium, work, "file://" + (work / "broken.html").string(), work / "broken.png");
+  std::ofstream(work / "broken.html")
+      << "<html><body><script>undefined_function();</script></body></html>";
+  Page broken =
+      load(chromium, work, "file://" + (work / "broken.html").string(), work / "broken.png");
   EXPECT_NE(broken.console.find("undefined_function"), std::string::npos) << broken.console;
   fs::remove_all(work);
 }
 
 TEST(Browser, MultiRankExportAndProvenancePagesLoadClean) {
   std::string chromium = chromium_binary();
-  ASSERT_FALSE(chromium.empty()) << "Chromium is not installed (tools/setup.sh --deps-only installs Debian's chromium)";
+  ASSERT_FALSE(chromium.empty())
+      << "Chromium is not installed (tools/setup.sh --deps-only installs Debian's chromium)";
   fs::path work = fs::temp_directory_path() / ("remat_browser_modes_" + std::to_string(getpid()));
   fs::remove_all(work);
   fs::create_directories(work);
   fs::path shots = fs::path(REMAT_BUILD_DIR) / "browser";
   fs::create_directories(shots);
   std::string data = remat::testing::data_path("tlparse-logs");
-  ASSERT_EQ(std::system((std::string(REMAT_EXE) + " report " + data + "/multi_rank_logs --all-ranks-html -o " + (work / "ranks").string() +
-                         " >/dev/null 2>&1").c_str()), 0);
-  ASSERT_EQ(std::system((std::string(REMAT_EXE) + " report " + data + "/export.log --export -o " + (work / "export").string() +
-                         " >/dev/null 2>&1").c_str()), 0);
+  ASSERT_EQ(std::system((std::string(REMAT_EXE) + " report " + data +
+                         "/multi_rank_logs --all-ranks-html -o " + (work / "ranks").string() +
+                         " >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  ASSERT_EQ(std::system((std::string(REMAT_EXE) + " report " + data + "/export.log --export -o " +
+                         (work / "export").string() + " >/dev/null 2>&1")
+                            .c_str()),
+            0);
   // A compile with Inductor's node mappings, for the provenance page.
   auto w = remat::tracelog::TraceWriter::create((work / "log").string());
   ASSERT_TRUE(w.ok());
   remat::tracelog::CompileId id{std::nullopt, 0, 0, 0};
-  (*w)->write("inductor_pre_grad_graph", "{}", id, "class GraphModule(torch.nn.Module):\n    def forward(self, x):\n        mul = x * 2;  x = None\n        return (mul,)\n        ");
-  (*w)->write("inductor_post_grad_graph", "{}", id, "class GraphModule(torch.nn.Module):\n    def forward(self, arg0_1):\n        mul_1 = torch.ops.aten.mul.Tensor(arg0_1, 2);  arg0_1 = None\n        return (mul_1,)\n        ");
-  (*w)->write("inductor_output_code", "{}", id, "def call(args):\n    triton_poi_fused_mul_0.run(arg0_1, buf0, 4)\n    return (buf0,)\n");
-  (*w)->artifact("inductor_provenance_tracking_node_mappings", "json", id,
-                 R"({"preToPost": {"mul": ["mul_1"]}, "cppCodeToPost": {"triton_poi_fused_mul_0": ["mul_1"]}})");
+  (*w)->write("inductor_pre_grad_graph", "{}", id,
+              "class GraphModule(torch.nn.Module):\n    def forward(self, x):\n        mul = x * "
+              "2;  x = None\n        return (mul,)\n        ");
+  (*w)->write(
+      "inductor_post_grad_graph", "{}", id,
+      "class GraphModule(torch.nn.Module):\n    def forward(self, arg0_1):\n        mul_1 = "
+      "torch.ops.aten.mul.Tensor(arg0_1, 2);  arg0_1 = None\n        return (mul_1,)\n        ");
+  (*w)->write(
+      "inductor_output_code", "{}", id,
+      "def call(args):\n    triton_poi_fused_mul_0.run(arg0_1, buf0, 4)\n    return (buf0,)\n");
+  (*w)->artifact(
+      "inductor_provenance_tracking_node_mappings", "json", id,
+      R"({"preToPost": {"mul": ["mul_1"]}, "cppCodeToPost": {"triton_poi_fused_mul_0": ["mul_1"]}})");
   auto log = (*w)->close();
   ASSERT_TRUE(log.ok());
-  ASSERT_EQ(std::system((std::string(REMAT_EXE) + " report " + *log + " -i -o " + (work / "prov").string() + " >/dev/null 2>&1").c_str()), 0);
+  ASSERT_EQ(std::system((std::string(REMAT_EXE) + " report " + *log + " -i -o " +
+                         (work / "prov").string() + " >/dev/null 2>&1")
+                            .c_str()),
+            0);
 
-  Page ranks = load(chromium, work, "file://" + (work / "ranks" / "index.html").string(), shots / "multi_rank.png");
+  Page ranks = load(chromium, work, "file://" + (work / "ranks" / "index.html").string(),
+                    shots / "multi_rank.png");
   EXPECT_EQ(ranks.console, "") << "console output on the multi-rank landing page";
-  for (const char* element : {"id=\"desync-warning\"", "id=\"ranks\"", "id=\"cache-groups\"", "href=\"rank_1/index.html\""})
+  for (const char* element : {"id=\"desync-warning\"", "id=\"ranks\"", "id=\"cache-groups\"",
+                              "href=\"rank_1/index.html\""})
     EXPECT_NE(ranks.dom.find(element), std::string::npos) << element;
-  Page exported = load(chromium, work, "file://" + (work / "export" / "index.html").string(), shots / "export.png");
+  Page exported = load(chromium, work, "file://" + (work / "export" / "index.html").string(),
+                       shots / "export.png");
   EXPECT_EQ(exported.console, "") << "console output on the export index";
   EXPECT_NE(exported.dom.find("id=\"export-failures\""), std::string::npos);
-  Page prov = load(chromium, work, "file://" + (work / "prov" / "provenance_tracking_-_0_0_0.html").string(), shots / "provenance.png");
+  Page prov = load(chromium, work,
+                   "file://" + (work / "prov" / "provenance_tracking_-_0_0_0.html").string(),
+                   shots / "provenance.png");
   EXPECT_EQ(prov.console, "") << "console output on the provenance page";
   for (const char* element : {"id=\"pre\"", "id=\"post\"", "id=\"py\"", "id=\"line-mappings\""})
     EXPECT_NE(prov.dom.find(element), std::string::npos) << element;

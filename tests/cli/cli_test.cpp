@@ -86,10 +86,13 @@ TEST(Cli, InfoOnFlowAndPartitionFiles) {
 TEST(Cli, InfoReadsEveryFileRematWrites) {
   fs::path dir = fs::temp_directory_path() / ("remat_cli_info_" + std::to_string(getpid()));
   fs::remove_all(dir);
-  ASSERT_EQ(run("partition " + sample("mlp_relu_joint.json") + " -o " + (dir / "p").string()).exit_code, 0);
+  ASSERT_EQ(
+      run("partition " + sample("mlp_relu_joint.json") + " -o " + (dir / "p").string()).exit_code,
+      0);
   CliRun report = run("info " + (dir / "p" / "report.json").string());
   ASSERT_EQ(report.exit_code, 0) << report.err;
-  EXPECT_NE(report.out.find("partition report (remat-partition-report/1)"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("partition report (remat-partition-report/1)"), std::string::npos)
+      << report.out;
   EXPECT_NE(report.out.find("saved: 3 values, 7168 bytes"), std::string::npos) << report.out;
   for (const char* f : {"forward.json", "backward.json", "forward.txt", "backward.txt"}) {
     EXPECT_EQ(run("info " + (dir / "p" / f).string()).exit_code, 0) << f;
@@ -167,7 +170,8 @@ TEST(Cli, ConvertKeepsTheEraAndStylePrintsAnyEra) {
   fs::path dir = fs::temp_directory_path() / ("remat_cli_era_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::string era = remat::testing::tests_dir() + "/golden/print/eras/torch-2.5-2.9__inductor_post_grad_graph_id.txt";
+  std::string era = remat::testing::tests_dir() +
+                    "/golden/print/eras/torch-2.5-2.9__inductor_post_grad_graph_id.txt";
   std::string txt = (dir / "back.txt").string(), json = (dir / "g.json").string();
   ASSERT_EQ(run("convert " + era + " " + txt).exit_code, 0);
   EXPECT_EQ(slurp_file(txt), slurp_file(era));
@@ -206,10 +210,16 @@ TEST(Cli, BadInputExitsTwoAndWritesNothing) {
 TEST(Cli, TraceSeedPrintsTheTagLines) {
   CliRun r = run("trace --model seed --include-stride --include-device");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("sin: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.sin.default(x)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("# ac_graph_id: 1 - PREFER_RECOMPUTE\n        mm: "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("# ac_graph_id: 1 - PREFER_RECOMPUTE\n        sigmoid: "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("seed_model.cpp:11 in gn, code: Tensor gn(Tensor x, Tensor y)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sin: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.sin.default(x)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("# ac_graph_id: 1 - PREFER_RECOMPUTE\n        mm: "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("# ac_graph_id: 1 - PREFER_RECOMPUTE\n        sigmoid: "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("seed_model.cpp:12 in gn, code: return sigmoid(matmul(x, y));"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(Cli, TraceGpt2ShowsOneRegionPerLayer) {
@@ -231,7 +241,8 @@ TEST(Cli, TraceWritesJsonThatTheOtherVerbsRead) {
   CliRun info = run("info " + json);
   EXPECT_EQ(info.exit_code, 0) << info.err;
   CliRun printed = run("print " + json);
-  EXPECT_NE(printed.out.find("# ac_graph_id: 2 - PREFER_RECOMPUTE"), std::string::npos) << printed.out;
+  EXPECT_NE(printed.out.find("# ac_graph_id: 2 - PREFER_RECOMPUTE"), std::string::npos)
+      << printed.out;
   fs::remove_all(dir);
 }
 
@@ -245,10 +256,14 @@ TEST(Cli, TraceListAndErrors) {
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("unknown model 'resnet'"), std::string::npos) << unknown.err;
   EXPECT_EQ(run("trace --model gpt2 --checkpoint sometimes").exit_code, 2);
-  EXPECT_EQ(run("trace --model gpt2 --checkpoint each-layer --policy save-ops:aten.mm").exit_code, 2);
+  EXPECT_EQ(run("trace --model gpt2 --checkpoint each-layer --policy save-ops:aten.mm").exit_code,
+            2);
   EXPECT_EQ(run("trace --model gpt2 --hidden 30 --heads 4").exit_code, 2);
   // --list shows each model's options at their defaults.
-  EXPECT_NE(list.out.find("--layers 2 --batch 2 --seq 8 --hidden 32 --heads 4 --dropout 0 --checkpoint none"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find(
+                "--layers 2 --batch 2 --seq 8 --hidden 32 --heads 4 --dropout 0 --checkpoint none"),
+            std::string::npos)
+      << list.out;
 }
 
 TEST(Cli, WrongAtenTargetsAreReportedWithTheirLine) {
@@ -263,7 +278,8 @@ TEST(Cli, WrongAtenTargetsAreReportedWithTheirLine) {
   std::ofstream(dir / "typo.txt") << typo;
   std::ofstream(dir / "arity.txt") << arity;
   std::string t = (dir / "typo.txt").string(), a = (dir / "arity.txt").string();
-  const std::string typo_message = ":8: warning: node relu: unknown overload aten.relu.defualt: aten.relu has default, out";
+  const std::string typo_message =
+      ":8: warning: node relu: unknown overload aten.relu.defualt: aten.relu has default, out";
   for (const char* verb : {"print ", "info "}) {
     CliRun r = run(verb + t);
     EXPECT_EQ(r.exit_code, 0) << verb << r.err;
@@ -271,10 +287,17 @@ TEST(Cli, WrongAtenTargetsAreReportedWithTheirLine) {
   }
   CliRun p = run("partition " + t);
   EXPECT_EQ(p.exit_code, 2);
-  EXPECT_NE(p.err.find(t + ":8: error: node relu: unknown overload aten.relu.defualt"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find(t + ":8: error: node relu: unknown overload aten.relu.defualt"),
+            std::string::npos)
+      << p.err;
   CliRun q = run("partition " + a);
   EXPECT_EQ(q.exit_code, 2);
-  EXPECT_NE(q.err.find(a + ":8: error: node relu: aten.relu.default: takes 1 positional arguments but 2 were given"), std::string::npos) << q.err;
+  EXPECT_NE(
+      q.err.find(
+          a +
+          ":8: error: node relu: aten.relu.default: takes 1 positional arguments but 2 were given"),
+      std::string::npos)
+      << q.err;
 #ifdef REMAT_WITH_TORCH
   CliRun c = run("check " + t);
   EXPECT_EQ(c.exit_code, 2);
@@ -286,13 +309,19 @@ TEST(Cli, WrongAtenTargetsAreReportedWithTheirLine) {
 TEST(Cli, OptionsThatDoNotApplyAreErrors) {
   CliRun layers = run("trace --model seed --layers 3");
   EXPECT_EQ(layers.exit_code, 2);
-  EXPECT_NE(layers.err.find("error: trace: --layers does not apply to model 'seed' (it takes: --device)"), std::string::npos) << layers.err;
-  CliRun heads = run("compile --model mlp --heads 3 -o " + (fs::temp_directory_path() / "remat_cli_never").string());
+  EXPECT_NE(
+      layers.err.find("error: trace: --layers does not apply to model 'seed' (it takes: --device)"),
+      std::string::npos)
+      << layers.err;
+  CliRun heads = run("compile --model mlp --heads 3 -o " +
+                     (fs::temp_directory_path() / "remat_cli_never").string());
   EXPECT_EQ(heads.exit_code, 2);
-  EXPECT_NE(heads.err.find("--heads does not apply to model 'mlp'"), std::string::npos) << heads.err;
+  EXPECT_NE(heads.err.find("--heads does not apply to model 'mlp'"), std::string::npos)
+      << heads.err;
   EXPECT_FALSE(fs::exists(fs::temp_directory_path() / "remat_cli_never"));
   for (const char* extra : {"--budget 0.5", "--pareto", "--knapsack greedy", "--dump-passes x"}) {
-    CliRun r = run("partition --strategy default " + std::string(extra) + " " + sample("mlp_relu_joint.json"));
+    CliRun r = run("partition --strategy default " + std::string(extra) + " " +
+                   sample("mlp_relu_joint.json"));
     EXPECT_EQ(r.exit_code, 2) << extra;
     EXPECT_NE(r.err.find("applies to --strategy min-cut, not default"), std::string::npos) << r.err;
   }
@@ -302,9 +331,10 @@ TEST(Cli, OptionsThatDoNotApplyAreErrors) {
 TEST(Cli, TraceJointGivesTheSeedsJointGraph) {
   CliRun r = run("trace --model seed --joint --include-stride --include-device --expanded-def");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* line : {"detach_1: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.detach.default(detach);  detach = None",
-                           "mul: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.mul.Tensor(mm_2, cos);  mm_2 = cos = None",
-                           "mm_1,  # GradAOTOutput(grad_of=PlainAOTInput(idx=1))"}) {
+  for (const char* line :
+       {"detach_1: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.detach.default(detach);  detach = None",
+        "mul: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.mul.Tensor(mm_2, cos);  mm_2 = cos = None",
+        "mm_1,  # GradAOTOutput(grad_of=PlainAOTInput(idx=1))"}) {
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   }
 }
@@ -314,19 +344,25 @@ TEST(Cli, CheckRunsJointGraphsAndPartitions) {
   fs::path dir = fs::temp_directory_path() / ("remat_cli_check_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string joint = (dir / "gpt2_joint.json").string();
-  ASSERT_EQ(run("trace --model gpt2 --layers 1 --checkpoint each-layer --joint -o " + joint).exit_code, 0);
+  ASSERT_EQ(
+      run("trace --model gpt2 --layers 1 --checkpoint each-layer --joint -o " + joint).exit_code,
+      0);
   CliRun ok = run("check " + joint);
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
-  EXPECT_NE(ok.out.find("check: 16 values compared, 0 beyond tolerance"), std::string::npos) << ok.out;
-  CliRun pair = run("check " + sample("mlp_relu_joint.json") + " --fw " + sample("mlp_relu_mincut_fw.json") + " --bw " +
-                    sample("mlp_relu_mincut_bw.json"));
+  EXPECT_NE(ok.out.find("check: 16 values compared, 0 beyond tolerance"), std::string::npos)
+      << ok.out;
+  CliRun pair =
+      run("check " + sample("mlp_relu_joint.json") + " --fw " + sample("mlp_relu_mincut_fw.json") +
+          " --bw " + sample("mlp_relu_mincut_bw.json"));
   EXPECT_EQ(pair.exit_code, 0) << pair.out << pair.err;
   // A wrong partition: the default partition's backward with the min-cut forward.
-  CliRun wrong = run("check " + sample("mlp_relu_joint.json") + " --fw " + sample("mlp_relu_mincut_fw.json") + " --bw " +
-                     sample("ckpt_sin_mm_sigmoid_mincut_bw.json"));
+  CliRun wrong =
+      run("check " + sample("mlp_relu_joint.json") + " --fw " + sample("mlp_relu_mincut_fw.json") +
+          " --bw " + sample("ckpt_sin_mm_sigmoid_mincut_bw.json"));
   EXPECT_NE(wrong.exit_code, 0);
   EXPECT_EQ(run("check " + joint + " --fw " + joint).exit_code, 2);
-  EXPECT_NE(run("check --help").out.find("Usage: remat check [OPTIONS] joint"), std::string::npos);  // not remat-check
+  EXPECT_NE(run("check --help").out.find("Usage: remat check [OPTIONS] joint"),
+            std::string::npos);  // not remat-check
   fs::remove_all(dir);
 }
 
@@ -342,13 +378,18 @@ TEST(Cli, CheckRunsGraphsCapturedOnAGpuOnTheCpu) {
   EXPECT_NE(ok.out.find("0 beyond tolerance"), std::string::npos) << ok.out;
   EXPECT_EQ(run("check --device cuda " + joint).exit_code, 2);  // this libtorch has no GPU
   // An ATen failure is one line naming the node and the op, exit 2.
-  std::ofstream(dir / "bad.txt") << "class GraphModule(torch.nn.Module):\n"
-                                    "    def forward(self, primals_1: \"f32[4, 3]\", tangents_1: \"f32[4, 3]\"):\n"
-                                    "        mm: \"f32[4, 3]\" = torch.ops.aten.mm.default(primals_1, primals_1)\n"
-                                    "        return [mm, tangents_1]\n";
+  std::ofstream(dir / "bad.txt")
+      << "class GraphModule(torch.nn.Module):\n"
+         "    def forward(self, primals_1: \"f32[4, 3]\", tangents_1: \"f32[4, 3]\"):\n"
+         "        mm: \"f32[4, 3]\" = torch.ops.aten.mm.default(primals_1, primals_1)\n"
+         "        return [mm, tangents_1]\n";
   CliRun bad = run("check " + (dir / "bad.txt").string());
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
-  EXPECT_NE(bad.err.find("error: node mm (aten.mm.default): aten::mm: mat1 and mat2 shapes cannot be multiplied"), std::string::npos) << bad.err;
+  EXPECT_NE(
+      bad.err.find(
+          "error: node mm (aten.mm.default): aten::mm: mat1 and mat2 shapes cannot be multiplied"),
+      std::string::npos)
+      << bad.err;
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
   fs::remove_all(dir);
 }
@@ -357,10 +398,16 @@ TEST(Cli, CheckRunsGraphsCapturedOnAGpuOnTheCpu) {
 TEST(Cli, FlowReproducesPyTorchsCut) {
   CliRun r = run("flow --json " + sample("ckpt_sin_mm_sigmoid_mincut_flow.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(r.out.starts_with("{\"cut_value\": 210, \"source_side\": [\"source\", \"primals_1_in\"")) << r.out;
-  CliRun text = run("flow " + sample("mlp_relu_mincut_flow.json") + " --algorithm boykov-kolmogorov");
+  EXPECT_TRUE(
+      r.out.starts_with("{\"cut_value\": 210, \"source_side\": [\"source\", \"primals_1_in\""))
+      << r.out;
+  CliRun text =
+      run("flow " + sample("mlp_relu_mincut_flow.json") + " --algorithm boykov-kolmogorov");
   EXPECT_NE(text.out.find("cut value: 7883\n"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("cut edges (3): primals_5_in->primals_5_out relu_in->relu_out t_2_in->t_2_out"), std::string::npos) << text.out;
+  EXPECT_NE(
+      text.out.find("cut edges (3): primals_5_in->primals_5_out relu_in->relu_out t_2_in->t_2_out"),
+      std::string::npos)
+      << text.out;
   EXPECT_EQ(run("flow " + sample("mlp_relu_joint.json")).exit_code, 2);
 }
 
@@ -369,11 +416,14 @@ TEST(Cli, PartitionWritesGraphsAndAnExplainedReport) {
   fs::remove_all(dir);
   std::string flow = (dir / "flow.json").string();
   fs::create_directories(dir);
-  CliRun r = run("partition " + sample("mlp_relu_joint.json") + " -o " + (dir / "out").string() + " --explain --dump-flow " + flow);
+  CliRun r = run("partition " + sample("mlp_relu_joint.json") + " -o " + (dir / "out").string() +
+                 " --explain --dump-flow " + flow);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("partition (min-cut): 3 saved values, 7168 bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("partition (min-cut): 3 saved values, 7168 bytes"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("cut value: 7883"), std::string::npos) << r.out;
-  for (const char* f : {"forward.json", "backward.json", "forward.txt", "backward.txt", "report.json", "report.txt"}) {
+  for (const char* f : {"forward.json", "backward.json", "forward.txt", "backward.txt",
+                        "report.json", "report.txt"}) {
     EXPECT_TRUE(fs::exists(dir / "out" / f)) << f;
   }
   std::string report = slurp_file((dir / "out" / "report.json").string());
@@ -382,20 +432,26 @@ TEST(Cli, PartitionWritesGraphsAndAnExplainedReport) {
   EXPECT_NE(solved.out.find("cut value: 7883"), std::string::npos) << solved.out;
   // --dump-passes: the joint after each pass before the cut that changed it, as readable text.
   std::string tagged = (dir / "tagged.json").string();
-  ASSERT_EQ(run("trace --model gpt2 --layers 2 --checkpoint each-layer --joint -o " + tagged).exit_code, 0);
+  ASSERT_EQ(
+      run("trace --model gpt2 --layers 2 --checkpoint each-layer --joint -o " + tagged).exit_code,
+      0);
   CliRun dumped = run("partition " + tagged + " --dump-passes " + (dir / "passes").string());
   ASSERT_EQ(dumped.exit_code, 0) << dumped.err;
   std::vector<std::string> dumps;
-  for (const auto& e : fs::directory_iterator(dir / "passes")) dumps.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(dir / "passes"))
+    dumps.push_back(e.path().filename().string());
   std::sort(dumps.begin(), dumps.end());
   EXPECT_EQ(dumps, std::vector<std::string>{"1-recompute-tag-clean-up.txt"});
-  EXPECT_NE(slurp_file((dir / "passes" / "1-recompute-tag-clean-up.txt").string()).find("MUST_SAVE"), std::string::npos);
+  EXPECT_NE(
+      slurp_file((dir / "passes" / "1-recompute-tag-clean-up.txt").string()).find("MUST_SAVE"),
+      std::string::npos);
   CliRun verified = run("partition --verify " + sample("ckpt_sin_mm_sigmoid_joint.json"));
   EXPECT_EQ(verified.exit_code, 0);
   EXPECT_NE(verified.out.find("verify: 0 violations"), std::string::npos) << verified.out;
   CliRun fallback = run("partition --strategy default " + sample("mlp_relu_joint.json"));
   EXPECT_EQ(fallback.exit_code, 0);
-  EXPECT_NE(fallback.out.find("partition (default): 3 saved values"), std::string::npos) << fallback.out;
+  EXPECT_NE(fallback.out.find("partition (default): 3 saved values"), std::string::npos)
+      << fallback.out;
   EXPECT_EQ(run("partition --strategy sideways " + sample("mlp_relu_joint.json")).exit_code, 2);
   fs::remove_all(dir);
 }
@@ -408,7 +464,9 @@ TEST(Cli, OutputFolderThatCannotBeCreatedNamesTheCause) {
   std::string inside = (dir / "file" / "out").string();
   CliRun p = run("partition " + sample("mlp_relu_joint.json") + " -o " + inside);
   EXPECT_EQ(p.exit_code, 2);
-  EXPECT_NE(p.err.find(inside + ": error: cannot create the folder: Not a directory"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find(inside + ": error: cannot create the folder: Not a directory"),
+            std::string::npos)
+      << p.err;
   CliRun c = run("compile --model mlp --no-check -o " + inside);
   EXPECT_EQ(c.exit_code, 2);
   EXPECT_NE(c.err.find("cannot create the folder: Not a directory"), std::string::npos) << c.err;
@@ -416,11 +474,15 @@ TEST(Cli, OutputFolderThatCannotBeCreatedNamesTheCause) {
 }
 
 TEST(Cli, PartitionRefusesGraphsThatAreNotJoint) {
-  // A forward graph (no tangents) has nothing to split: exit 2 with the reason, for both strategies.
+  // A forward graph (no tangents) has nothing to split: exit 2 with the reason, for both
+  // strategies.
   for (const char* strategy : {"min-cut", "default"}) {
-    CliRun r = run(std::string("partition --strategy ") + strategy + " " + sample("mlp_relu_default_fw.json"));
+    CliRun r = run(std::string("partition --strategy ") + strategy + " " +
+                   sample("mlp_relu_default_fw.json"));
     EXPECT_EQ(r.exit_code, 2) << strategy << r.out;
-    EXPECT_NE(r.err.find("mlp_relu_default_fw.json: error: not a joint graph: no tangents_* input"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("mlp_relu_default_fw.json: error: not a joint graph: no tangents_* input"),
+              std::string::npos)
+        << r.err;
     EXPECT_EQ(r.out, "");
   }
 }
@@ -435,7 +497,9 @@ TEST(Cli, PartitionVerifyHoldsAtEveryBudgetStage) {
     EXPECT_NE(r.out.find("verify: 0 violations"), std::string::npos) << budget << "\n" << r.out;
     EXPECT_NE(r.out.find("chosen by: "), std::string::npos) << r.out;
   }
-  EXPECT_NE(run("partition --explain --budget 0 " + joint).out.find("chosen by: the inputs only (memory budget 0)"), std::string::npos);
+  EXPECT_NE(run("partition --explain --budget 0 " + joint)
+                .out.find("chosen by: the inputs only (memory budget 0)"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -32,7 +32,9 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   recorded.push_back({fn.name(), depth++, fn.scope() == at::RecordScope::BACKWARD_FUNCTION});
   return nullptr;
 }
-void on_end(const at::RecordFunction&, at::ObserverContext*) { --depth; }
+void on_end(const at::RecordFunction&, at::ObserverContext*) {
+  --depth;
+}
 
 // The ATen ops (as `mm`, `t`, ...) the first non-AccumulateGrad backward function ran directly.
 std::vector<std::string> formula_ops() {
@@ -44,7 +46,8 @@ std::vector<std::string> formula_ops() {
       if (r.name.find("AccumulateGrad") == std::string::npos) fn_depth = r.depth;
       continue;
     }
-    if (fn_depth >= 0 && r.depth == fn_depth + 1 && r.name.starts_with("aten::")) out.push_back(r.name.substr(6));
+    if (fn_depth >= 0 && r.depth == fn_depth + 1 && r.name.starts_with("aten::"))
+      out.push_back(r.name.substr(6));
   }
   return out;
 }
@@ -54,7 +57,8 @@ std::vector<std::string> formula_ops() {
 std::vector<std::string> rule_ops(const GraphModule& joint) {
   std::vector<std::string> out;
   for (const Node* n : joint.graph().nodes()) {
-    if (n->op() != OpKind::CallFunction || n->meta.partitioner_tag != PartitionerTag::IsBackward) continue;
+    if (n->op() != OpKind::CallFunction || n->meta.partitioner_tag != PartitionerTag::IsBackward)
+      continue;
     std::string_view t = n->target().view();
     if (t == "aten.detach.default" || t == "operator.getitem") continue;
     std::string name(t.substr(5, t.rfind('.') - 5));
@@ -66,8 +70,9 @@ std::vector<std::string> rule_ops(const GraphModule& joint) {
 TEST(EmissionOrder, RulesEmitWhatLibtorchsAutogradRuns) {
   auto gens = testing::aten_generators();
   std::mt19937 rng(17);
-  auto handle = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end)
-                                          .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
+  auto handle = at::addGlobalCallback(
+      at::RecordFunctionCallback(on_start, on_end)
+          .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
   std::vector<std::string> mismatches;
   for (const autodiff::DerivativeRule& rule : autodiff::all_rules()) {
     const OpInfo* op = find_op(rule.target);
@@ -81,7 +86,8 @@ TEST(EmissionOrder, RulesEmitWhatLibtorchsAutogradRuns) {
     auto appended = append_op(s.graph, *op, s.args, s.kwargs);
     if (!appended) continue;
     std::vector<Argument> outputs;
-    for (Node* out : appended->outputs) outputs.push_back(out ? Argument::node(out) : Argument::none());
+    for (Node* out : appended->outputs)
+      outputs.push_back(out ? Argument::node(out) : Argument::none());
     s.graph.output(Argument::list(std::move(outputs)));
     auto joint = autodiff::build_joint_graph(s.module);
     ASSERT_TRUE(joint.ok()) << rule.target;
@@ -119,18 +125,24 @@ TEST(EmissionOrder, RulesEmitWhatLibtorchsAutogradRuns) {
     std::vector<std::string> want, got = rule_ops(*joint);
     // Composites appear as what they trace to; lift_fresh wraps a Python number.
     static const std::map<std::string, std::string> kTracesAs = {
-        {"reshape", "view"}, {"narrow", "slice"}, {"to", "_to_copy"}, {"embedding_backward", "embedding_dense_backward"}};
+        {"reshape", "view"},
+        {"narrow", "slice"},
+        {"to", "_to_copy"},
+        {"embedding_backward", "embedding_dense_backward"}};
     for (std::string w : formula_ops()) {
       if (w == "lift_fresh") continue;
-      // where's formula calls where(cond, grad, 0): a composite that traces as scalar_tensor + where.self.
+      // where's formula calls where(cond, grad, 0): a composite that traces as scalar_tensor +
+      // where.self.
       if (rule.target == "aten.where.self" && w == "where") want.push_back("scalar_tensor");
       auto it = kTracesAs.find(w);
       want.push_back(it == kTracesAs.end() ? w : it->second);
     }
     // Known: libtorch 1.13's addmm formula fills a buffer in place (functionalized away in graphs);
     // SplitBackward0 calls no op directly in 1.13 (its cat runs inside a composite); CatBackward0
-    // narrows inputs that need no gradient too, which the joint graph's dead-code elimination drops.
-    if (rule.target == "aten.addmm.default" && !want.empty() && want.back() == "fill_") want.pop_back();
+    // narrows inputs that need no gradient too, which the joint graph's dead-code elimination
+    // drops.
+    if (rule.target == "aten.addmm.default" && !want.empty() && want.back() == "fill_")
+      want.pop_back();
     if (rule.target == "aten.split.Tensor" && want.empty()) continue;
     if (rule.target == "aten.cat.default") {
       std::erase(want, std::string("slice"));
@@ -138,7 +150,8 @@ TEST(EmissionOrder, RulesEmitWhatLibtorchsAutogradRuns) {
     }
     // The engine's sum_to (broadcast inputs) runs outside the backward function in libtorch; in
     // the joint graph it follows the formulas as sum (+ view).
-    while (got.size() > want.size() && (got.back() == "sum" || got.back() == "view")) got.pop_back();
+    while (got.size() > want.size() && (got.back() == "sum" || got.back() == "view"))
+      got.pop_back();
     if (want != got) {
       std::string line = std::string(rule.target) + ": libtorch";
       for (const auto& w : want) line += " " + w;

@@ -30,7 +30,8 @@ std::optional<GraphModule> one_op_graph(testing::Sample& s, const OpInfo& op) {
   auto appended = append_op(s.graph, op, s.args, s.kwargs);
   if (!appended) return std::nullopt;  // a call ATen rejects too (the cross-check proves it)
   std::vector<Argument> outputs;
-  for (Node* out : appended->outputs) outputs.push_back(out ? Argument::node(out) : Argument::none());
+  for (Node* out : appended->outputs)
+    outputs.push_back(out ? Argument::node(out) : Argument::none());
   s.graph.output(Argument::list(std::move(outputs)));
   return std::move(s.module);
 }
@@ -53,7 +54,8 @@ TEST(Gradients, EveryDerivativeRuleMatchesLibtorchAutograd) {
       ASSERT_TRUE(joint.ok()) << rule.target << ": " << format_all(joint.errors());
       auto report = exec::check_joint(*joint, {.seed = static_cast<uint64_t>(trial)});
       ASSERT_TRUE(report.ok()) << rule.target << ": " << format_all(report.errors());
-      EXPECT_TRUE(report->ok()) << rule.target << " trial " << trial << "\n" << report->text() << write_graph_json(*joint);
+      EXPECT_TRUE(report->ok()) << rule.target << " trial " << trial << "\n"
+                                << report->text() << write_graph_json(*joint);
       if (::testing::Test::HasFailure()) return;
       ++checked;
     }
@@ -75,7 +77,8 @@ TEST(Gradients, EveryZooModelsJointGraphMatchesAutograd) {
         ASSERT_TRUE(joint.ok()) << info.name << ": " << format_all(joint.errors());
         auto report = exec::check_joint(*joint);
         ASSERT_TRUE(report.ok()) << info.name << ": " << format_all(report.errors());
-        EXPECT_TRUE(report->ok()) << info.name << " " << plan << " " << policy << "\n" << report->text();
+        EXPECT_TRUE(report->ok()) << info.name << " " << plan << " " << policy << "\n"
+                                  << report->text();
         EXPECT_GT(report->comparisons.size(), 1u);
       }
     }
@@ -91,8 +94,8 @@ GraphModule load(const std::string& name) {
 }
 
 // Every model PyTorch 1.13 partitioned for tests/data/torch-1.13.
-constexpr const char* kTorch113Models[] = {"ckpt_sin_mm_sigmoid", "mlp_relu", "layernorm_mlp", "batchnorm_conv",
-                                           "cross_entropy", "norm_stack"};
+constexpr const char* kTorch113Models[] = {"ckpt_sin_mm_sigmoid", "mlp_relu",      "layernorm_mlp",
+                                           "batchnorm_conv",      "cross_entropy", "norm_stack"};
 
 TEST(Gradients, PyTorchPartitionsEqualTheirJointGraphs) {
   for (const char* model : kTorch113Models) {
@@ -101,7 +104,9 @@ TEST(Gradients, PyTorchPartitionsEqualTheirJointGraphs) {
     ASSERT_TRUE(joint_report.ok()) << model << ": " << format_all(joint_report.errors());
     EXPECT_TRUE(joint_report->ok()) << joint_report->text();
     for (const char* strategy : {"mincut", "default", "mincut_inductor"}) {
-      if (!std::filesystem::exists(testing::data_path(std::string("torch-1.13/") + model + "_" + strategy + "_fw.json"))) continue;
+      if (!std::filesystem::exists(
+              testing::data_path(std::string("torch-1.13/") + model + "_" + strategy + "_fw.json")))
+        continue;
       GraphModule fw = load(std::string(model) + "_" + strategy + "_fw.json");
       GraphModule bw = load(std::string(model) + "_" + strategy + "_bw.json");
       auto report = exec::check_partition(joint, fw, bw);
@@ -138,7 +143,8 @@ void expect_partitions_match(const GraphModule& joint, const std::string& what) 
   EXPECT_TRUE(report->ok()) << what << " min-cut\n" << report->text();
   auto fallback = partition::default_partition(joint);
   ASSERT_TRUE(fallback.ok()) << what << ": " << format_all(fallback.errors());
-  auto default_report = exec::check_partition(joint, fallback->graphs.forward, fallback->graphs.backward);
+  auto default_report =
+      exec::check_partition(joint, fallback->graphs.forward, fallback->graphs.backward);
   ASSERT_TRUE(default_report.ok()) << what << " default: " << format_all(default_report.errors());
   EXPECT_TRUE(default_report->ok()) << what << " default\n" << default_report->text();
 }
@@ -146,7 +152,8 @@ void expect_partitions_match(const GraphModule& joint, const std::string& what) 
 TEST(Partitions, ComputeTheJointGraphsNumbers) {
   for (const models::ModelInfo& info : models::all_models()) {
     for (const char* plan : {"none", "each-layer", "every:2"}) {
-      for (const char* policy : {"recompute-all", "save-matmuls", "save-names:attn_out,mlp_hidden"}) {
+      for (const char* policy :
+           {"recompute-all", "save-matmuls", "save-names:attn_out,mlp_hidden"}) {
         models::ModelOptions o;
         o.layers = 3;
         o.checkpoint = *models::CheckpointPlan::parse(plan);

@@ -82,18 +82,24 @@ TEST(FxgraphFile, DispatchesOnSchema) {
 
 TEST(FxgraphFile, SchemaTagFirstOrAnywhere) {
   // First key (every file remat writes): read from the opening bytes, the rest unparsed.
-  EXPECT_EQ(*read_json_schema(" {\n \"schema\" : \"fxgraph-json/1#flow\", \"nodes\": [", "a"), "fxgraph-json/1#flow");
+  EXPECT_EQ(*read_json_schema(" {\n \"schema\" : \"fxgraph-json/1#flow\", \"nodes\": [", "a"),
+            "fxgraph-json/1#flow");
   // Anywhere else, escaped, or absent: the document is parsed, and must be JSON.
-  EXPECT_EQ(*read_json_schema(R"({"nodes": [], "schema": "fxgraph-json/1"})", "b"), "fxgraph-json/1");
+  EXPECT_EQ(*read_json_schema(R"({"nodes": [], "schema": "fxgraph-json/1"})", "b"),
+            "fxgraph-json/1");
   EXPECT_EQ(*read_json_schema(R"({"schema": "fxgraph-json\/1"})", "c"), "fxgraph-json/1");
   EXPECT_EQ(*read_json_schema(R"({"nodes": []})", "d"), "");
-  Expected<std::string> broken = read_json_schema(R"({"nodes": [}, "schema": "fxgraph-json/1"})", "e.json");
+  Expected<std::string> broken =
+      read_json_schema(R"({"nodes": [}, "schema": "fxgraph-json/1"})", "e.json");
   ASSERT_FALSE(broken.ok());
-  EXPECT_NE(broken.errors()[0].format().find("e.json:1:"), std::string::npos) << broken.errors()[0].format();
+  EXPECT_NE(broken.errors()[0].format().find("e.json:1:"), std::string::npos)
+      << broken.errors()[0].format();
   // A tag read from the opening bytes does not excuse what follows it.
-  Expected<FxgraphDocument> tail = read_fxgraph("{\"schema\": \"fxgraph-json/1\", \"nodes\": [}", "f.json");
+  Expected<FxgraphDocument> tail =
+      read_fxgraph("{\"schema\": \"fxgraph-json/1\", \"nodes\": [}", "f.json");
   ASSERT_FALSE(tail.ok());
-  EXPECT_NE(tail.errors()[0].format().find("f.json:1:"), std::string::npos) << tail.errors()[0].format();
+  EXPECT_NE(tail.errors()[0].format().find("f.json:1:"), std::string::npos)
+      << tail.errors()[0].format();
 }
 
 }  // namespace

@@ -33,7 +33,8 @@ GraphModule must_read(const std::string& text, const std::string& file) {
 
 TEST(GraphJson, EverySampleRoundTripsByteIdenticallyOnTheSecondWrite) {
   std::vector<std::string> samples = graph_samples();
-  ASSERT_EQ(samples.size(), 41U);  // 2 models from shared/data, 5 from tools/capture_torch_joints.py
+  ASSERT_EQ(samples.size(),
+            41U);  // 2 models from shared/data, 5 from tools/capture_torch_joints.py
   for (const std::string& name : samples) {
     SCOPED_TRACE(name);
     Expected<std::string> text = read_file(testing::data_path("torch-1.13/" + name));

@@ -12,14 +12,18 @@ TEST(CommonSubexpressions, MergesSameTargetAndArgumentsKeepingTheFirst) {
   Node* x = g.placeholder("x");
   Node* a = g.call_function("aten.add.Tensor", {Argument::node(x), Argument::integer(1)});
   Node* b = g.call_function("aten.add.Tensor", {Argument::node(x), Argument::integer(1)});
-  Node* c = g.call_function("aten.add.Tensor", {Argument::node(x), Argument::integer(2)});  // other args
-  Node* d = g.call_function("aten.mul.Tensor", {Argument::node(x), Argument::integer(1)});  // other target
-  Node* n1 = g.call_function("aten.neg.default", {Argument::node(x), Argument::none()});    // None: never
+  Node* c =
+      g.call_function("aten.add.Tensor", {Argument::node(x), Argument::integer(2)});  // other args
+  Node* d = g.call_function("aten.mul.Tensor",
+                            {Argument::node(x), Argument::integer(1)});  // other target
+  Node* n1 =
+      g.call_function("aten.neg.default", {Argument::node(x), Argument::none()});  // None: never
   Node* n2 = g.call_function("aten.neg.default", {Argument::node(x), Argument::none()});
   Node* r1 = g.call_function("aten.rand_like.default", {Argument::node(x)});
   Node* r2 = g.call_function("aten.rand_like.default", {Argument::node(x)});
-  g.output(Argument::tuple({Argument::node(a), Argument::node(b), Argument::node(c), Argument::node(d),
-                            Argument::node(n1), Argument::node(n2), Argument::node(r1), Argument::node(r2)}));
+  g.output(Argument::tuple({Argument::node(a), Argument::node(b), Argument::node(c),
+                            Argument::node(d), Argument::node(n1), Argument::node(n2),
+                            Argument::node(r1), Argument::node(r2)}));
   std::vector<std::pair<std::string, std::string>> merged;
   auto random = [](const Node& n) { return n.target().view() == "aten.rand_like.default"; };
   EXPECT_EQ(eliminate_common_subexpressions(g, random, &merged), 1U);

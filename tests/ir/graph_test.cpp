@@ -155,9 +155,10 @@ TEST(Graph, CopyNodeRemapsReferencesAndKeepsNameAndMeta) {
   Graph src;
   Node* x = src.placeholder("x");
   Node* y = src.placeholder("y");
-  Node* cat = src.call_function("aten.cat.default", {Argument::list({Argument::node(x), Argument::node(y)}),
-                                                     Argument::integer(1)},
-                                {Kwarg{InternedString("out"), Argument::node(x)}});
+  Node* cat = src.call_function(
+      "aten.cat.default",
+      {Argument::list({Argument::node(x), Argument::node(y)}), Argument::integer(1)},
+      {Kwarg{InternedString("out"), Argument::node(x)}});
   cat->meta.recompute = CheckpointPolicy::MustSave;
   Graph dst;
   Node* a = dst.placeholder("a");
@@ -183,7 +184,8 @@ TEST(Graph, AppendedCopiesNameLikeEagerCopies) {
   Graph src;
   Node* x = src.placeholder("x");
   Node* add = src.call_function("aten.add.Tensor", {Argument::node(x), Argument::node(x)});
-  Node* add_7 = src.call_function("aten.add.Tensor", {Argument::node(add), Argument::node(x)}, {}, "add_7");
+  Node* add_7 =
+      src.call_function("aten.add.Tensor", {Argument::node(add), Argument::node(x)}, {}, "add_7");
   ASSERT_EQ(add_7->name(), "add_7");
   auto run = [&](bool deferred) {
     Graph dst;
@@ -241,7 +243,8 @@ TEST(InputLists, AreEachNodesInputsInCollectOrder) {
     for (const Node* n : m.graph().nodes()) {
       n->collect_input_nodes(want);
       auto got = lists.of(n);
-      ASSERT_EQ(std::vector<Node*>(got.begin(), got.end()), want) << "seed " << seed << ", " << n->name();
+      ASSERT_EQ(std::vector<Node*>(got.begin(), got.end()), want)
+          << "seed " << seed << ", " << n->name();
     }
   }
 }

@@ -68,7 +68,8 @@ TEST(PassPipeline, VerifyEachNamesThePassThatBrokeTheGraph) {
   StageTimer timer;
   Status s = pipeline.run(m, timer);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.errors().front().message.find("after the pass 'reorder'"), std::string::npos) << s.errors().front().message;
+  EXPECT_NE(s.errors().front().message.find("after the pass 'reorder'"), std::string::npos)
+      << s.errors().front().message;
   EXPECT_FALSE(ran_after) << "the pipeline stops at the broken graph";
   // Without verify_each the same pipeline runs to the end.
   GraphModule m2 = small_module();

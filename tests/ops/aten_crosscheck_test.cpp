@@ -6,16 +6,16 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
-#include <set>
-#include <sstream>
 #include <map>
 #include <random>
+#include <set>
+#include <sstream>
 
+#include "ops/aten_samples.h"
 #include "remat/exec/aten_call.h"
 #include "remat/ir/graph.h"
 #include "remat/ops/aten_overloads.h"
 #include "remat/ops/op_registry.h"
-#include "ops/aten_samples.h"
 #include "testing/golden.h"
 
 namespace remat {
@@ -47,7 +47,8 @@ TEST(AtenSchemas, RandomOpsAreTheOnesAtenTagsNondeterministicSeeded) {
   for (const OpInfo& op : all_ops()) {
     auto handle = exec::find_aten_op(op.target);
     if (!handle) continue;
-    EXPECT_EQ(handle->hasTag(at::Tag::nondeterministic_seeded), op.is(OpCategory::Random)) << op.target;
+    EXPECT_EQ(handle->hasTag(at::Tag::nondeterministic_seeded), op.is(OpCategory::Random))
+        << op.target;
   }
 }
 
@@ -55,13 +56,15 @@ std::string describe(const Sample& s) {
   std::string out;
   for (const auto& [node, t] : s.values) {
     std::stringstream line;
-    line << "  " << node->name() << ": sizes " << t.sizes() << " strides " << t.strides() << " " << t.scalar_type() << "\n";
+    line << "  " << node->name() << ": sizes " << t.sizes() << " strides " << t.strides() << " "
+         << t.scalar_type() << "\n";
     out += line.str();
   }
   return out;
 }
 
-void expect_same(const std::optional<TensorMeta>& inferred, const c10::IValue& real, const std::string& where) {
+void expect_same(const std::optional<TensorMeta>& inferred, const c10::IValue& real,
+                 const std::string& where) {
   if (real.isNone() || (real.isTensor() && !real.toTensor().defined())) {
     EXPECT_FALSE(inferred.has_value()) << where << ": ATen returned an undefined tensor";
     return;
@@ -102,7 +105,8 @@ TEST(AtenInference, EveryOpMatchesLibtorchOnRandomCalls) {
     for (int trial = 0; trial < 40; ++trial) {
       Sample s(rng);
       gen->second(s);
-      auto real = exec::call_aten(*handle, s.args, s.kwargs, [&](const Node* n) { return c10::IValue(s.values.at(n)); });
+      auto real = exec::call_aten(*handle, s.args, s.kwargs,
+                                  [&](const Node* n) { return c10::IValue(s.values.at(n)); });
       auto inferred = infer_outputs(op, s.args, s.kwargs);
       std::string where = op.target + " trial " + std::to_string(trial) + "\n" + describe(s);
       if (!real.ok()) {
@@ -121,14 +125,16 @@ TEST(AtenInference, EveryOpMatchesLibtorchOnRandomCalls) {
       for (size_t i = 0; i < outs.size(); ++i) {
         // libtorch 1.13's CPU slow convolution paths compute grad_weight whenever grad_bias is
         // asked for; the op's contract (its meta function, what graphs record) leaves it out.
-        if (op.target == "aten.convolution_backward.default" && i == 1 && !inferred->values[1]) continue;
+        if (op.target == "aten.convolution_backward.default" && i == 1 && !inferred->values[1])
+          continue;
         expect_same(inferred->values[i], outs[i], where + " output " + std::to_string(i));
       }
       if (::testing::Test::HasFailure()) return;  // one clear report, not thousands
       ++compared;
     }
     // Most random calls must be valid ones, or the check would prove little.
-    EXPECT_GE(compared, 25) << op.target << ": only " << compared << " of 40 random calls were valid";
+    EXPECT_GE(compared, 25) << op.target << ": only " << compared
+                            << " of 40 random calls were valid";
   }
 }
 
@@ -149,17 +155,20 @@ TEST(AtenOverloads, TheListIsTheDispatchersOwn) {
     if (sep == std::string::npos) continue;
     std::string ns = name.substr(0, sep);
     if (ns != "aten" && ns != "prims") continue;
-    names.insert(ns + "." + name.substr(sep + 2) + "." + (op.overload_name.empty() ? "default" : op.overload_name));
+    names.insert(ns + "." + name.substr(sep + 2) + "." +
+                 (op.overload_name.empty() ? "default" : op.overload_name));
   }
   std::string text;
   for (const std::string& n : names) text += n + "\n";
   std::string path = testing::tests_dir() + "/../src/remat/ops/data/aten_overloads.txt";
   const char* update = std::getenv("REMAT_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") std::ofstream(path, std::ios::binary) << text;
+  if (update != nullptr && std::string(update) == "1")
+    std::ofstream(path, std::ios::binary) << text;
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
-  EXPECT_EQ(ss.str(), text) << "the installed libtorch's operators differ from " << path << " (REMAT_UPDATE_GOLDEN=1 rewrites it)";
+  EXPECT_EQ(ss.str(), text) << "the installed libtorch's operators differ from " << path
+                            << " (REMAT_UPDATE_GOLDEN=1 rewrites it)";
   EXPECT_GT(names.size(), 1000u);
   for (const OpInfo& op : all_ops()) {
     if (op.since.empty()) {

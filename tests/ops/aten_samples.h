@@ -24,7 +24,9 @@ class Sample {
   explicit Sample(std::mt19937& rng) : rng_(rng) {}
 
   std::mt19937& rng() { return rng_; }
-  int64_t pick(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
+  int64_t pick(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  }
   bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(rng_); }
   Ints shape(int64_t min_rank = 0, int64_t max_rank = 4) {
     Ints s(pick(min_rank, max_rank));
@@ -51,16 +53,23 @@ class Sample {
       inverse[perm[i]] = static_cast<int64_t>(i);
     }
     at::Tensor base;
-    if (dtype == at::kBool) base = at::randint(0, 2, permuted, at::kLong).to(at::kBool);
-    else if (at::isIntegralType(dtype, false)) base = at::randint(-5, 6, permuted, at::kLong).to(dtype);
-    else base = at::randn(permuted, at::kDouble).to(dtype);
+    if (dtype == at::kBool)
+      base = at::randint(0, 2, permuted, at::kLong).to(at::kBool);
+    else if (at::isIntegralType(dtype, false))
+      base = at::randint(-5, 6, permuted, at::kLong).to(dtype);
+    else
+      base = at::randn(permuted, at::kDouble).to(dtype);
     return real(base.permute(inverse));
   }
-  Argument indices(const Ints& sizes, int64_t bound) { return real(at::randint(0, bound, sizes, at::kLong)); }
+  Argument indices(const Ints& sizes, int64_t bound) {
+    return real(at::randint(0, bound, sizes, at::kLong));
+  }
   Argument real(const at::Tensor& t) {
     Node* p = graph.placeholder("t");
-    std::vector<SymInt> sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
-    p->meta.set_tensor(TensorMeta(exec::from_scalar_type(t.scalar_type()), sizes, std::span<const SymInt>(strides), InternedString("cpu")));
+    std::vector<SymInt> sizes(t.sizes().begin(), t.sizes().end()),
+        strides(t.strides().begin(), t.strides().end());
+    p->meta.set_tensor(TensorMeta(exec::from_scalar_type(t.scalar_type()), sizes,
+                                  std::span<const SymInt>(strides), InternedString("cpu")));
     values[p] = t;
     return Argument::node(p);
   }

@@ -37,12 +37,14 @@ TEST(Schema, KwargOnlyOptionalFixedListsAndNamedReturns) {
   EXPECT_EQ(s->arguments[1].fixed_size, 1);
   EXPECT_FALSE(s->arguments[2].kwarg_only);
   EXPECT_TRUE(s->arguments[3].kwarg_only);
-  auto n = parse_schema("aten::nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int "
-                        "reduction, int ignore_index) -> (Tensor output, Tensor total_weight)");
+  auto n = parse_schema(
+      "aten::nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int "
+      "reduction, int ignore_index) -> (Tensor output, Tensor total_weight)");
   ASSERT_TRUE(n.ok());
   EXPECT_TRUE(n->returns_tuple);
   EXPECT_EQ(n->returns[1].name, "total_weight");
-  auto w = parse_schema("aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)");
+  auto w = parse_schema(
+      "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)");
   ASSERT_TRUE(w.ok());
   EXPECT_TRUE(w->arguments[0].is_write);
   EXPECT_FALSE(w->returns_alias());  // a write, not a view
@@ -96,7 +98,8 @@ class InferTest : public ::testing::Test {
       std::vector<SymInt> st(strides->begin(), strides->end());
       p->meta.set_tensor(TensorMeta(dtype, s, std::span<const SymInt>(st), InternedString("cpu")));
     } else {
-      p->meta.set_tensor(TensorMeta(dtype, s, TensorMeta::contiguous_strides(s), InternedString("cpu")));
+      p->meta.set_tensor(
+          TensorMeta(dtype, s, TensorMeta::contiguous_strides(s), InternedString("cpu")));
     }
     return Argument::node(p);
   }
@@ -105,7 +108,8 @@ class InferTest : public ::testing::Test {
     for (SymInt s : v) out.push_back(s.value());
     return out;
   }
-  InferredOutputs infer(std::string_view target, std::vector<Argument> args, std::vector<Kwarg> kwargs = {}) {
+  InferredOutputs infer(std::string_view target, std::vector<Argument> args,
+                        std::vector<Kwarg> kwargs = {}) {
     auto out = infer_outputs(*find_op(target), args, kwargs);
     EXPECT_TRUE(out.ok()) << (out.ok() ? "" : format_all(out.errors()));
     return out.ok() ? *out : InferredOutputs{};
@@ -115,16 +119,21 @@ class InferTest : public ::testing::Test {
 TEST_F(InferTest, ViewsKeepTheirStrides) {
   InferredOutputs t = infer("aten.t.default", {input({4, 4})});
   EXPECT_EQ(ints(*t.values[0]->strides()), (std::vector<int64_t>{1, 4}));
-  InferredOutputs e = infer("aten.expand.default", {input({3, 1}), Argument::list({Argument::integer(2), Argument::integer(3), Argument::integer(4)})});
+  InferredOutputs e =
+      infer("aten.expand.default",
+            {input({3, 1}),
+             Argument::list({Argument::integer(2), Argument::integer(3), Argument::integer(4)})});
   EXPECT_EQ(ints(e.values[0]->sizes()), (std::vector<int64_t>{2, 3, 4}));
   EXPECT_EQ(ints(*e.values[0]->strides()), (std::vector<int64_t>{0, 1, 0}));
 }
 
 TEST_F(InferTest, PointwiseFollowsTheInputLayoutAndPromotes) {
-  InferredOutputs s = infer("aten.sin.default", {input({4, 3}, DType::Int64, std::vector<int64_t>{1, 4})});
+  InferredOutputs s =
+      infer("aten.sin.default", {input({4, 3}, DType::Int64, std::vector<int64_t>{1, 4})});
   EXPECT_EQ(s.values[0]->dtype, DType::Float32);
   EXPECT_EQ(ints(*s.values[0]->strides()), (std::vector<int64_t>{1, 4}));
-  InferredOutputs a = infer("aten.add.Tensor", {input({2, 1, 3}, DType::Float16), input({4, 1}, DType::Float32)});
+  InferredOutputs a =
+      infer("aten.add.Tensor", {input({2, 1, 3}, DType::Float16), input({4, 1}, DType::Float32)});
   EXPECT_EQ(ints(a.values[0]->sizes()), (std::vector<int64_t>{2, 4, 3}));
   EXPECT_EQ(a.values[0]->dtype, DType::Float32);
   InferredOutputs m = infer("aten.mul.Scalar", {input({2}, DType::Int32), Argument::floating(0.5)});
@@ -134,17 +143,23 @@ TEST_F(InferTest, PointwiseFollowsTheInputLayoutAndPromotes) {
 }
 
 TEST_F(InferTest, BindingAppliesDefaultsAndRejectsBadCalls) {
-  InferredOutputs s = infer("aten.sum.dim_IntList", {input({2, 3, 4}), Argument::list({Argument::integer(1)})});
+  InferredOutputs s =
+      infer("aten.sum.dim_IntList", {input({2, 3, 4}), Argument::list({Argument::integer(1)})});
   EXPECT_EQ(ints(s.values[0]->sizes()), (std::vector<int64_t>{2, 4}));
   const OpInfo& mm = *find_op("aten.mm.default");
   auto bad = infer_outputs(mm, std::vector<Argument>{input({2, 3}), input({4, 5})});
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.errors()[0].message.find("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"), std::string::npos);
+  EXPECT_NE(bad.errors()[0].message.find("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"),
+            std::string::npos);
   EXPECT_FALSE(infer_outputs(mm, std::vector<Argument>{input({2, 3})}).ok());
   EXPECT_FALSE(infer_outputs(mm, std::vector<Argument>{input({2, 3}), Argument::integer(1)}).ok());
   std::vector<Kwarg> unknown = {{InternedString("alpha"), Argument::integer(1)}};
-  EXPECT_FALSE(infer_outputs(mm, std::vector<Argument>{input({2, 3}), input({3, 3})}, unknown).ok());
-  auto view = infer_outputs(*find_op("aten.view.default"), std::vector<Argument>{input({4, 4}, DType::Float32, std::vector<int64_t>{1, 4}), Argument::list({Argument::integer(16)})});
+  EXPECT_FALSE(
+      infer_outputs(mm, std::vector<Argument>{input({2, 3}), input({3, 3})}, unknown).ok());
+  auto view =
+      infer_outputs(*find_op("aten.view.default"),
+                    std::vector<Argument>{input({4, 4}, DType::Float32, std::vector<int64_t>{1, 4}),
+                                          Argument::list({Argument::integer(16)})});
   ASSERT_FALSE(view.ok());
   EXPECT_NE(view.errors()[0].message.find("Use .reshape"), std::string::npos);
 }

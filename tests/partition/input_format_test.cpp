@@ -20,7 +20,8 @@ namespace {
 // The storages a partition keeps for the backward: saved values up to aliasing.
 std::set<std::string> saved_storages(const GraphModule& joint, const ForwardBackward& graphs) {
   std::set<std::string> out;
-  for (const std::string& name : graphs.saved_values) out.insert(storage_root(*joint.graph().find(name)).name());
+  for (const std::string& name : graphs.saved_values)
+    out.insert(storage_root(*joint.graph().find(name)).name());
   return out;
 }
 
@@ -37,10 +38,12 @@ TEST(InputFormat, JsonAndTextGiveTheSameReportOnEveryZooModel) {
       ASSERT_TRUE(joint.ok()) << info.name;
       auto from_json = read_graph_json(write_graph_json(*joint), "joint.json");
       ASSERT_TRUE(from_json.ok()) << format_all(from_json.errors());
-      auto from_text = parse_readable(print_readable(*joint, PrintOptions::tlparse()).text, "joint.txt");
+      auto from_text =
+          parse_readable(print_readable(*joint, PrintOptions::tlparse()).text, "joint.txt");
       ASSERT_TRUE(from_text.ok()) << format_all(from_text.errors());
       for (Strategy strategy : {Strategy::MinCut, Strategy::Default}) {
-        SCOPED_TRACE(std::string(info.name) + " " + plan + (strategy == Strategy::MinCut ? " min-cut" : " default"));
+        SCOPED_TRACE(std::string(info.name) + " " + plan +
+                     (strategy == Strategy::MinCut ? " min-cut" : " default"));
         auto a = partition_joint(*from_json, strategy);
         auto b = partition_joint(*from_text, strategy);
         ASSERT_TRUE(a.ok() && b.ok());
@@ -49,7 +52,8 @@ TEST(InputFormat, JsonAndTextGiveTheSameReportOnEveryZooModel) {
           EXPECT_EQ(a->report.json(), b->report.json());
         } else {
           EXPECT_EQ(saved_storages(*from_json, a->graphs), saved_storages(*from_text, b->graphs));
-          // saved_bytes_total counts an alias saved beside its base twice; the storage kept does not.
+          // saved_bytes_total counts an alias saved beside its base twice; the storage kept does
+          // not.
           EXPECT_EQ(a->report.activation_bytes, b->report.activation_bytes);
           EXPECT_EQ(a->report.recompute_flops, b->report.recompute_flops);
           EXPECT_EQ(a->report.recomputed.size(), b->report.recomputed.size());

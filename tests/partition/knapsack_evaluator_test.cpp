@@ -20,7 +20,8 @@ GraphModule chain() {
   Node* prev = x;
   std::vector<Node*> nodes;
   for (int i = 1; i <= 5; ++i) {
-    prev = g.call_function("aten.sin.default", {Argument::node(i == 1 ? x : prev)}, {}, "node" + std::to_string(i));
+    prev = g.call_function("aten.sin.default", {Argument::node(i == 1 ? x : prev)}, {},
+                           "node" + std::to_string(i));
     nodes.push_back(prev);
   }
   g.output(Argument::tuple({Argument::node(nodes[4]), Argument::node(nodes[0])}));
@@ -29,13 +30,15 @@ GraphModule chain() {
 
 KnapsackEvaluator chain_evaluator(const GraphModule& m) {
   const Graph& g = m.graph();
-  return KnapsackEvaluator(knapsack_items(g, {g.find("node1"), g.find("node2"), g.find("node5")}, {0.1, 0.2, 0.2}, {100, 50, 51}));
+  return KnapsackEvaluator(knapsack_items(g, {g.find("node1"), g.find("node2"), g.find("node5")},
+                                          {0.1, 0.2, 0.2}, {100, 50, 51}));
 }
 
 TEST(KnapsackEvaluator, ItemGraphLinksItemsThroughOtherNodes) {
   GraphModule m = chain();
   const Graph& g = m.graph();
-  KnapsackItems items = knapsack_items(g, {g.find("node1"), g.find("node2"), g.find("node5")}, {0.1, 0.2, 0.2}, {100, 50, 51});
+  KnapsackItems items = knapsack_items(g, {g.find("node1"), g.find("node2"), g.find("node5")},
+                                       {0.1, 0.2, 0.2}, {100, 50, 51});
   EXPECT_EQ(items.edges, (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}}));
 }
 
@@ -95,7 +98,8 @@ TEST(KnapsackEvaluator, DynamicBudgetPartitionStaysWithinTheBudget) {
   GraphModule joint = testing::traced_joint([](Tracer& t) {
     Tensor x = t.input("x", {512, 512}, DType::Float32, true);
     std::vector<Tensor> ws;
-    for (int i = 0; i < 5; ++i) ws.push_back(t.input("w" + std::to_string(i), {512, 512}, DType::Float32, true));
+    for (int i = 0; i < 5; ++i)
+      ws.push_back(t.input("w" + std::to_string(i), {512, 512}, DType::Float32, true));
     x = cos(x);
     for (const Tensor& w : ws) x = cos(mm(x, w));
     return std::vector<Tensor>{x.sum()};
@@ -113,7 +117,8 @@ TEST(KnapsackEvaluator, DynamicBudgetPartitionStaysWithinTheBudget) {
   // The knee is at or below the requested budget: never more memory than the plain DP.
   EXPECT_LE(p->report.activation_bytes, q->report.activation_bytes);
   bool noted = false;
-  for (const std::string& n : p->report.notes) noted = noted || n.starts_with("dynamic memory budget");
+  for (const std::string& n : p->report.notes)
+    noted = noted || n.starts_with("dynamic memory budget");
   EXPECT_TRUE(noted);
 }
 

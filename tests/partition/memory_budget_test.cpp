@@ -45,7 +45,8 @@ MemAndFlops measure(const GraphModule& joint, double budget) {
 double eager_backward_flops(const GraphModule& joint) {
   double total = 0;
   for (const Node* n : joint.graph().nodes()) {
-    if (n->meta.partitioner_tag == PartitionerTag::IsBackward) total += static_cast<double>(flop_counter_flops(*n));
+    if (n->meta.partitioner_tag == PartitionerTag::IsBackward)
+      total += static_cast<double>(flop_counter_flops(*n));
   }
   return total / (2.0 * 512 * 512 * 512);
 }
@@ -112,7 +113,8 @@ GraphModule pairs_joint(const std::vector<std::pair<int64_t, int64_t>>& pairs) {
 }
 
 TEST(MemoryBudget, PrioritizeCheaperMatmul) {
-  // spec §10.22: pairs (1, 4) and (2, 2): eager 8 MiB / 24; budget 0.5 -> 4 MiB, +4 (x1 @ w1 again).
+  // spec §10.22: pairs (1, 4) and (2, 2): eager 8 MiB / 24; budget 0.5 -> 4 MiB, +4 (x1 @ w1
+  // again).
   GraphModule joint = pairs_joint({{1, 4}, {2, 2}});
   double eager = eager_backward_flops(joint);
   MemAndFlops all = measure(joint, 1.0);
@@ -155,7 +157,8 @@ TEST(MemoryBudget, ManualCheckpointsAreRespected) {
   });
   double forward_flops = 0;
   for (const Node* n : joint.graph().nodes()) {
-    if (n->meta.partitioner_tag == PartitionerTag::IsForward) forward_flops += static_cast<double>(flop_counter_flops(*n));
+    if (n->meta.partitioner_tag == PartitionerTag::IsForward)
+      forward_flops += static_cast<double>(flop_counter_flops(*n));
   }
   forward_flops /= 2.0 * 512 * 512 * 512;
   double final_matmul = 64.0 * 64 * 1024 * 2 / (2.0 * 512 * 512 * 512);  // [64, 64] @ [64, 1024]

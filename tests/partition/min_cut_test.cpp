@@ -16,8 +16,9 @@ namespace remat::partition {
 namespace {
 
 TEST(MinCut, ReproducesEverySharedFlowFile) {
-  for (const char* name : {"ckpt_sin_mm_sigmoid_mincut_flow.json", "ckpt_sin_mm_sigmoid_mincut_inductor_flow.json",
-                           "mlp_relu_mincut_flow.json", "mlp_relu_mincut_inductor_flow.json"}) {
+  for (const char* name :
+       {"ckpt_sin_mm_sigmoid_mincut_flow.json", "ckpt_sin_mm_sigmoid_mincut_inductor_flow.json",
+        "mlp_relu_mincut_flow.json", "mlp_relu_mincut_inductor_flow.json"}) {
     auto text = read_file(testing::data_path(std::string("torch-1.13/") + name));
     ASSERT_TRUE(text.ok()) << name;
     auto net = read_flow_json(*text, name);
@@ -34,8 +35,10 @@ TEST(MinCut, ReproducesEverySharedFlowFile) {
         if (cut.source_side[v]) side.insert(g.names()[v]);
       }
       EXPECT_EQ(side, expected) << name;
-      std::set<std::pair<std::string, std::string>> edges, expected_edges(net->cut_edges.begin(), net->cut_edges.end());
-      for (int e : cut.cut_edges) edges.emplace(g.names()[g.edges()[e].from], g.names()[g.edges()[e].to]);
+      std::set<std::pair<std::string, std::string>> edges,
+          expected_edges(net->cut_edges.begin(), net->cut_edges.end());
+      for (int e : cut.cut_edges)
+        edges.emplace(g.names()[g.edges()[e].from], g.names()[g.edges()[e].to]);
       EXPECT_EQ(edges, expected_edges) << name;
     }
   }
@@ -56,8 +59,10 @@ BruteForce brute_force(const FlowGraph& g, int s, int t) {
     for (const auto& e : g.edges()) {
       if ((mask >> e.from & 1) && !(mask >> e.to & 1)) value += e.capacity;
     }
-    if (value < best.value) best = {value, mask};
-    else if (value == best.value) best.side |= mask;
+    if (value < best.value)
+      best = {value, mask};
+    else if (value == best.value)
+      best.side |= mask;
   }
   return best;
 }
@@ -70,10 +75,13 @@ TEST(MinCut, MatchesBruteForceOnRandomNetworks) {
     for (int v = 0; v < n; ++v) g.add_vertex("v" + std::to_string(v));
     int m = std::uniform_int_distribution<int>(1, 3 * n)(rng);
     for (int i = 0; i < m; ++i) {
-      int a = std::uniform_int_distribution<int>(0, n - 1)(rng), b = std::uniform_int_distribution<int>(0, n - 1)(rng);
+      int a = std::uniform_int_distribution<int>(0, n - 1)(rng),
+          b = std::uniform_int_distribution<int>(0, n - 1)(rng);
       if (a == b) continue;
       // Ties are the point: small capacities, some infinite.
-      double c = std::bernoulli_distribution(0.15)(rng) ? kInfiniteCapacity : std::uniform_int_distribution<int>(0, 4)(rng);
+      double c = std::bernoulli_distribution(0.15)(rng)
+                     ? kInfiniteCapacity
+                     : std::uniform_int_distribution<int>(0, 4)(rng);
       g.add_edge(a, b, c);
     }
     BruteForce want = brute_force(g, 0, n - 1);
@@ -90,7 +98,8 @@ TEST(MinCut, MatchesBruteForceOnRandomNetworks) {
 
 TEST(MinCut, AnAllInfinitePathIsReportedNotSolved) {
   FlowGraph g;
-  int s = g.add_vertex("source"), a = g.add_vertex("a_in"), b = g.add_vertex("a_out"), t = g.add_vertex("sink");
+  int s = g.add_vertex("source"), a = g.add_vertex("a_in"), b = g.add_vertex("a_out"),
+      t = g.add_vertex("sink");
   g.add_edge(s, a, kInfiniteCapacity);
   g.add_edge(a, b, kInfiniteCapacity);
   g.add_edge(b, t, kInfiniteCapacity);

@@ -28,7 +28,9 @@ MinCutPartition min_cut(const GraphModule& joint) {
   return p.ok() ? std::move(*p) : MinCutPartition{};
 }
 
-std::pair<size_t, size_t> ins_outs(const GraphModule& m) { return {m.graph().placeholders().size(), m.outputs().size()}; }
+std::pair<size_t, size_t> ins_outs(const GraphModule& m) {
+  return {m.graph().placeholders().size(), m.outputs().size()};
+}
 
 size_t count(const GraphModule& m, std::string_view target) {
   size_t k = 0;
@@ -73,7 +75,8 @@ TEST(MinCutPartitioner, RecomputesCosFromThePrimal) {
   }));
   EXPECT_EQ(ops(p.graphs.forward), (std::vector<std::string>{"cos", "cos_1"}));
   EXPECT_EQ(p.graphs.saved_values, (std::vector<std::string>{"primals_1"}));
-  EXPECT_EQ(ops(p.graphs.backward), (std::vector<std::string>{"cos", "sin", "neg", "mul", "sin_1", "neg_1", "mul_1"}));
+  EXPECT_EQ(ops(p.graphs.backward),
+            (std::vector<std::string>{"cos", "sin", "neg", "mul", "sin_1", "neg_1", "mul_1"}));
   ASSERT_EQ(p.report.recomputed.size(), 1u);
   EXPECT_EQ(p.report.recomputed[0].name, "cos");
 }
@@ -88,14 +91,16 @@ TEST(MinCutPartitioner, RaisesGetitemsNextToTheirProducer) {
     return std::vector<Tensor>{s + c};
   }));
   EXPECT_EQ(ops(p.graphs.backward),
-            (std::vector<std::string>{"split", "getitem_1", "getitem", "sin_1", "neg", "mul", "cos_1", "mul_1", "cat"}));
+            (std::vector<std::string>{"split", "getitem_1", "getitem", "sin_1", "neg", "mul",
+                                      "cos_1", "mul_1", "cat"}));
 }
 
 TEST(MinCutPartitioner, CheckpointedMatmulIsRecomputed) {
   // spec §10.8: checkpoint(sigmoid(matmul(x, y))) -> fw mm = 1, bw mm = 3.
   auto gn = [](Tensor x, Tensor y) { return sigmoid(matmul(x, y)); };
   GraphModule joint = testing::traced_joint([&](Tracer& t) {
-    Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true),
+           y = t.input("y", {4, 4}, DType::Float32, true);
     return std::vector<Tensor>{checkpoint(gn, x, y)};
   });
   for (bool use_default : {false, true}) {
@@ -113,8 +118,10 @@ TEST(MinCutPartitioner, CheckpointedMatmulIsRecomputed) {
 }
 
 TEST(MinCutPartitioner, MustSaveAndMustRecomputePolicies) {
-  // spec §10.11: cos(sin(mm(mm(x, x), x))): fw mm = 2; MUST_RECOMPUTE mm -> bw mm = 6, MUST_SAVE -> 4.
-  for (auto [policy, bw_mm] : {std::pair{CheckpointPolicy::MustRecompute, 6u}, std::pair{CheckpointPolicy::MustSave, 4u}}) {
+  // spec §10.11: cos(sin(mm(mm(x, x), x))): fw mm = 2; MUST_RECOMPUTE mm -> bw mm = 6, MUST_SAVE
+  // -> 4.
+  for (auto [policy, bw_mm] : {std::pair{CheckpointPolicy::MustRecompute, 6u},
+                               std::pair{CheckpointPolicy::MustSave, 4u}}) {
     SacPolicy p = SacPolicy::from_fn([policy = policy](const SacContext& c) {
       return c.target == "aten.mm.default" ? policy : CheckpointPolicy::PreferRecompute;
     });
@@ -148,10 +155,12 @@ TEST(MinCutPartitioner, SequentialCheckpointedLayers) {
 }
 
 TEST(MinCutPartitioner, MultipleCheckpoints) {
-  // spec §10.10: sin, checkpoint(gn), sin, checkpoint(gn) with gn = sigmoid(matmul) -> fw mm 2, bw mm 6.
+  // spec §10.10: sin, checkpoint(gn), sin, checkpoint(gn) with gn = sigmoid(matmul) -> fw mm 2, bw
+  // mm 6.
   auto gn = [](Tensor x, Tensor y) { return sigmoid(matmul(x, y)); };
   MinCutPartition p = min_cut(testing::traced_joint([&](Tracer& t) {
-    Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true),
+           y = t.input("y", {4, 4}, DType::Float32, true);
     Tensor z = checkpoint(gn, sin(x), y);
     return std::vector<Tensor>{checkpoint(gn, sin(z), y)};
   }));
@@ -174,7 +183,8 @@ TEST(BothPartitioners, MustNotRecomputeGemm) {
   SacPolicy save_mm = SacPolicy::save_ops({"aten.mm.default"});
   auto gn = [](Tensor x, Tensor y) { return sigmoid(matmul(matmul(x, y), y)) * y; };
   GraphModule joint = testing::traced_joint([&](Tracer& t) {
-    Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true),
+           y = t.input("y", {4, 4}, DType::Float32, true);
     return std::vector<Tensor>{checkpoint(selective(save_mm, gn), x, y)};
   });
   for (const auto& [name, g] : both_partitions(joint)) {
@@ -189,7 +199,8 @@ TEST(BothPartitioners, OutplaceOpsSaveMatmulsAndSigmoid) {
   SacPolicy save = SacPolicy::save_ops({"aten.mm.default", "aten.sigmoid.default"});
   auto gn = [](Tensor x, Tensor y) { return relu(sigmoid(selu(matmul(matmul(x, y), y)))); };
   GraphModule joint = testing::traced_joint([&](Tracer& t) {
-    Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true),
+           y = t.input("y", {4, 4}, DType::Float32, true);
     return std::vector<Tensor>{checkpoint(selective(save, gn), x, y)};
   });
   for (const auto& [name, g] : both_partitions(joint)) {
@@ -205,8 +216,9 @@ TEST(BothPartitioners, ParametrizationRecomputesMulAndSigmoid) {
   // MUST_RECOMPUTE, everything else MUST_SAVE; the layer is x @ w.t(). fw mul = 1, sigmoid = 1;
   // bw sigmoid = 1, mul = 2 with min-cut (CSE merges the two grad * w) and 3 with the default.
   SacPolicy policy = SacPolicy::from_fn([](const SacContext& c) {
-    return c.target == "aten.mul.Tensor" || c.target == "aten.sigmoid.default" ? CheckpointPolicy::MustRecompute
-                                                                             : CheckpointPolicy::MustSave;
+    return c.target == "aten.mul.Tensor" || c.target == "aten.sigmoid.default"
+               ? CheckpointPolicy::MustRecompute
+               : CheckpointPolicy::MustSave;
   });
   auto parametrization = [](Tensor w) { return sigmoid(w * w); };
   GraphModule joint = testing::traced_joint([&](Tracer& t) {
@@ -238,19 +250,22 @@ TEST(DefaultPartitioner, HiddenRegionOutputsSaveOnlyThePrimal) {
   });
   auto d = default_partition(joint);
   ASSERT_TRUE(d.ok()) << format_all(d.errors());
-  EXPECT_EQ(ops(d->graphs.forward), (std::vector<std::string>{"mm", "mm_1", "sin", "sin_1", "cos", "sin_2", "add"}));
+  EXPECT_EQ(ops(d->graphs.forward),
+            (std::vector<std::string>{"mm", "mm_1", "sin", "sin_1", "cos", "sin_2", "add"}));
   std::vector<std::string> returned;
   for (const Argument& a : d->graphs.forward.outputs()) returned.push_back(a.as_node()->name());
   EXPECT_EQ(returned, (std::vector<std::string>{"add", "sin", "primals_1"}));
   EXPECT_EQ(d->graphs.saved_values, (std::vector<std::string>{"primals_1"}));
-  EXPECT_EQ(count(d->graphs.backward, "aten.mm.default"), 2u + 4u);  // mm, mm_1 again, then 2 per mm
+  EXPECT_EQ(count(d->graphs.backward, "aten.mm.default"),
+            2u + 4u);  // mm, mm_1 again, then 2 per mm
 }
 
 TEST(MinCutPartitioner, RecomputedListOpsAndRandomOps) {
   // spec §10.13: cat([x, y]).sin(), recompute everything -> cat fw 1, bw 1.
   auto list_fn = [](Tensor x, Tensor y) { return sin(cat({x, y})); };
   MinCutPartition lists = min_cut(testing::traced_joint([&](Tracer& t) {
-    Tensor x = t.input("x", {4, 4}, DType::Float32, true), y = t.input("y", {4, 4}, DType::Float32, true);
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true),
+           y = t.input("y", {4, 4}, DType::Float32, true);
     return std::vector<Tensor>{checkpoint(list_fn, x, y)};
   }));
   EXPECT_EQ(count(lists.graphs.forward, "aten.cat.default"), 1u);
@@ -265,7 +280,8 @@ TEST(MinCutPartitioner, RecomputedListOpsAndRandomOps) {
   }));
   EXPECT_EQ(count(random.graphs.forward, "aten.sigmoid.default"), 2u);
   EXPECT_EQ(count(random.graphs.forward, "higher_order.run_and_save_rng_state") +
-                count(random.graphs.forward, "aten.native_dropout.default"), 1u);
+                count(random.graphs.forward, "aten.native_dropout.default"),
+            1u);
   EXPECT_EQ(count(random.graphs.backward, "aten.sigmoid.default"), 0u);
   EXPECT_EQ(count(random.graphs.backward, "higher_order.run_with_rng_state"), 1u);
 }
@@ -285,13 +301,15 @@ TEST(MinCutPartitioner, ReportExplainsEverySavedValue) {
   EXPECT_EQ(total, p.report.saved_bytes_total);
   EXPECT_TRUE(p.report.cut_value.has_value());
   std::string json = p.report.json();
-  for (const char* key : {"\"saved_values\"", "\"saved_bytes_total\"", "\"recomputed\"", "\"banned\"", "\"cut_value\""}) {
+  for (const char* key : {"\"saved_values\"", "\"saved_bytes_total\"", "\"recomputed\"",
+                          "\"banned\"", "\"cut_value\""}) {
     EXPECT_NE(json.find(key), std::string::npos) << key;
   }
   // The parameter is free to save (treat_parameters_as_free_to_save).
   bool w_free = false;
   for (const auto& e : p.network.edges()) {
-    w_free = w_free || (p.network.names()[e.from] == "primals_1_in" && p.network.names()[e.to] == "primals_1_out" && e.capacity == 0);
+    w_free = w_free || (p.network.names()[e.from] == "primals_1_in" &&
+                        p.network.names()[e.to] == "primals_1_out" && e.capacity == 0);
   }
   EXPECT_TRUE(w_free);
 }
@@ -305,7 +323,9 @@ TEST(MinCutPartitioner, CommonSubexpressionsAreMerged) {
   });
   GraphModule copy = joint.clone();
   std::vector<std::pair<std::string, std::string>> merged;
-  EXPECT_GE(eliminate_common_subexpressions(copy.graph(), [](const Node& n) { return is_random(n); }, &merged), 1u);
+  EXPECT_GE(eliminate_common_subexpressions(
+                copy.graph(), [](const Node& n) { return is_random(n); }, &merged),
+            1u);
   EXPECT_TRUE(verify(copy).empty());
   // The second sin (and its derivative's duplicate cos) went into the first; the removed names
   // are gone, the kept ones remain (the Python partition_fn applies these merges to its joint).

@@ -36,15 +36,19 @@ TEST(AgainstPyTorch113, SavedBytesBesidePyTorchs) {
       {"mlp_relu", "min_cut", 7168},            // PyTorch 1.13: 7168, the same values
       {"mlp_relu", "default", 7168},            // PyTorch 1.13: 7168
       // Captured by tools/capture_torch_joints.py. Defaults: DefaultPartitionSavesWhatPyTorchSaves.
-      {"layernorm_mlp", "min_cut", 3104},   // PyTorch 1.13: 2592 (main bans gelu: materialized in the backward)
+      {"layernorm_mlp", "min_cut",
+       3104},  // PyTorch 1.13: 2592 (main bans gelu: materialized in the backward)
       {"batchnorm_conv", "min_cut", 6496},  // PyTorch 1.13: 6496
-      {"cross_entropy", "min_cut", 1844},   // PyTorch 1.13: 2484 (saves tanh once, recomputes the view of it)
-      {"norm_stack", "min_cut", 1124},      // PyTorch 1.13: 1124
+      {"cross_entropy", "min_cut",
+       1844},  // PyTorch 1.13: 2484 (saves tanh once, recomputes the view of it)
+      {"norm_stack", "min_cut", 1124},  // PyTorch 1.13: 1124
   };
   for (const Expect& e : expectations) {
-    auto joint = load_graph_json(testing::data_path(std::string("torch-1.13/") + e.model + "_joint.json"));
+    auto joint =
+        load_graph_json(testing::data_path(std::string("torch-1.13/") + e.model + "_joint.json"));
     ASSERT_TRUE(joint.ok()) << e.model;
-    auto text = read_file(testing::data_path(std::string("torch-1.13/") + e.model + "_partition.json"));
+    auto text =
+        read_file(testing::data_path(std::string("torch-1.13/") + e.model + "_partition.json"));
     ASSERT_TRUE(text.ok());
     auto summary = read_partition_json(*text, e.model);
     ASSERT_TRUE(summary.ok()) << format_all(summary.errors());
@@ -66,9 +70,10 @@ TEST(AgainstPyTorch113, SavedBytesBesidePyTorchs) {
       ours = p->report;
       saved = p->graphs.saved_values;
     }
-    std::printf("%-20s %-8s remat %6lld bytes (%s) | PyTorch 1.13 %6lld bytes (%s)\n", e.model, e.strategy,
-                static_cast<long long>(ours.saved_bytes_total), joined(saved).c_str(),
-                static_cast<long long>(theirs->saved_bytes_total.value_or(-1)), joined(theirs->saved_values).c_str());
+    std::printf("%-20s %-8s remat %6lld bytes (%s) | PyTorch 1.13 %6lld bytes (%s)\n", e.model,
+                e.strategy, static_cast<long long>(ours.saved_bytes_total), joined(saved).c_str(),
+                static_cast<long long>(theirs->saved_bytes_total.value_or(-1)),
+                joined(theirs->saved_values).c_str());
     EXPECT_EQ(ours.saved_bytes_total, e.remat_bytes) << e.model << " " << e.strategy;
   }
 }
@@ -136,8 +141,10 @@ TEST(AgainstPyTorch113, InPlaceDropoutIsNeverRunTwice) {
     ASSERT_TRUE(p.ok()) << format_all(p.errors());
     EXPECT_FALSE(runs_bernoulli(p->graphs.backward)) << p->report.text();
     const auto& saved = p->graphs.saved_values;
-    EXPECT_NE(std::find(saved.begin(), saved.end(), "bernoulli_"), saved.end());  // the mask, as 1.13 saves it
-    EXPECT_TRUE(check_validity(*joint, p->graphs, p->report).empty()) << joined(check_validity(*joint, p->graphs, p->report));
+    EXPECT_NE(std::find(saved.begin(), saved.end(), "bernoulli_"),
+              saved.end());  // the mask, as 1.13 saves it
+    EXPECT_TRUE(check_validity(*joint, p->graphs, p->report).empty())
+        << joined(check_validity(*joint, p->graphs, p->report));
   }
   // Saving the primals alone makes the backward draw again: the check says so.
   std::vector<const Node*> primals;
@@ -147,7 +154,9 @@ TEST(AgainstPyTorch113, InPlaceDropoutIsNeverRunTwice) {
   ASSERT_TRUE(bad.ok()) << format_all(bad.errors());
   EXPECT_TRUE(runs_bernoulli(bad->backward));
   std::vector<std::string> violations = check_validity(*joint, *bad, d->report);
-  EXPECT_NE(joined(violations).find("bernoulli_ is random or mutates its input (aten.bernoulli_.float) but the backward runs it again"),
+  EXPECT_NE(joined(violations)
+                .find("bernoulli_ is random or mutates its input (aten.bernoulli_.float) but the "
+                      "backward runs it again"),
             std::string::npos)
       << joined(violations);
 }
@@ -157,11 +166,13 @@ TEST(AgainstPyTorch113, FlowNetworksHaveItsVerticesInItsOrder) {
   // same joint graph lists the same vertices in the same order (the edges differ only by the
   // bans main added since 1.13; docs/partitioner.md).
   for (const char* model : {"ckpt_sin_mm_sigmoid", "mlp_relu"}) {
-    auto joint = load_graph_json(testing::data_path(std::string("torch-1.13/") + model + "_joint.json"));
+    auto joint =
+        load_graph_json(testing::data_path(std::string("torch-1.13/") + model + "_joint.json"));
     ASSERT_TRUE(joint.ok()) << model;
     auto p = min_cut_partition(*joint);
     ASSERT_TRUE(p.ok()) << model;
-    auto text = read_file(testing::data_path(std::string("torch-1.13/") + model + "_mincut_flow.json"));
+    auto text =
+        read_file(testing::data_path(std::string("torch-1.13/") + model + "_mincut_flow.json"));
     ASSERT_TRUE(text.ok()) << model;
     auto theirs = read_flow_json(*text, model);
     ASSERT_TRUE(theirs.ok()) << model;

@@ -24,7 +24,9 @@ GraphModule random_joint(std::mt19937& rng) {
   Tracer tracer;
   std::vector<Tensor> values;
   int inputs = pick(1, 3);
-  for (int i = 0; i < inputs; ++i) values.push_back(tracer.input("x" + std::to_string(i), {4, 4}, DType::Float32, i == 0 || pick(0, 1)));
+  for (int i = 0; i < inputs; ++i)
+    values.push_back(
+        tracer.input("x" + std::to_string(i), {4, 4}, DType::Float32, i == 0 || pick(0, 1)));
   if (pick(0, 1)) values.push_back(tracer.parameter("w", {4, 4}));
   std::vector<std::unique_ptr<trace::detail::RegionGuard>> regions;
   int ops = pick(2, 24);
@@ -32,20 +34,29 @@ GraphModule random_joint(std::mt19937& rng) {
     if (pick(0, 5) == 0 && regions.size() < 2) {
       SacPolicy policy = SacPolicy::recompute_all();
       switch (pick(0, 3)) {
-        case 1: policy = SacPolicy::save_ops({"aten.mm.default"}); break;
+        case 1:
+          policy = SacPolicy::save_ops({"aten.mm.default"});
+          break;
         case 2: {
           uint32_t salt = static_cast<uint32_t>(rng());
           policy = SacPolicy::from_fn([salt](const SacContext& c) {
-            static constexpr CheckpointPolicy kAll[] = {CheckpointPolicy::MustSave, CheckpointPolicy::PreferSave,
-                                                        CheckpointPolicy::MustRecompute, CheckpointPolicy::PreferRecompute};
-            return kAll[(std::hash<std::string_view>()(c.target) ^ salt ^ static_cast<uint32_t>(c.call_index)) % 4];
+            static constexpr CheckpointPolicy kAll[] = {
+                CheckpointPolicy::MustSave, CheckpointPolicy::PreferSave,
+                CheckpointPolicy::MustRecompute, CheckpointPolicy::PreferRecompute};
+            return kAll[(std::hash<std::string_view>()(c.target) ^ salt ^
+                         static_cast<uint32_t>(c.call_index)) %
+                        4];
           });
           break;
         }
-        case 3: policy = SacPolicy::from_bool([](const SacContext& c) { return c.call_index % 2 == 0; }); break;
-        default: break;
+        case 3:
+          policy = SacPolicy::from_bool([](const SacContext& c) { return c.call_index % 2 == 0; });
+          break;
+        default:
+          break;
       }
-      regions.push_back(std::make_unique<trace::detail::RegionGuard>(std::make_shared<const SacPolicy>(policy), std::source_location::current()));
+      regions.push_back(std::make_unique<trace::detail::RegionGuard>(
+          std::make_shared<const SacPolicy>(policy), std::source_location::current()));
     } else if (!regions.empty() && pick(0, 4) == 0) {
       regions.pop_back();
     }
@@ -53,19 +64,45 @@ GraphModule random_joint(std::mt19937& rng) {
     Tensor b = values[pick(0, static_cast<int>(values.size()) - 1)];
     Tensor r;
     switch (pick(0, 12)) {
-      case 0: r = sin(a); break;
-      case 1: r = cos(a); break;
-      case 2: r = relu(a); break;
-      case 3: r = sigmoid(a); break;
-      case 4: r = tanh(a); break;
-      case 5: r = a + b; break;
-      case 6: r = a * b; break;
-      case 7: r = mm(a, b); break;
-      case 8: r = a.t(); break;
-      case 9: r = dropout(a, 0.25); break;
-      case 10: r = gelu(a); break;
-      case 11: r = layer_norm(a, {4}); break;  // native_layer_norm: a tuple read through getitems
-      default: r = a * 0.5; break;
+      case 0:
+        r = sin(a);
+        break;
+      case 1:
+        r = cos(a);
+        break;
+      case 2:
+        r = relu(a);
+        break;
+      case 3:
+        r = sigmoid(a);
+        break;
+      case 4:
+        r = tanh(a);
+        break;
+      case 5:
+        r = a + b;
+        break;
+      case 6:
+        r = a * b;
+        break;
+      case 7:
+        r = mm(a, b);
+        break;
+      case 8:
+        r = a.t();
+        break;
+      case 9:
+        r = dropout(a, 0.25);
+        break;
+      case 10:
+        r = gelu(a);
+        break;
+      case 11:
+        r = layer_norm(a, {4});
+        break;  // native_layer_norm: a tuple read through getitems
+      default:
+        r = a * 0.5;
+        break;
     }
     values.push_back(r);
   }
@@ -100,14 +137,18 @@ TEST(PartitionValidity, TenThousandRandomTaggedJointGraphs) {
       continue;
     }
     auto mc = min_cut_partition(joint, config);
-    ASSERT_TRUE(mc.ok()) << "trial " << trial << ": " << format_all(mc.errors()) << write_graph_json(joint);
+    ASSERT_TRUE(mc.ok()) << "trial " << trial << ": " << format_all(mc.errors())
+                         << write_graph_json(joint);
     auto v = check_validity(joint, mc->graphs, mc->report);
-    ASSERT_TRUE(v.empty()) << "trial " << trial << " min-cut, budget " << config.memory_budget << ": " << v.front() << "\n"
+    ASSERT_TRUE(v.empty()) << "trial " << trial << " min-cut, budget " << config.memory_budget
+                           << ": " << v.front() << "\n"
                            << write_graph_json(joint);
     auto dp = default_partition(joint);
-    ASSERT_TRUE(dp.ok()) << "trial " << trial << ": " << format_all(dp.errors()) << write_graph_json(joint);
+    ASSERT_TRUE(dp.ok()) << "trial " << trial << ": " << format_all(dp.errors())
+                         << write_graph_json(joint);
     v = check_validity(joint, dp->graphs, dp->report);
-    ASSERT_TRUE(v.empty()) << "trial " << trial << " default: " << v.front() << "\n" << write_graph_json(joint);
+    ASSERT_TRUE(v.empty()) << "trial " << trial << " default: " << v.front() << "\n"
+                           << write_graph_json(joint);
     partitions += 2;
     below_one += config.memory_budget < 1;
     ++stages[mc->report.stage];
@@ -115,8 +156,9 @@ TEST(PartitionValidity, TenThousandRandomTaggedJointGraphs) {
   EXPECT_EQ(partitions + 2 * forward_only, 20'000);
   EXPECT_GT(partitions, 18'000);  // the generator makes joint graphs, almost always
   EXPECT_GT(below_one, 5'000);
-  for (PartitionStage s : {PartitionStage::Cut, PartitionStage::RelaxedBans, PartitionStage::Aggressive, PartitionStage::Knapsack,
-                           PartitionStage::InputsAndMustSave, PartitionStage::InputsOnly}) {
+  for (PartitionStage s :
+       {PartitionStage::Cut, PartitionStage::RelaxedBans, PartitionStage::Aggressive,
+        PartitionStage::Knapsack, PartitionStage::InputsAndMustSave, PartitionStage::InputsOnly}) {
     EXPECT_GT(stages[s], 0) << "no random graph reached the stage '" << stage_name(s) << "'";
   }
 }

@@ -453,7 +453,8 @@ TEST(Printer, SpecExample8InlineTagsCurrentFormat) {
 TEST(Printer, NodeTypesAnnotateWhereMetaDoesNot) {
   // torch.fx prints node.type (`scale: float = 0.5` in a traced signature) as ` : float`; the
   // verbose form replaces it with the meta annotation when there is one; 1.13 never did.
-  constexpr std::string_view kGraph = R"({"schema": "fxgraph-json/1", "class_name": "Block", "nodes": [
+  constexpr std::string_view kGraph =
+      R"({"schema": "fxgraph-json/1", "class_name": "Block", "nodes": [
     {"name": "x", "op": "placeholder", "target": "x", "args": [], "kwargs": {}},
     {"name": "scale", "op": "placeholder", "target": "scale", "type": "float", "args": [{"float": 0.5}], "kwargs": {}},
     {"name": "mul", "op": "call_function", "target": "operator.mul", "args": [{"node": "x"}, {"node": "scale"}], "kwargs": {}},
@@ -462,16 +463,19 @@ TEST(Printer, NodeTypesAnnotateWhereMetaDoesNot) {
   ASSERT_TRUE(m.ok()) << format_all(m.errors());
   for (const PrintOptions& o : {PrintOptions::readable(), PrintOptions::torch_1_13()}) {
     std::string text = print_readable(*m, o).text;
-    EXPECT_NE(text.find("    def forward(self, x, scale : float = 0.5):\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("    def forward(self, x, scale : float = 0.5):\n"), std::string::npos)
+        << text;
   }
-  EXPECT_NE(print_code(*m).text.find("def forward(self, x, scale : float = 0.5):"), std::string::npos);
+  EXPECT_NE(print_code(*m).text.find("def forward(self, x, scale : float = 0.5):"),
+            std::string::npos);
 }
 
 TEST(Printer, NodeNamesGiveWayToBuiltinsAndEachOther) {
   // python_code names every node again in a fresh namespace: `torch` is taken by the module,
   // the renamed node's new name pushes the next node on, and the builtin `getattr` may keep its
   // own name once no node printed under it.
-  constexpr std::string_view kGraph = R"({"schema": "fxgraph-json/1", "class_name": "Names", "nodes": [
+  constexpr std::string_view kGraph =
+      R"({"schema": "fxgraph-json/1", "class_name": "Names", "nodes": [
     {"name": "x", "op": "placeholder", "target": "x", "args": [], "kwargs": {}},
     {"name": "torch", "op": "call_function", "target": "aten.neg.default", "args": [{"node": "x"}], "kwargs": {}},
     {"name": "torch_1", "op": "call_function", "target": "aten.neg.default", "args": [{"node": "torch"}], "kwargs": {}},

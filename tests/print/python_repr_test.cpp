@@ -52,12 +52,14 @@ TEST(MetaText, Torch113StackTraceSummaries) {
   EXPECT_EQ(MetaText::summary_1_13("Gradient addition node due to multiple use of tensor around:\n"
                                    "  File \"m.py\", line 12, in f\n    z = w @ v\n"
                                    "  File \"n.py\", line 4, in g\n    q = 1\n"),
-            "Gradient addition node due to multiple use of tensor around:, File: m.py:12, code: z = w @ v");
+            "Gradient addition node due to multiple use of tensor around:, File: m.py:12, code: z "
+            "= w @ v");
   EXPECT_EQ(MetaText::summary_1_13("only context\n  second line  \n"), "only context, second line");
   // A frame line with nothing after it gives no File/code part.
   EXPECT_EQ(MetaText::summary_1_13("ctx\nFile \"a.py\", line 3, in f"), "ctx");
   // The file group is greedy, like the regex's `(.+)`.
-  EXPECT_EQ(MetaText::summary_1_13("File \"a\", line 9, in b\", line 3, in f\n  c\n"), "File: a\", line 9, in b:3, code: c");
+  EXPECT_EQ(MetaText::summary_1_13("File \"a\", line 9, in b\", line 3, in f\n  c\n"),
+            "File: a\", line 9, in b:3, code: c");
   // Not a frame line: only the code part.
   EXPECT_EQ(MetaText::summary_1_13("File without quotes\n  c\n"), "code: c");
 }

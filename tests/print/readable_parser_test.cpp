@@ -307,7 +307,8 @@ TEST(ReadableParser, FuzzFindingFlattenCallQuotedInAComment) {
   // whole body look like pytree codegen, so the plain parameters were never bound.
   std::string text =
       "class A(torch.nn.Module):\n    def forward(self, x: \"bf16[8]\"):\n"
-      "        # Annotation: {'k': 'a = fx_pytree.tree_flatten_spec([e'} File: /m.py:7 in f, code: y\n"
+      "        # Annotation: {'k': 'a = fx_pytree.tree_flatten_spec([e'} File: /m.py:7 in f, code: "
+      "y\n"
       "        relu: \"bf16[8]\" = torch.ops.aten.relu.default(x);  x = None\n"
       "        return (relu,)\n";
   GraphModule m = must_parse(text, "flatten.txt");
@@ -361,7 +362,8 @@ TEST(ReadableParser, DiagnosticsNameTheLineAndColumn) {
 
 TEST(ReadableParser, NodeTypesAreKeptAndPrintedAgain) {
   // Dynamo's 2024 output graphs (trace-log spec A.4) type their placeholders with node.type,
-  // unquoted and with a space before the colon; an unquoted `f32[...]` (PyTorch 2.1) stays metadata.
+  // unquoted and with a space before the colon; an unquoted `f32[...]` (PyTorch 2.1) stays
+  // metadata.
   constexpr std::string_view kText =
       "class GraphModule(torch.nn.Module):\n"
       "    def forward(self, L_x_ : torch.Tensor, n : int = 3, y: f32[2]):\n"
@@ -379,7 +381,8 @@ TEST(ReadableParser, NodeTypesAreKeptAndPrintedAgain) {
   EXPECT_TRUE(m->graph().find("y")->meta.node_fields().empty());
   EXPECT_TRUE(m->graph().find("y")->meta.tensor());
   std::string printed = print_readable(*m).text;
-  EXPECT_NE(printed.find("def forward(self, L_x_ : torch.Tensor, n : int = 3, y: \"f32[2]\"):"), std::string::npos)
+  EXPECT_NE(printed.find("def forward(self, L_x_ : torch.Tensor, n : int = 3, y: \"f32[2]\"):"),
+            std::string::npos)
       << printed;
   // And through fxgraph-json.
   Expected<GraphModule> back = read_graph_json(write_graph_json(*m), "back.json");
@@ -421,9 +424,9 @@ TEST(ReadableParser, OnlyGraphIdLinesMayFollowTheModule) {
       "        y: \"f32[4]\" = torch.sin(x);  x = None\n"
       "        return (y,)\n"
       "        \n";
-  for (std::string_view tail : {"    # graph id: # Gradient addition node\n        t = x\n",
-                                " # graph id: 12\n t = x\n", " # graph id: \n",
-                                " # graph id: 12 \n"}) {
+  for (std::string_view tail :
+       {"    # graph id: # Gradient addition node\n        t = x\n", " # graph id: 12\n t = x\n",
+        " # graph id: \n", " # graph id: 12 \n"}) {
     Expected<GraphModule> m = parse_readable(std::string(kHead) + std::string(tail), "g.txt");
     ASSERT_FALSE(m.ok()) << tail;
     EXPECT_GE(m.errors()[0].line, 6) << format_all(m.errors());  // on the trailer, not before
@@ -432,7 +435,6 @@ TEST(ReadableParser, OnlyGraphIdLinesMayFollowTheModule) {
   ASSERT_TRUE(ok.ok()) << format_all(ok.errors());
   EXPECT_EQ(print_readable(*ok).text, std::string(kHead) + " # graph id: 12\n\n");
 }
-
 
 TEST(ReadableParser, RecordsColorsOnlyFromColorCodes) {
   // Found by fuzz_readable: a stray ESC in a comment is text, not colored output.
@@ -455,7 +457,6 @@ TEST(ReadableParser, RecordsColorsOnlyFromColorCodes) {
   EXPECT_TRUE(colored->text_style->colored);
 }
 
-
 TEST(ReadableParser, KeepsAnnotationsItDoesNotModel) {
   // Subclass wrappers (2025's `"TwoTensor(f32[3, 4])"`) and other quoted annotations are kept as
   // text and printed again: the signature and a pytree prologue look as they did.
@@ -470,7 +471,9 @@ TEST(ReadableParser, KeepsAnnotationsItDoesNotModel) {
   ASSERT_TRUE(m.ok()) << format_all(m.errors());
   EXPECT_EQ(print_readable(*m, PrintOptions::as_read(*m)).text, text);
   Expected<GraphModule> bad = parse_readable(
-      "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"a\\\"b\"):\n        return (x,)\n        ", "b.txt");
+      "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"a\\\"b\"):\n        return "
+      "(x,)\n        ",
+      "b.txt");
   EXPECT_FALSE(bad.ok());
 }
 
@@ -478,19 +481,23 @@ TEST(ReadableParser, FuzzFindingUnbalancedParenthesisInASymbolicSize) {
   // 2023's unquoted annotations: `[4, (1]` took an open parenthesis for part of a symbolic stride,
   // and the printed `(1]cuda:0 = ...` then swallowed the rest of the statement.
   Expected<GraphModule> m = parse_readable(
-      "class A(torch.nn.Module):\n    def forward(self, x):\n        y: f32[4][(1]cpu = torch.ops.aten.sin.default(x)\n"
+      "class A(torch.nn.Module):\n    def forward(self, x):\n        y: f32[4][(1]cpu = "
+      "torch.ops.aten.sin.default(x)\n"
       "        return (y,)\n        ",
       "bad.txt");
   EXPECT_FALSE(m.ok());
   Expected<GraphModule> ok = parse_readable(
-      "class A(torch.nn.Module):\n    def forward(self, x):\n        y: f32[(s0 + 1)][1]cpu = torch.ops.aten.sin.default(x)\n"
+      "class A(torch.nn.Module):\n    def forward(self, x):\n        y: f32[(s0 + 1)][1]cpu = "
+      "torch.ops.aten.sin.default(x)\n"
       "        return (y,)\n        ",
       "ok.txt");
   EXPECT_TRUE(ok.ok()) << format_all(ok.errors());
   // The same for `Sym(...)`: an open parenthesis took the rest of a pytree annotation line.
   auto sym = [](const std::string& annotations) {
-    return parse_readable("class A(torch.nn.Module):\n    def forward(self, s):\n        " + annotations +
-                              "\n        primals_1, primals_2, = fx_pytree.tree_flatten_spec([s], self._in_spec)\n"
+    return parse_readable("class A(torch.nn.Module):\n    def forward(self, s):\n        " +
+                              annotations +
+                              "\n        primals_1, primals_2, = fx_pytree.tree_flatten_spec([s], "
+                              "self._in_spec)\n"
                               "        return (primals_1,)\n        ",
                           "s.txt")
         .ok();
@@ -505,11 +512,15 @@ TEST(ReadableParser, FuzzFindingContextCommentThatReadsAs2xComment) {
   // (and prints without `in f` in 1.13's style). Such a comment now keeps no trace.
   // The same for `## File: ...`, which 1.13's printer wrote as 2025's `# # File: ...`.
   // And for a context holding `File:` further on, which read back as a 2.x comment's frame.
-  for (const char* comment : {"#  File: /t.py:5 in f, code: return x.sin()", "## File: /t.py:5, code: return x.sin()",
-                              "#[ File: //u       # File: /t.py:9, code: return x.sin()"}) {
+  for (const char* comment :
+       {"#  File: /t.py:5 in f, code: return x.sin()", "## File: /t.py:5, code: return x.sin()",
+        "#[ File: //u       # File: /t.py:9, code: return x.sin()"}) {
     std::string text =
-        "class GraphModule(torch.nn.Module):\n    def forward(self, L_x_ : torch.Tensor):\n        l_x_ = L_x_\n"
-        "        \n        " + std::string(comment) + "\n        sin = l_x_.sin();  l_x_ = None\n"
+        "class GraphModule(torch.nn.Module):\n    def forward(self, L_x_ : torch.Tensor):\n        "
+        "l_x_ = L_x_\n"
+        "        \n        " +
+        std::string(comment) +
+        "\n        sin = l_x_.sin();  l_x_ = None\n"
         "        return (sin,)\n        ";
     Expected<GraphModule> m = parse_readable(text, "c.txt");
     ASSERT_TRUE(m.ok()) << format_all(m.errors());
@@ -566,10 +577,14 @@ TEST(ReadableParser, MetaBlocksAreKeptForTheirNodes) {
   Expected<GraphModule> m = parse_readable(text, "meta.txt");
   ASSERT_TRUE(m.ok()) << format_all(m.errors());
   EXPECT_TRUE(m->text_style->show_meta);
-  auto block = [&](const char* name) { return node_type_text(*m->graph().find(name), "meta_block").value_or("<none>"); };
+  auto block = [&](const char* name) {
+    return node_type_text(*m->graph().find(name), "meta_block").value_or("<none>");
+  };
   EXPECT_EQ(block("x"), "\"\"\"\nval: \"FakeTensor(..., size=(4,))\"\n\"\"\"");
   EXPECT_EQ(block("y"), "");
-  EXPECT_EQ(block("sin"), "\"\"\"\nstack_trace: ('  File \"/m.py\", line 3, in f\\n'\n '    a = x.sin()\\n')\n\"\"\"");
+  EXPECT_EQ(
+      block("sin"),
+      "\"\"\"\nstack_trace: ('  File \"/m.py\", line 3, in f\\n'\n '    a = x.sin()\\n')\n\"\"\"");
   EXPECT_EQ(block("add"), "\"\"\"\nseq_nr: '7'\n\"\"\"");
   EXPECT_EQ(block("output"), "");
   EXPECT_EQ(print_readable(*m, PrintOptions::as_read(*m)).text, text);
@@ -588,22 +603,28 @@ TEST(ReadableParser, MetaBlocksAreKeptForTheirNodes) {
       "        ";
   Expected<GraphModule> r = parse_readable(renamed, "renamed.txt");
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
-  EXPECT_EQ(node_type_text(*r->graph().find("output"), "meta_block"), "\"\"\"\nuser_stack: '[]'\n\"\"\"");
+  EXPECT_EQ(node_type_text(*r->graph().find("output"), "meta_block"),
+            "\"\"\"\nuser_stack: '[]'\n\"\"\"");
   EXPECT_EQ(print_readable(*r, PrintOptions::as_read(*r)).text, renamed);
   // Blocks that belong to no node, or two for one node, are errors at their line.
   auto error = [](const std::string& body) {
-    Expected<GraphModule> bad = parse_readable("class A(torch.nn.Module):\n    def forward(self, x):\n" + body, "bad.txt");
+    Expected<GraphModule> bad =
+        parse_readable("class A(torch.nn.Module):\n    def forward(self, x):\n" + body, "bad.txt");
     return bad.ok() ? std::string("<parsed>") : bad.errors()[0].format();
   };
   const std::string b = "        \"\"\"\n        k: 'v'\n        \"\"\"\n";
   EXPECT_EQ(error(b + b + b + "        return (x,)\n"),
             "bad.txt:9:9: error: a second meta block for one node\n          \"\"\"\n          ^");
-  EXPECT_EQ(error("        return (x,)\n" + b), "bad.txt:4:9: error: a meta block that no node follows\n          \"\"\"\n          ^");
-  EXPECT_EQ(error("        # File: /m.py:3 in f, code: y\n" + b + "        # File: /m.py:4 in f, code: z\n" + b + "        return (x,)\n"),
+  EXPECT_EQ(error("        return (x,)\n" + b),
+            "bad.txt:4:9: error: a meta block that no node follows\n          \"\"\"\n          ^");
+  EXPECT_EQ(error("        # File: /m.py:3 in f, code: y\n" + b +
+                  "        # File: /m.py:4 in f, code: z\n" + b + "        return (x,)\n"),
             "bad.txt:8:9: error: a second meta block for one node\n          \"\"\"\n          ^");
-  EXPECT_EQ(error("        \"\"\"\n        k: 'v'"), "bad.txt:3:9: error: unterminated \"\"\" block\n          \"\"\"\n          ^");
+  EXPECT_EQ(error("        \"\"\"\n        k: 'v'"),
+            "bad.txt:3:9: error: unterminated \"\"\" block\n          \"\"\"\n          ^");
   EXPECT_EQ(error("        \"\"\"\n\n        \"\"\"\n        return (x,)\n"),
-            "bad.txt:4:1: error: a meta block ends before its closing \"\"\": its lines are indented like the body, none blank");
+            "bad.txt:4:1: error: a meta block ends before its closing \"\"\": its lines are "
+            "indented like the body, none blank");
 }
 
 }  // namespace

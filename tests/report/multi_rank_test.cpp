@@ -22,7 +22,8 @@ TEST(MultiRank, RealFourRankRunDivergesInCompileIdsAndCache) {
   // cache), 3 compiled 7 (all hits).
   std::string out = ::testing::TempDir() + "/remat_multi_rank_real";
   fs::remove_all(out);
-  auto r = write_multi_rank_report(testing::data_path("tlparse-logs/multi_rank_logs"), out, {}, false, true);
+  auto r = write_multi_rank_report(testing::data_path("tlparse-logs/multi_rank_logs"), out, {},
+                                   false, true);
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
   ASSERT_EQ(r->ranks.size(), 4u);
   EXPECT_TRUE(r->compile_id_divergence);
@@ -45,23 +46,29 @@ TEST(MultiRank, RealFourRankRunDivergesInCompileIdsAndCache) {
   EXPECT_NE(index->find("id=\"divergence-compile-ids\""), std::string::npos);
   EXPECT_NE(index->find("href=\"rank_3/index.html\""), std::string::npos);
   // Writing it again without --overwrite is refused; nothing is half-written.
-  EXPECT_FALSE(write_multi_rank_report(testing::data_path("tlparse-logs/multi_rank_logs"), out, {}, false, false).ok());
+  EXPECT_FALSE(write_multi_rank_report(testing::data_path("tlparse-logs/multi_rank_logs"), out, {},
+                                       false, false)
+                   .ok());
 }
 
 /// One rank's log of one compile: its partition, collective schedule, runtime estimate and code.
-std::string write_rank(const std::string& dir, int rank, const std::string& saved, const std::string& schedule,
-                       double runtime_ns, const std::string& code, const std::vector<std::string>& executions = {}) {
+std::string write_rank(const std::string& dir, int rank, const std::string& saved,
+                       const std::string& schedule, double runtime_ns, const std::string& code,
+                       const std::vector<std::string>& executions = {}) {
   auto w = tracelog::TraceWriter::create(dir, rank);
   EXPECT_TRUE(w.ok());
   tracelog::CompileId id{std::nullopt, 0, 0, 0};
-  (*w)->artifact("remat_partition", "json", id,
-                 R"({"saved_values": [)" + saved + R"(], "recomputed": [{"name": "sin", "flops": 16}]})");
+  (*w)->artifact(
+      "remat_partition", "json", id,
+      R"({"saved_values": [)" + saved + R"(], "recomputed": [{"name": "sin", "flops": 16}]})");
   (*w)->artifact("inductor_collective_schedule", "json", id, schedule);
-  (*w)->artifact("inductor_runtime_and_tensor_meta", "json", id,
-                 R"({"ops": [{"name": "mm", "estimated_runtime_ns": )" + std::to_string(runtime_ns) + "}]}");
+  (*w)->artifact(
+      "inductor_runtime_and_tensor_meta", "json", id,
+      R"({"ops": [{"name": "mm", "estimated_runtime_ns": )" + std::to_string(runtime_ns) + "}]}");
   (*w)->write("inductor_output_code", R"({"filename": "/tmp/k.py"})", id, code);
   for (const std::string& graph : executions)
-    (*w)->write("artifact", R"({"name": "inductor_graph_execution", "encoding": "json"})", std::nullopt,
+    (*w)->write("artifact", R"({"name": "inductor_graph_execution", "encoding": "json"})",
+                std::nullopt,
                 R"({"graph": ")" + graph + "\"}");  // at run time: no compile id
   auto path = (*w)->close();
   EXPECT_TRUE(path.ok());
@@ -71,13 +78,16 @@ std::string write_rank(const std::string& dir, int rank, const std::string& save
 TEST(MultiRank, TwoRanksThatDifferInEverythingTlparseChecks) {
   std::string logs = ::testing::TempDir() + "/remat_multi_rank_logs";
   fs::remove_all(logs);
-  std::string code = "def call(args):\n    torch.ops._c10d_functional.all_reduce_.default(buf0, 'sum', '0')\n";
-  std::string log0 = write_rank(logs, 0, R"({"name": "mm", "bytes": 64})",
-                                R"(["torch.ops._c10d_functional.all_reduce_.default", "torch.ops._c10d_functional.all_gather_into_tensor.default"])",
-                                2e6, code, {"graph_0", "graph_1", "graph_0"});
+  std::string code =
+      "def call(args):\n    torch.ops._c10d_functional.all_reduce_.default(buf0, 'sum', '0')\n";
+  std::string log0 = write_rank(
+      logs, 0, R"({"name": "mm", "bytes": 64})",
+      R"(["torch.ops._c10d_functional.all_reduce_.default", "torch.ops._c10d_functional.all_gather_into_tensor.default"])",
+      2e6, code, {"graph_0", "graph_1", "graph_0"});
   write_rank(logs, 1, R"({"name": "mm", "bytes": 64}, {"name": "sin", "bytes": 64})",
              R"(["torch.ops._c10d_functional.all_reduce_.default"])", 3e6,
-             code + "    torch.ops._c10d_functional.wait_tensor.default(buf0)\n", {"graph_0", "graph_0", "graph_1"});
+             code + "    torch.ops._c10d_functional.wait_tensor.default(buf0)\n",
+             {"graph_0", "graph_0", "graph_1"});
   EXPECT_TRUE(fs::path(log0).filename().string().starts_with("dedicated_log_torch_trace_rank_0_"));
   std::string out = ::testing::TempDir() + "/remat_multi_rank_synthetic";
   fs::remove_all(out);

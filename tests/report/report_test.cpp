@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -45,13 +45,15 @@ TEST(Report, SimpleLogGivesTlparsesFiles) {
   ReportResult r = report_of("tlparse-logs/simple.log", "simple");
   std::set<std::string> files(r.files.begin(), r.files.end());
   // tlparse numbers every output with one counter, in log order.
-  for (const char* f : {"-_0_0_0/dynamo_output_graph_0.txt", "-_0_0_0/aot_forward_graph_fw_metadata_1.txt",
-                        "-_0_0_0/aot_inference_graph_2.txt", "-_0_0_0/fx_graph_runnable_3.txt",
-                        "-_0_0_0/inductor_post_grad_graph_4.txt",
-                        "-_0_0_0/inductor_output_code_cyjwx6x6efpuwt4dvr4ev42v4ghac5zo2uggvscht2otwnesito6_5.html",
-                        "-_0_0_0/fx_graph_cache_miss_6.json", "-_0_0_0/aotautograd_cache_hash_7.json",
-                        "-_0_0_0/dynamo_cpp_guards_str_8.txt", "-_0_0_0/compilation_metrics_9.html", "index.html",
-                        "compile_directory.json", "failures_and_restarts.html", "raw.jsonl", "raw.log", "chromium_events.json"}) {
+  for (const char* f :
+       {"-_0_0_0/dynamo_output_graph_0.txt", "-_0_0_0/aot_forward_graph_fw_metadata_1.txt",
+        "-_0_0_0/aot_inference_graph_2.txt", "-_0_0_0/fx_graph_runnable_3.txt",
+        "-_0_0_0/inductor_post_grad_graph_4.txt",
+        "-_0_0_0/inductor_output_code_cyjwx6x6efpuwt4dvr4ev42v4ghac5zo2uggvscht2otwnesito6_5.html",
+        "-_0_0_0/fx_graph_cache_miss_6.json", "-_0_0_0/aotautograd_cache_hash_7.json",
+        "-_0_0_0/dynamo_cpp_guards_str_8.txt", "-_0_0_0/compilation_metrics_9.html", "index.html",
+        "compile_directory.json", "failures_and_restarts.html", "raw.jsonl", "raw.log",
+        "chromium_events.json"}) {
     EXPECT_TRUE(files.contains(f)) << f;
   }
   EXPECT_EQ(r.artifacts, 10u);
@@ -70,7 +72,7 @@ TEST(Report, SimpleLogGivesTlparsesFiles) {
   auto index = read_file(out + "/index.html");
   ASSERT_TRUE(index.ok());
   EXPECT_NE(index->find("test_torchinductor.py"), std::string::npos);  // the stack trie
-  EXPECT_NE(index->find("nodes,"), std::string::npos);                 // sizes beside graph artifacts
+  EXPECT_NE(index->find("nodes,"), std::string::npos);  // sizes beside graph artifacts
   // 50 chromium events, as one JSON array.
   auto chromium = read_file(out + "/chromium_events.json");
   ASSERT_TRUE(chromium.ok());
@@ -80,7 +82,8 @@ TEST(Report, SimpleLogGivesTlparsesFiles) {
 TEST(Report, TheSameLogGivesTheSameBytes) {
   report_of("tlparse-logs/simple.log", "again_a");
   report_of("tlparse-logs/simple.log", "again_b");
-  std::string a = ::testing::TempDir() + "/remat_report_again_a", b = ::testing::TempDir() + "/remat_report_again_b";
+  std::string a = ::testing::TempDir() + "/remat_report_again_a",
+              b = ::testing::TempDir() + "/remat_report_again_b";
   size_t compared = 0;
   for (const auto& entry : fs::recursive_directory_iterator(a)) {
     if (!entry.is_regular_file()) continue;
@@ -101,7 +104,8 @@ TEST(Report, CorruptedLogIsReportedWithItsBadLineCounted) {
   EXPECT_EQ(lines_of(::testing::TempDir() + "/remat_report_corrupted/raw.jsonl"), 15u);
   auto chromium = read_file(::testing::TempDir() + "/remat_report_corrupted/chromium_events.json");
   ASSERT_TRUE(chromium.ok());
-  EXPECT_EQ(std::count(chromium->begin(), chromium->end(), '\n'), 51);  // the broken event is left out
+  EXPECT_EQ(std::count(chromium->begin(), chromium->end(), '\n'),
+            51);  // the broken event is left out
 }
 
 TEST(Report, CompilationFailuresAreListed) {
@@ -114,7 +118,8 @@ TEST(Report, CompilationFailuresAreListed) {
   }
   EXPECT_TRUE(metrics);
   EXPECT_TRUE(graph);
-  auto failures = read_file(::testing::TempDir() + "/remat_report_failure/failures_and_restarts.html");
+  auto failures =
+      read_file(::testing::TempDir() + "/remat_report_failure/failures_and_restarts.html");
   ASSERT_TRUE(failures.ok());
   EXPECT_NE(failures->find("<td>"), std::string::npos);
 }
@@ -122,7 +127,8 @@ TEST(Report, CompilationFailuresAreListed) {
 TEST(Report, ArtifactsLogHasTheCacheHash) {
   ReportResult r = report_of("tlparse-logs/artifacts.log", "artifacts");
   bool found = false;
-  for (const std::string& f : r.files) found = found || f.starts_with("-_0_0_0/fx_graph_cache_hash");
+  for (const std::string& f : r.files)
+    found = found || f.starts_with("-_0_0_0/fx_graph_cache_hash");
   EXPECT_TRUE(found);
 }
 
@@ -156,7 +162,8 @@ TEST(Report, ExportModeLeadsWithWhatExportMet) {
   ASSERT_TRUE(index.ok());
   EXPECT_NE(index->find("<td>Data Dependent Error</td>"), std::string::npos);
   EXPECT_NE(index->find("<code>Eq((((-u0)//3)) + 5, 0)</code>"), std::string::npos);
-  EXPECT_NE(index->find("href='-_-_-_-/symbolic_guard_information_0.html'"), std::string::npos) << *index;
+  EXPECT_NE(index->find("href='-_-_-_-/symbolic_guard_information_0.html'"), std::string::npos)
+      << *index;
   EXPECT_NE(index->find("href=\"-_-_-_-/exported_program_1.txt\""), std::string::npos) << *index;
   auto page = read_file(out + "/-_-_-_-/symbolic_guard_information_0.html");
   ASSERT_TRUE(page.ok());
@@ -185,7 +192,8 @@ TEST(Report, InductorProvenanceLinksGraphLinesAndKernels) {
               "        return (mul_1,)\n        ");
   (*w)->write("inductor_output_code", R"({"filename": "/tmp/k.py"})", id,
               "triton_poi_fused_mul_0 = async_compile.triton('triton_poi_fused_mul_0', '...')\n"
-              "def call(args):\n    buf0 = empty((4,))\n    triton_poi_fused_mul_0.run(arg0_1, buf0, 4)\n    return (buf0,)\n");
+              "def call(args):\n    buf0 = empty((4,))\n    triton_poi_fused_mul_0.run(arg0_1, "
+              "buf0, 4)\n    return (buf0,)\n");
   (*w)->artifact("inductor_provenance_tracking_node_mappings", "json", id,
                  R"({"preToPost": {"mul": ["mul_1"]}, "postToPre": {"mul_1": ["mul"]},
                      "cppCodeToPost": {"triton_poi_fused_mul_0": ["mul_1"]}, "postToCppCode": {"mul_1": ["triton_poi_fused_mul_0"]}})");
@@ -203,10 +211,12 @@ TEST(Report, InductorProvenanceLinksGraphLinesAndKernels) {
   size_t at = page->find("<script id=\"line-mappings\" type=\"application/json\">");
   ASSERT_NE(at, std::string::npos);
   size_t start = page->find('>', at) + 1;
-  auto mappings = nlohmann::json::parse(page->substr(start, page->find("</script>", start) - start));
+  auto mappings =
+      nlohmann::json::parse(page->substr(start, page->find("</script>", start) - start));
   EXPECT_EQ(mappings["preToPost"]["3"], nlohmann::json({3}));
   EXPECT_EQ(mappings["postToPre"]["3"], nlohmann::json({3}));
-  EXPECT_EQ(mappings["pyCodeToPost"]["4"], nlohmann::json({3}));  // the launch in call(), not the definition
+  EXPECT_EQ(mappings["pyCodeToPost"]["4"],
+            nlohmann::json({3}));  // the launch in call(), not the definition
   EXPECT_EQ(mappings["postToPyCode"]["3"], nlohmann::json({4}));
   auto index = read_file(out + "/index.html");
   EXPECT_NE(index->find("href=\"provenance_tracking_-_0_0_0.html\""), std::string::npos);
@@ -239,8 +249,9 @@ TEST(Report, KernelStackTracesGetAReadablePage) {
   id.frame_id = 0;
   id.frame_compile_id = 0;
   id.attempt = 0;
-  (*writer)->artifact("inductor_provenance_tracking_kernel_stack_traces", "json", id,
-                      R"({"triton_poi_fused_mul_0": ["File \"/m.py\", line 3, in f\\n    y = x * 2\\n"]})");
+  (*writer)->artifact(
+      "inductor_provenance_tracking_kernel_stack_traces", "json", id,
+      R"({"triton_poi_fused_mul_0": ["File \"/m.py\", line 3, in f\\n    y = x * 2\\n"]})");
   auto log = (*writer)->close();
   ASSERT_TRUE(log.ok());
   std::string out = ::testing::TempDir() + "/remat_report_provenance";
@@ -249,14 +260,18 @@ TEST(Report, KernelStackTracesGetAReadablePage) {
   ReportOptions options;
   auto r = write_report(*log, out, options);
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
-  auto page = read_file(out + "/-_0_0_0/inductor_provenance_tracking_kernel_stack_traces_0_readable.html");
+  auto page =
+      read_file(out + "/-_0_0_0/inductor_provenance_tracking_kernel_stack_traces_0_readable.html");
   ASSERT_TRUE(page.ok());
   EXPECT_NE(page->find("<h3>triton_poi_fused_mul_0</h3>"), std::string::npos) << *page;
-  EXPECT_NE(page->find("<pre>File &quot;/m.py&quot;, line 3, in f\n    y = x * 2</pre>"), std::string::npos) << *page;
+  EXPECT_NE(page->find("<pre>File &quot;/m.py&quot;, line 3, in f\n    y = x * 2</pre>"),
+            std::string::npos)
+      << *page;
   auto directory = nlohmann::json::parse(*read_file(out + "/compile_directory.json"));
   const auto& artifact = directory["[0/0]"]["artifacts"][0];
   EXPECT_EQ(artifact["url"], "-_0_0_0/inductor_provenance_tracking_kernel_stack_traces_0.json");
-  EXPECT_EQ(artifact["readable_url"], "-_0_0_0/inductor_provenance_tracking_kernel_stack_traces_0_readable.html");
+  EXPECT_EQ(artifact["readable_url"],
+            "-_0_0_0/inductor_provenance_tracking_kernel_stack_traces_0_readable.html");
   EXPECT_EQ(artifact["number"], 1);  // tlparse numbers the page first
 }
 
@@ -310,9 +325,15 @@ TEST(Report, JointPagesWaitForTheirOwnCompile) {
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
   std::string page0 = *read_file(out + "/-_0_0_0/aot_joint_graph_0.html");
   std::string page1 = *read_file(out + "/-_1_0_0/aot_joint_graph_1.html");
-  EXPECT_NE(page0.find("data-node=\"cos\"><span class=\"ln\">3</span><span class=\"gutter\"><span class=\"mark mark-recomputed\""), std::string::npos) << page0;
+  EXPECT_NE(page0.find("data-node=\"cos\"><span class=\"ln\">3</span><span class=\"gutter\"><span "
+                       "class=\"mark mark-recomputed\""),
+            std::string::npos)
+      << page0;
   EXPECT_NE(page0.find("title=\"primals_1: saved"), std::string::npos) << page0;
-  EXPECT_NE(page1.find("data-node=\"cos\"><span class=\"ln\">3</span><span class=\"gutter\"><span class=\"mark mark-saved\""), std::string::npos) << page1;
+  EXPECT_NE(page1.find("data-node=\"cos\"><span class=\"ln\">3</span><span class=\"gutter\"><span "
+                       "class=\"mark mark-saved\""),
+            std::string::npos)
+      << page1;
   ASSERT_EQ(r->partitions.size(), 2u);
   EXPECT_EQ(r->partitions[0].compile_id, "[0/0]");  // in log order, whichever finished first
   EXPECT_EQ(r->partitions[0].recomputed, std::set<std::string>{"cos"});
@@ -323,18 +344,22 @@ TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {
   std::string text =
       "class inner_f(torch.nn.Module):\n"
       "    def forward(self, primals, tangents):\n"
-      "        primals_1: \"f32[4, 4][4, 1]cpu\"; primals_2: \"f32[4, 4][4, 1]cpu\"; tangents_1: \"f32[4, 4][4, 1]cpu\"; \n"
-      "        primals_1, primals_2, tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)\n"
+      "        primals_1: \"f32[4, 4][4, 1]cpu\"; primals_2: \"f32[4, 4][4, 1]cpu\"; tangents_1: "
+      "\"f32[4, 4][4, 1]cpu\"; \n"
+      "        primals_1, primals_2, tangents_1, = fx_pytree.tree_flatten_spec([primals, "
+      "tangents], self._in_spec)\n"
       "        sin: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.sin.default(primals_1)\n"
       "        \n"
       "        # ac_graph_id: 1 - PREFER_RECOMPUTE\n"
       "        mm: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.mm.default(sin, primals_2)\n"
-      "        sigmoid_backward: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.sigmoid_backward.default(tangents_1, mm)\n"
+      "        sigmoid_backward: \"f32[4, 4][4, 1]cpu\" = "
+      "torch.ops.aten.sigmoid_backward.default(tangents_1, mm)\n"
       "        return pytree.tree_unflatten([mm, sigmoid_backward], self._out_spec)\n";
   std::vector<GraphLine> nodes = graph_lines(text);
   std::vector<std::string> names;
   for (const GraphLine& g : nodes) names.push_back(g.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"primals_1", "primals_2", "tangents_1", "sin", "mm", "sigmoid_backward"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"primals_1", "primals_2", "tangents_1", "sin", "mm",
+                                             "sigmoid_backward"}));
   EXPECT_EQ(nodes[4].ac_graph_id, 1);
   EXPECT_EQ(nodes[4].recompute, "PREFER_RECOMPUTE");
   EXPECT_FALSE(nodes[3].ac_graph_id.has_value());
@@ -352,17 +377,28 @@ TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {
   std::string html = graph_html("joint", text, &marks, "joint.txt");
   EXPECT_NE(html.find("data-node=\"mm\" data-ac-graph-id=\"1\""), std::string::npos);
   // Chips sit in the gutter before the code (visible on long lines), the reason as their tooltip.
-  EXPECT_NE(html.find("<span class=\"gutter\"><span class=\"mark mark-saved\" title=\"sin: saved \u2014 checkpoint-region input\">saved 64 B"),
+  EXPECT_NE(html.find("<span class=\"gutter\"><span class=\"mark mark-saved\" title=\"sin: saved "
+                      "\u2014 checkpoint-region input\">saved 64 B"),
             std::string::npos);
-  EXPECT_NE(html.find("mark-recomputed\" title=\"mm: recomputed \u2014 tagged PREFER_RECOMPUTE (128 FLOPs)\">recomputed 64 B"), std::string::npos);
-  EXPECT_NE(html.find("mark-backward\" title=\"sigmoid_backward: backward only\">backward only 64 B"), std::string::npos);
-  EXPECT_NE(html.find("mark-forward\" title=\"primals_1: forward only\">primals_1: forward only 64 B"), std::string::npos);  // three inputs on one line
+  EXPECT_NE(html.find("mark-recomputed\" title=\"mm: recomputed \u2014 tagged PREFER_RECOMPUTE "
+                      "(128 FLOPs)\">recomputed 64 B"),
+            std::string::npos);
+  EXPECT_NE(
+      html.find("mark-backward\" title=\"sigmoid_backward: backward only\">backward only 64 B"),
+      std::string::npos);
+  EXPECT_NE(
+      html.find("mark-forward\" title=\"primals_1: forward only\">primals_1: forward only 64 B"),
+      std::string::npos);  // three inputs on one line
   // The side panel: each saved and recomputed node, linked to its line, with the reason.
-  EXPECT_NE(html.find("<tr><td><a href=\"#L5\"><code>sin</code></a></td><td class=\"num\">64 B</td><td>checkpoint-region input</td></tr>"),
-            std::string::npos) << html;
-  EXPECT_NE(html.find("<tr><td><a href=\"#L8\"><code>mm</code></a></td><td class=\"num\">128 FLOPs</td><td>tagged PREFER_RECOMPUTE</td></tr>"),
+  EXPECT_NE(html.find("<tr><td><a href=\"#L5\"><code>sin</code></a></td><td class=\"num\">64 "
+                      "B</td><td>checkpoint-region input</td></tr>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr><td><a href=\"#L8\"><code>mm</code></a></td><td class=\"num\">128 "
+                      "FLOPs</td><td>tagged PREFER_RECOMPUTE</td></tr>"),
             std::string::npos);
-  EXPECT_EQ(graph_html("joint", text, nullptr, "joint.txt").find("why-panel"), std::string::npos);  // no partition, no panel
+  EXPECT_EQ(graph_html("joint", text, nullptr, "joint.txt").find("why-panel"),
+            std::string::npos);  // no partition, no panel
   EXPECT_NE(html.find("<span class=\"op\">torch.ops.aten.mm.default</span>"), std::string::npos);
 }
 
@@ -384,7 +420,8 @@ TEST(GraphHtml, EveryTagPlacementColorsEveryNodeOfTheRegion) {
   // hold for every statement of the group): the same regions and policies, node for node.
   auto tags = [](const std::string& file) {
     std::map<std::string, std::pair<std::optional<int64_t>, std::string>> out;
-    for (const GraphLine& g : graph_lines(golden_text(file))) out[g.name] = {g.ac_graph_id, g.recompute};
+    for (const GraphLine& g : graph_lines(golden_text(file)))
+      out[g.name] = {g.ac_graph_id, g.recompute};
     return out;
   };
   auto seed = tags("seed_joint_tlparse.txt");
@@ -410,10 +447,12 @@ TEST(GraphHtml, MarksFromPyTorchsOwnGraphsAreItsPartition) {
     if (!file.ends_with("_partition.json")) continue;
     std::string model = file.substr(0, file.size() - std::string("_partition.json").size());
     auto summary = nlohmann::json::parse(std::ifstream(e.path()));
-    for (const auto& [strategy, prefix] : {std::pair{"default", "default"}, std::pair{"min_cut", "mincut"}}) {
+    for (const auto& [strategy, prefix] :
+         {std::pair{"default", "default"}, std::pair{"min_cut", "mincut"}}) {
       SCOPED_TRACE(model + " " + strategy);
       auto read = [&](const std::string& which) {
-        std::ifstream in(testing::data_path("torch-1.13/" + model + "_" + prefix + "_" + which + ".txt"));
+        std::ifstream in(
+            testing::data_path("torch-1.13/" + model + "_" + prefix + "_" + which + ".txt"));
         std::stringstream ss;
         ss << in.rdbuf();
         return graph_lines(ss.str());
@@ -421,9 +460,11 @@ TEST(GraphHtml, MarksFromPyTorchsOwnGraphsAreItsPartition) {
       PartitionMarks marks = marks_from_graphs(read("fw"), read("bw"));
       std::set<std::string> ours, theirs;
       for (const auto& [name, bytes] : marks.saved) ours.insert(name);
-      for (const auto& name : summary[strategy]["saved_values"]) theirs.insert(name.get<std::string>());
+      for (const auto& name : summary[strategy]["saved_values"])
+        theirs.insert(name.get<std::string>());
       EXPECT_EQ(ours, theirs);
-      std::set<std::string> recomputed(summary[strategy]["recomputed_in_bw"].begin(), summary[strategy]["recomputed_in_bw"].end());
+      std::set<std::string> recomputed(summary[strategy]["recomputed_in_bw"].begin(),
+                                       summary[strategy]["recomputed_in_bw"].end());
       EXPECT_EQ(marks.recomputed, recomputed);
       ++checked;
     }
@@ -450,13 +491,18 @@ TEST(GraphHtml, TagLinesOfInputsAreExplainedAndColorNothing) {
       "        \n"
       "        # File: /m.py:3 in f, code: return x.sin()\n"
       "        cos: \"f32[4][1]cpu\" = torch.ops.aten.cos.default(add_1);  add_1 = None\n"
-      "        mul: \"f32[4][1]cpu\" = torch.ops.aten.mul.Tensor(tangents_1, cos);  tangents_1 = cos = None\n"
+      "        mul: \"f32[4][1]cpu\" = torch.ops.aten.mul.Tensor(tangents_1, cos);  tangents_1 = "
+      "cos = None\n"
       "        return (mul,)\n";
   for (const GraphLine& g : graph_lines(text)) EXPECT_FALSE(g.ac_graph_id.has_value()) << g.name;
   std::string html = graph_html("backward", text, nullptr, "bw.txt");
-  EXPECT_NE(html.find("id=\"input-tags\">The tag lines right after the signature (line 7)"), std::string::npos) << html;
+  EXPECT_NE(html.find("id=\"input-tags\">The tag lines right after the signature (line 7)"),
+            std::string::npos)
+      << html;
   EXPECT_NE(html.find("<span class=\"line input-tag\" id=\"L7\""), std::string::npos);
-  EXPECT_EQ(graph_html("joint", golden_text("seed_joint_tlparse.txt"), nullptr, "j.txt").find("input-tags"), std::string::npos);
+  EXPECT_EQ(graph_html("joint", golden_text("seed_joint_tlparse.txt"), nullptr, "j.txt")
+                .find("input-tags"),
+            std::string::npos);
 }
 
 }  // namespace

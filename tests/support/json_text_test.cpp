@@ -15,8 +15,8 @@ TEST(JsonText, UnquoteReadsEveryEscape) {
 }
 
 TEST(JsonText, UnquoteRejectsWhatIsNotOneString) {
-  for (const char* bad : {"", "\"", "abc", "\"abc", "abc\"", R"("a"b")", R"("\")", R"("\x")", R"("\u12")",
-                          R"("\ud83d")", R"("\ude00")", R"("\ud83dx")", "\"a\nb\""}) {
+  for (const char* bad : {"", "\"", "abc", "\"abc", "abc\"", R"("a"b")", R"("\")", R"("\x")",
+                          R"("\u12")", R"("\ud83d")", R"("\ude00")", R"("\ud83dx")", "\"a\nb\""}) {
     EXPECT_FALSE(unquote(bad).has_value()) << bad;
   }
 }

@@ -13,7 +13,8 @@ struct Tag {
   friend bool operator==(const Tag&, const Tag&) = default;
 };
 std::ostream& operator<<(std::ostream& os, const Tag& t) {
-  return os << (t.policy ? policy_name(*t.policy) : "untagged") << "/" << (t.id ? std::to_string(*t.id) : "-");
+  return os << (t.policy ? policy_name(*t.policy) : "untagged") << "/"
+            << (t.id ? std::to_string(*t.id) : "-");
 }
 Tag tag_of(const GraphModule& m, std::string_view name) {
   const Node* n = m.graph().find(name);
@@ -59,11 +60,13 @@ TEST(Checkpoint, SacIgnoredOpsBypassThePolicy) {
   EXPECT_EQ(tag_of(m, "detach"), (Tag{kRecompute, 1}));
   EXPECT_EQ(tag_of(m, "add"), (Tag{kSave, 1}));
   EXPECT_EQ(tag_of(m, "cos"), (Tag{kSave, 1}));
-  EXPECT_EQ(seen, (std::vector<std::string>{"aten.sin.default", "aten.add.Tensor", "aten.cos.default"}));
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"aten.sin.default", "aten.add.Tensor", "aten.cos.default"}));
 }
 
 TEST(Checkpoint, MultiOutputOpsTagTheirGetitemsAlike) {
-  // test_multi_output_op (split for topk): split, getitem, getitem_1 MUST_SAVE; sin, sum_1, cos not.
+  // test_multi_output_op (split for topk): split, getitem, getitem_1 MUST_SAVE; sin, sum_1, cos
+  // not.
   Tracer tracer;
   Tensor x = tracer.input("x", {4, 4});
   auto fn = [](Tensor h) {
@@ -72,8 +75,10 @@ TEST(Checkpoint, MultiOutputOpsTagTheirGetitemsAlike) {
   };
   tracer.output({checkpoint(selective(SacPolicy::save_ops({"aten.split.Tensor"}), fn), x)});
   GraphModule m = tracer.finish();
-  for (const char* saved : {"split", "getitem", "getitem_1"}) EXPECT_EQ(tag_of(m, saved), (Tag{kSave, 1})) << saved;
-  for (const char* recomputed : {"sin", "sum_1", "cos"}) EXPECT_EQ(tag_of(m, recomputed), (Tag{kRecompute, 1})) << recomputed;
+  for (const char* saved : {"split", "getitem", "getitem_1"})
+    EXPECT_EQ(tag_of(m, saved), (Tag{kSave, 1})) << saved;
+  for (const char* recomputed : {"sin", "sum_1", "cos"})
+    EXPECT_EQ(tag_of(m, recomputed), (Tag{kRecompute, 1})) << recomputed;
 }
 
 TEST(Checkpoint, PoliciesSeePerOpCallIndicesAndOutputs) {
@@ -108,7 +113,8 @@ TEST(Checkpoint, NamePoliciesFollowCheckpointName) {
     Tracer tracer;
     Tensor x = tracer.input("x", {4});
     auto fn = [](Tensor h) { return sin(checkpoint_name(relu(h), "act")); };
-    SacPolicy p = only ? SacPolicy::save_only_these_names({"act"}) : SacPolicy::save_all_but_these_names({"act"});
+    SacPolicy p = only ? SacPolicy::save_only_these_names({"act"})
+                       : SacPolicy::save_all_but_these_names({"act"});
     tracer.output({checkpoint(selective(p, fn), x)});
     GraphModule m = tracer.finish();
     EXPECT_EQ(tag_of(m, "relu"), (Tag{only ? kSave : kRecompute, 1}));
@@ -126,7 +132,8 @@ TEST(Checkpoint, NestedRegionsTagInnerNodesWithTheInnerRegion) {
   auto inner = [](Tensor h) { return cos(h); };
   auto outer = [&](Tensor h) {
     Tensor a = sin(h);
-    Tensor b = checkpoint(selective(SacPolicy::from_bool([](const SacContext&) { return true; }), inner), a);
+    Tensor b = checkpoint(
+        selective(SacPolicy::from_bool([](const SacContext&) { return true; }), inner), a);
     return exp(b);
   };
   tracer.output({checkpoint(outer, x)});
@@ -156,8 +163,13 @@ TEST(Checkpoint, RegionFramesJoinTheStackTrace) {
   tracer.output({y});
   GraphModule m = tracer.finish();
   std::string trace(m.graph().find("sin")->meta.stack_trace.view());
-  EXPECT_TRUE(trace.starts_with(std::string("  File \"") + __FILE__ + "\", line " + std::to_string(line) + ", in TestBody\n    Tensor y = checkpoint(fn, x);\n")) << trace;
-  EXPECT_NE(trace.find("in <lambda>\n    auto fn = [](Tensor h) { return sin(h); };"), std::string::npos) << trace;
+  EXPECT_TRUE(trace.starts_with(std::string("  File \"") + __FILE__ + "\", line " +
+                                std::to_string(line) +
+                                ", in TestBody\n    Tensor y = checkpoint(fn, x);\n"))
+      << trace;
+  EXPECT_NE(trace.find("in <lambda>\n    auto fn = [](Tensor h) { return sin(h); };"),
+            std::string::npos)
+      << trace;
 }
 
 }  // namespace

@@ -52,7 +52,8 @@ TEST(ModelZoo, SeedIsTheSeedsForwardGraph) {
   std::string text = print_readable(m, o).text;
   std::string root = testing::tests_dir();
   root = root.substr(0, root.rfind('/') + 1);
-  for (size_t at; (at = text.find(root)) != std::string::npos;) text.replace(at, root.size(), "<repo>/");
+  for (size_t at; (at = text.find(root)) != std::string::npos;)
+    text.replace(at, root.size(), "<repo>/");
   testing::expect_golden("trace/seed_forward.txt", text + "\n");
 }
 
@@ -86,7 +87,9 @@ TEST(ModelZoo, SaveMatmulsSavesExactlyTheMatmuls) {
     if (!n->meta.recompute) continue;
     std::string_view t = n->target().view();
     bool matmul = t == "aten.mm.default" || t == "aten.addmm.default" || t == "aten.bmm.default";
-    EXPECT_EQ(*n->meta.recompute, matmul ? CheckpointPolicy::MustSave : CheckpointPolicy::PreferRecompute) << n->name();
+    EXPECT_EQ(*n->meta.recompute,
+              matmul ? CheckpointPolicy::MustSave : CheckpointPolicy::PreferRecompute)
+        << n->name();
     saved += matmul;
   }
   EXPECT_EQ(saved, 2 * 6);  // per block: qkv, q@k, att@v, proj, fc, mlp proj
@@ -110,7 +113,8 @@ TEST(ModelZoo, EveryModelTracesToAValidGraph) {
       EXPECT_GT(m->graph().size(), 3u) << info.name;
       bool tagged = false;
       for (const Node* n : m->graph().nodes()) tagged = tagged || n->meta.recompute.has_value();
-      EXPECT_EQ(tagged, std::string_view(plan) != "none" || info.name == "seed") << info.name << " " << plan;
+      EXPECT_EQ(tagged, std::string_view(plan) != "none" || info.name == "seed")
+          << info.name << " " << plan;
     }
   }
 }

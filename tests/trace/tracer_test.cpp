@@ -34,7 +34,8 @@ TEST(Tracer, RecordsOpsWithValuesAndNames) {
   tracer.output({z});
   GraphModule m = tracer.finish();
   EXPECT_TRUE(verify(m).empty());
-  EXPECT_EQ(targets(m), (std::vector<std::string>{"aten.t.default", "aten.sin.default", "aten.mul.Tensor", "aten.add.Tensor"}));
+  EXPECT_EQ(targets(m), (std::vector<std::string>{"aten.t.default", "aten.sin.default",
+                                                  "aten.mul.Tensor", "aten.add.Tensor"}));
   const Node* t = m.graph().find("t");
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(strides_of(t), (std::vector<int64_t>{1, 4}));  // a view keeps its strides
@@ -50,18 +51,23 @@ TEST(Tracer, StackTracesNameTheCallersLine) {
   Tensor x = tracer.input("x", {3});
   int line = __LINE__ + 1;
   Tensor y = relu(x);
-  Tensor z = y + y;  int plus_line = __LINE__;
+  int plus_line = __LINE__ + 1;
+  Tensor z = y + y;
   tracer.output({z});
   GraphModule m = tracer.finish();
   std::string relu_trace(m.graph().find("relu")->meta.stack_trace.view());
   EXPECT_EQ(relu_trace, std::string("  File \"") + __FILE__ + "\", line " + std::to_string(line) +
                             ", in TestBody\n    Tensor y = relu(x);\n");
   std::string add_trace(m.graph().find("add")->meta.stack_trace.view());
-  EXPECT_NE(add_trace.find("line " + std::to_string(plus_line) + ","), std::string::npos) << add_trace;
+  EXPECT_NE(add_trace.find("line " + std::to_string(plus_line) + ","), std::string::npos)
+      << add_trace;
 }
 
 TEST(Tracer, ShortFunctionNamesReadLikePython) {
-  EXPECT_EQ(short_function_name("remat::trace::Tensor remat::models::{anonymous}::gn(remat::trace::Tensor, remat::trace::Tensor)"), "gn");
+  EXPECT_EQ(short_function_name(
+                "remat::trace::Tensor remat::models::{anonymous}::gn(remat::trace::Tensor, "
+                "remat::trace::Tensor)"),
+            "gn");
   EXPECT_EQ(short_function_name("int main()"), "main");
   EXPECT_EQ(short_function_name("void ns::Foo<int>::bar(std::vector<int>)"), "bar");
   EXPECT_EQ(short_function_name("auto f()::<lambda(int)>"), "<lambda>");
@@ -74,7 +80,9 @@ TEST(Tracer, MultiOutputOpsGetAGetitemPerElement) {
   Tensor out = layer_norm(x, {8}, w, w);
   tracer.output({out});
   GraphModule m = tracer.finish();
-  EXPECT_EQ(targets(m), (std::vector<std::string>{"aten.native_layer_norm.default", "operator.getitem", "operator.getitem", "operator.getitem"}));
+  EXPECT_EQ(targets(m),
+            (std::vector<std::string>{"aten.native_layer_norm.default", "operator.getitem",
+                                      "operator.getitem", "operator.getitem"}));
   const Node* ln = m.graph().find("native_layer_norm");
   ASSERT_NE(ln->meta.tensor_tuple(), nullptr);
   EXPECT_EQ(ln->meta.tensor_tuple()->size(), 3u);
@@ -115,7 +123,7 @@ TEST(Tracer, MatmulDecomposesAsAten) {
   Tensor a = tracer.input("a", {2, 3, 4, 5});
   Tensor b = tracer.input("b", {5, 6});
   Tensor c = tracer.input("c", {3, 6, 2});
-  Tensor folded = matmul(a, b);      // batch folded into one mm
+  Tensor folded = matmul(a, b);        // batch folded into one mm
   Tensor batched = matmul(folded, c);  // broadcast batch: expand + reshape + bmm
   tracer.output({batched});
   GraphModule m = tracer.finish();
@@ -135,8 +143,9 @@ TEST(Tracer, LinearIsTAndAddmm) {
   Tensor x3 = tracer.input("x3", {2, 3, 4});
   tracer.output({linear(x2, w, bias), linear(x3, w, bias)});
   GraphModule m = tracer.finish();
-  EXPECT_EQ(targets(m), (std::vector<std::string>{"aten.t.default", "aten.addmm.default", "aten.t.default",
-                                                  "aten.view.default", "aten.addmm.default", "aten.view.default"}));
+  EXPECT_EQ(targets(m), (std::vector<std::string>{"aten.t.default", "aten.addmm.default",
+                                                  "aten.t.default", "aten.view.default",
+                                                  "aten.addmm.default", "aten.view.default"}));
 }
 
 TEST(Tracer, DefaultArgumentsAreLeftOutAsMakeFxRecordsThem) {
@@ -160,7 +169,11 @@ TEST(Tracer, BadCallsThrowAtTheUsersLine) {
     FAIL() << "mm of 2x3 and 4x5 must fail";
   } catch (const TraceError& e) {
     std::string msg = e.what();
-    EXPECT_NE(msg.find(std::string(__FILE__) + ":" + std::to_string(line) + ": aten.mm.default: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"), std::string::npos) << msg;
+    EXPECT_NE(
+        msg.find(std::string(__FILE__) + ":" + std::to_string(line) +
+                 ": aten.mm.default: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"),
+        std::string::npos)
+        << msg;
   }
 }
 

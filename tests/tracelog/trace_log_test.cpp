@@ -29,13 +29,15 @@ std::vector<TraceRecord> read_all(TraceReader& reader) {
 
 TEST(TraceLog, Md5OfKnownStrings) {
   EXPECT_EQ(md5_hex(""), "d41d8cd98f00b204e9800998ecf8427e");
-  EXPECT_EQ(md5_hex("The quick brown fox jumps over the lazy dog"), "9e107d9d372bb6826bd81d3542a419d6");
+  EXPECT_EQ(md5_hex("The quick brown fox jumps over the lazy dog"),
+            "9e107d9d372bb6826bd81d3542a419d6");
 }
 
 TEST(TraceLog, GlogHeaderAsPyTorchWritesIt) {
   GlogHeader h;
   size_t json = 0;
-  std::string line = "V1206 15:18:20.253000 1500233 torch/_logging/structured.py:22] {\"str\": [\"a\", 0]}";
+  std::string line =
+      "V1206 15:18:20.253000 1500233 torch/_logging/structured.py:22] {\"str\": [\"a\", 0]}";
   ASSERT_TRUE(parse_glog_header(line, h, json));
   EXPECT_EQ(h.level, 'V');
   EXPECT_EQ(h.month, 12);
@@ -48,8 +50,10 @@ TEST(TraceLog, GlogHeaderAsPyTorchWritesIt) {
   EXPECT_EQ(line.substr(json), "{\"str\": [\"a\", 0]}");
   EXPECT_EQ(format_glog_header(h), line.substr(0, json));
   EXPECT_EQ(h.iso_timestamp(2024), "2024-12-06T15:18:20.253000Z");
-  for (std::string bad : {"", "X1206 15:18:20.253000 1 a.py:1] {}", "V1206 15:18:20.2530 1 a.py:1] {}", "V1206 15:18:20.253000 x a.py:1] {}",
-                          "V1206 15:18:20.253000 1 a.py] {}", "V1206 15:18:20.253000 1 a.py:1] ", "\tpayload"}) {
+  for (std::string bad :
+       {"", "X1206 15:18:20.253000 1 a.py:1] {}", "V1206 15:18:20.2530 1 a.py:1] {}",
+        "V1206 15:18:20.253000 x a.py:1] {}", "V1206 15:18:20.253000 1 a.py] {}",
+        "V1206 15:18:20.253000 1 a.py:1] ", "\tpayload"}) {
     EXPECT_FALSE(parse_glog_header(bad, h, json)) << bad;
   }
 }
@@ -73,11 +77,17 @@ TEST(TraceLog, WrittenLogsReadBack) {
   auto w = TraceWriter::create(dir);
   ASSERT_TRUE(w.ok());
   TraceWriter& writer = **w;
-  EXPECT_TRUE(std::filesystem::path(writer.path()).filename().string().starts_with("dedicated_log_torch_trace_"));
+  EXPECT_TRUE(std::filesystem::path(writer.path())
+                  .filename()
+                  .string()
+                  .starts_with("dedicated_log_torch_trace_"));
   CompileId id{std::nullopt, 0, 0, 0};
-  std::string stack = writer.stack_json({{"/src/model.cpp", 12, "main"}, {"/src/model.cpp", 40, "forward"}, {"/src/lib.cpp", 3, "f"}});
+  std::string stack = writer.stack_json({{"/src/model.cpp", 12, "main"},
+                                         {"/src/model.cpp", 40, "forward"},
+                                         {"/src/lib.cpp", 3, "f"}});
   writer.write("dynamo_start", "{\"stack\": " + stack + "}", id);
-  writer.write("aot_joint_graph", "{}", id, std::string_view("class inner_f(torch.nn.Module):\n    def forward(self):\n"));
+  writer.write("aot_joint_graph", "{}", id,
+               std::string_view("class inner_f(torch.nn.Module):\n    def forward(self):\n"));
   writer.artifact("remat_partition", "json", id, "{\"saved_values\": []}");
   writer.write("empty_payload_event", "{}", std::nullopt, std::string_view(""));
   auto closed = writer.close();
@@ -85,7 +95,9 @@ TEST(TraceLog, WrittenLogsReadBack) {
 
   auto text = read_file(*closed);
   ASSERT_TRUE(text.ok());
-  EXPECT_NE(text->find("\tclass inner_f(torch.nn.Module):\n\t    def forward(self):\n\t\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("\tclass inner_f(torch.nn.Module):\n\t    def forward(self):\n\t\n"),
+            std::string::npos)
+      << *text;
   auto reader = open_log(*closed);
   std::vector<TraceRecord> records = read_all(*reader);
   ASSERT_EQ(records.size(), 4u);
@@ -140,8 +152,8 @@ TEST(TraceLog, BlankLinesInsideAPayloadDoNotEndIt) {
   EXPECT_NE(program->payload.find("Range constraints:"), std::string::npos) << program->payload;
   EXPECT_FALSE(program->payload_md5_ok);
   EXPECT_EQ(program->lineno, 60u);
-  EXPECT_EQ(program, &records.back());  // the payload runs to the end of the file
-  EXPECT_EQ(reader->stats().fail_glog, 0u);   // no payload line was taken for a record
+  EXPECT_EQ(program, &records.back());       // the payload runs to the end of the file
+  EXPECT_EQ(reader->stats().fail_glog, 0u);  // no payload line was taken for a record
 }
 
 TEST(TraceLog, CorruptedPayloadIsCountedNotFatal) {
@@ -159,13 +171,16 @@ TEST(TraceLog, BadLinesAreCountedAndSkipped) {
   std::string path = ::testing::TempDir() + "/remat_bad.log";
   std::string good_payload = "abc";
   std::string text =
-      "V1206 15:18:20.253000 1 a.py:1] {\"dynamo_start\": {}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n"
+      "V1206 15:18:20.253000 1 a.py:1] {\"dynamo_start\": {}, \"frame_id\": 0, "
+      "\"frame_compile_id\": 0, \"attempt\": 0}\n"
       "not a glog line\n"
       "V1206 15:18:20.253000 1 a.py:1] {not json\n"
       "\tpayload of the bad record\n"
       "\n"
-      "V1206 15:18:20.253000 1 a.py:1] {\"artifact\": {\"name\": \"x\", \"encoding\": \"string\"}, \"has_payload\": \"" +
-      md5_hex(good_payload) + "\"}\n\tabc\n"
+      "V1206 15:18:20.253000 1 a.py:1] {\"artifact\": {\"name\": \"x\", \"encoding\": \"string\"}, "
+      "\"has_payload\": \"" +
+      md5_hex(good_payload) +
+      "\"}\n\tabc\n"
       "V1206 15:18:20.253000 1 a.py:1] {\"artifact\": {}, \"has_payload\": \"00\"}\n\tx\n"
       "V1206 15:18:20.253000 1 a.py:1] {\"aot_joint_graph\": {}, \"rank\": 1}\n"
       "V1206 15:18:20.253000 1 a.py:1] {\"aot_joint_graph\": {}, \"rank\": 0}\n"

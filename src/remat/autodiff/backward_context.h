@@ -42,7 +42,8 @@ class BackwardContext {
   /// Emits a single-result op; its metadata comes from the registry.
   Node* emit(std::string_view target, std::vector<Argument> args, std::vector<Kwarg> kwargs = {});
   /// Emits an op with a tuple result (getitems included).
-  AppendedOp emit_tuple(std::string_view target, std::vector<Argument> args, std::vector<Kwarg> kwargs = {});
+  AppendedOp emit_tuple(std::string_view target, std::vector<Argument> args,
+                        std::vector<Kwarg> kwargs = {});
 
   /// The gradient for argument `i` (element `element`); ignored when it needs none.
   void set_grad(size_t i, Node* grad, size_t element = 0);
@@ -64,7 +65,9 @@ class BackwardContext {
 };
 
 /// Shorthands for rule bodies.
-inline Argument node_arg(Node* n) { return Argument::node(n); }
+inline Argument node_arg(Node* n) {
+  return Argument::node(n);
+}
 Argument int_list(const std::vector<int64_t>& v);
 std::vector<int64_t> sizes_of(const Node* n);
 

@@ -14,14 +14,18 @@ namespace {
 using Ctx = BackwardContext;
 using Dims = std::vector<int64_t>;
 
-Argument n(Node* x) { return Argument::node(x); }
+Argument n(Node* x) {
+  return Argument::node(x);
+}
 
 bool column_major(const Node* x) {
   auto c = shape_rules::concrete(*x->meta.tensor());
   return c.rank() == 2 && c.strides[0] == 1 && c.strides[1] == c.sizes[0];
 }
 
-Node* t(Ctx& c, Node* x) { return c.emit("aten.t.default", {n(x)}); }
+Node* t(Ctx& c, Node* x) {
+  return c.emit("aten.t.default", {n(x)});
+}
 
 // mm_mat1_backward: the gradient of the left factor of `left @ right`.
 Node* mm_left_grad(Ctx& c, Node* grad, Node* left, Node* right) {
@@ -53,29 +57,46 @@ void bmm(Ctx& c) {
   auto transpose = [&](Node* x) {
     return c.emit("aten.transpose.int", {n(x), Argument::integer(1), Argument::integer(2)});
   };
-  if (c.needs_grad(1)) c.set_grad(1, c.emit("aten.bmm.default", {n(transpose(c.input(0))), n(c.grad())}));
-  if (c.needs_grad(0)) c.set_grad(0, c.emit("aten.bmm.default", {n(c.grad()), n(transpose(c.input(1)))}));
+  if (c.needs_grad(1))
+    c.set_grad(1, c.emit("aten.bmm.default", {n(transpose(c.input(0))), n(c.grad())}));
+  if (c.needs_grad(0))
+    c.set_grad(0, c.emit("aten.bmm.default", {n(c.grad()), n(transpose(c.input(1)))}));
 }
 
 // reshape(grad, sizes) as it traces: a view when the strides allow one.
 Node* reshape_to(Ctx& c, Node* grad, const Dims& sizes) {
   auto g = shape_rules::concrete(*grad->meta.tensor());
-  if (shape_rules::view_strides(g, sizes)) return c.emit("aten.view.default", {n(grad), int_list(sizes)});
-  Node* copy = c.emit("aten.clone.default", {n(grad)}, {{InternedString("memory_format"), Argument::memory_format(MemoryFormat::Contiguous)}});
+  if (shape_rules::view_strides(g, sizes))
+    return c.emit("aten.view.default", {n(grad), int_list(sizes)});
+  Node* copy = c.emit(
+      "aten.clone.default", {n(grad)},
+      {{InternedString("memory_format"), Argument::memory_format(MemoryFormat::Contiguous)}});
   return c.emit("aten._unsafe_view.default", {n(copy), int_list(sizes)});
 }
 
-void pass_through(Ctx& c) { c.set_grad(0, c.grad()); }
-void t_rule(Ctx& c) { c.set_grad(0, t(c, c.grad())); }
-void transpose_rule(Ctx& c) { c.set_grad(0, c.emit("aten.transpose.int", {n(c.grad()), c.arg(1), c.arg(2)})); }
+void pass_through(Ctx& c) {
+  c.set_grad(0, c.grad());
+}
+void t_rule(Ctx& c) {
+  c.set_grad(0, t(c, c.grad()));
+}
+void transpose_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.transpose.int", {n(c.grad()), c.arg(1), c.arg(2)}));
+}
 void permute_rule(Ctx& c) {
   Dims dims = *c.call().int_list(1);
   Dims inverse(dims.size());
-  for (size_t i = 0; i < dims.size(); ++i) inverse[shape_rules::wrap_dim(dims[i], static_cast<int64_t>(dims.size()))] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < dims.size(); ++i)
+    inverse[shape_rules::wrap_dim(dims[i], static_cast<int64_t>(dims.size()))] =
+        static_cast<int64_t>(i);
   c.set_grad(0, c.emit("aten.permute.default", {n(c.grad()), int_list(inverse)}));
 }
-void view_rule(Ctx& c) { c.set_grad(0, reshape_to(c, c.grad(), sizes_of(c.input(0)))); }
-void unsqueeze_rule(Ctx& c) { c.set_grad(0, c.emit("aten.squeeze.dim", {n(c.grad()), c.arg(1)})); }
+void view_rule(Ctx& c) {
+  c.set_grad(0, reshape_to(c, c.grad(), sizes_of(c.input(0))));
+}
+void unsqueeze_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.squeeze.dim", {n(c.grad()), c.arg(1)}));
+}
 void squeeze_dim_rule(Ctx& c) {
   Dims in = sizes_of(c.input(0));
   if (in.empty()) return c.set_grad(0, c.grad());
@@ -86,23 +107,32 @@ void squeeze_rule(Ctx& c) {
   Dims in = sizes_of(c.input(0));
   Node* g = c.grad();
   for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == 1) g = c.emit("aten.unsqueeze.default", {n(g), Argument::integer(static_cast<int64_t>(i))});
+    if (in[i] == 1)
+      g = c.emit("aten.unsqueeze.default", {n(g), Argument::integer(static_cast<int64_t>(i))});
   }
   c.set_grad(0, g);
 }
-void expand_rule(Ctx& c) { c.set_grad(0, c.grad()); }  // the engine's sum_to reduces it
+void expand_rule(Ctx& c) {
+  c.set_grad(0, c.grad());
+}  // the engine's sum_to reduces it
 void slice_rule(Ctx& c) {
   auto start = c.call().optional_integer(2);
   auto end = c.call().optional_integer(3);
-  c.set_grad(0, c.emit("aten.slice_backward.default",
-                       {n(c.grad()), int_list(sizes_of(c.input(0))), c.arg(1), Argument::integer(start.value_or(0)),
-                        Argument::integer(end.value_or(std::numeric_limits<int64_t>::max())), c.arg(4)}));
+  c.set_grad(
+      0, c.emit("aten.slice_backward.default",
+                {n(c.grad()), int_list(sizes_of(c.input(0))), c.arg(1),
+                 Argument::integer(start.value_or(0)),
+                 Argument::integer(end.value_or(std::numeric_limits<int64_t>::max())), c.arg(4)}));
 }
 void select_rule(Ctx& c) {
-  c.set_grad(0, c.emit("aten.select_backward.default", {n(c.grad()), int_list(sizes_of(c.input(0))), c.arg(1), c.arg(2)}));
+  c.set_grad(0, c.emit("aten.select_backward.default",
+                       {n(c.grad()), int_list(sizes_of(c.input(0))), c.arg(1), c.arg(2)}));
 }
 
-Argument device_of(const Node* x) { return Argument::device(x->meta.tensor()->device.is_null() ? "cpu" : x->meta.tensor()->device.view()); }
+Argument device_of(const Node* x) {
+  return Argument::device(x->meta.tensor()->device.is_null() ? "cpu"
+                                                             : x->meta.tensor()->device.view());
+}
 
 // split_backward: missing gradients become zeros, then one cat.
 void split_rule(Ctx& c) {
@@ -124,7 +154,8 @@ void split_rule(Ctx& c) {
     }
     parts.push_back(n(g));
   }
-  c.set_grad(0, c.emit("aten.cat.default", {Argument::list(std::move(parts)), Argument::integer(dim)}));
+  c.set_grad(
+      0, c.emit("aten.cat.default", {Argument::list(std::move(parts)), Argument::integer(dim)}));
 }
 
 void cat_rule(Ctx& c) {
@@ -137,7 +168,11 @@ void cat_rule(Ctx& c) {
     if (in.size() == 1 && in[0] == 0) continue;  // legacy: skipped by cat
     int64_t size = in[dim];
     if (c.needs_grad(0, i)) {
-      c.set_grad(0, c.emit("aten.slice.Tensor", {n(c.grad()), Argument::integer(dim), Argument::integer(offset), Argument::integer(offset + size)}), i);
+      c.set_grad(0,
+                 c.emit("aten.slice.Tensor",
+                        {n(c.grad()), Argument::integer(dim), Argument::integer(offset),
+                         Argument::integer(offset + size)}),
+                 i);
     }
     offset += size;
   }
@@ -164,7 +199,8 @@ void sub_rule(Ctx& c) {
   const Argument& alpha = c.arg(2);
   if (c.needs_grad(1)) {
     c.set_grad(1, is_one(alpha) ? c.emit("aten.neg.default", {n(c.grad())})
-                                : c.emit("aten.mul.Scalar", {n(c.grad()), Argument::floating(-c.call().number(2))}));
+                                : c.emit("aten.mul.Scalar",
+                                         {n(c.grad()), Argument::floating(-c.call().number(2))}));
   }
   c.set_grad(0, c.grad());
 }
@@ -172,7 +208,9 @@ void mul_rule(Ctx& c) {
   if (c.needs_grad(1)) c.set_grad(1, c.emit("aten.mul.Tensor", {n(c.grad()), c.arg(0)}));
   if (c.needs_grad(0)) c.set_grad(0, c.emit("aten.mul.Tensor", {n(c.grad()), c.arg(1)}));
 }
-void mul_scalar_rule(Ctx& c) { c.set_grad(0, c.emit("aten.mul.Scalar", {n(c.grad()), c.arg(1)})); }
+void mul_scalar_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.mul.Scalar", {n(c.grad()), c.arg(1)}));
+}
 void div_rule(Ctx& c) {
   if (c.needs_grad(1)) {
     Node* q = c.emit("aten.div.Tensor", {c.arg(0), c.arg(1)});
@@ -182,11 +220,19 @@ void div_rule(Ctx& c) {
   }
   if (c.needs_grad(0)) c.set_grad(0, c.emit("aten.div.Tensor", {n(c.grad()), c.arg(1)}));
 }
-void div_scalar_rule(Ctx& c) { c.set_grad(0, c.emit("aten.div.Scalar", {n(c.grad()), c.arg(1)})); }
+void div_scalar_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.div.Scalar", {n(c.grad()), c.arg(1)}));
+}
 
-void neg_rule(Ctx& c) { c.set_grad(0, c.emit("aten.neg.default", {n(c.grad())})); }
-void exp_rule(Ctx& c) { c.set_grad(0, c.emit("aten.mul.Tensor", {n(c.grad()), n(c.saved())})); }
-void log_rule(Ctx& c) { c.set_grad(0, c.emit("aten.div.Tensor", {n(c.grad()), n(c.input(0))})); }
+void neg_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.neg.default", {n(c.grad())}));
+}
+void exp_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.mul.Tensor", {n(c.grad()), n(c.saved())}));
+}
+void log_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.div.Tensor", {n(c.grad()), n(c.input(0))}));
+}
 void sin_rule(Ctx& c) {
   Node* cos = c.emit("aten.cos.default", {n(c.input(0))});
   c.set_grad(0, c.emit("aten.mul.Tensor", {n(c.grad()), n(cos)}));
@@ -196,10 +242,15 @@ void cos_rule(Ctx& c) {
   Node* neg = c.emit("aten.neg.default", {n(sin)});
   c.set_grad(0, c.emit("aten.mul.Tensor", {n(c.grad()), n(neg)}));
 }
-void tanh_rule(Ctx& c) { c.set_grad(0, c.emit("aten.tanh_backward.default", {n(c.grad()), n(c.saved())})); }
-void sigmoid_rule(Ctx& c) { c.set_grad(0, c.emit("aten.sigmoid_backward.default", {n(c.grad()), n(c.saved())})); }
+void tanh_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.tanh_backward.default", {n(c.grad()), n(c.saved())}));
+}
+void sigmoid_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.sigmoid_backward.default", {n(c.grad()), n(c.saved())}));
+}
 void relu_rule(Ctx& c) {
-  c.set_grad(0, c.emit("aten.threshold_backward.default", {n(c.grad()), n(c.saved()), Argument::integer(0)}));
+  c.set_grad(0, c.emit("aten.threshold_backward.default",
+                       {n(c.grad()), n(c.saved()), Argument::integer(0)}));
 }
 void gelu_rule(Ctx& c) {
   std::vector<Kwarg> kw;
@@ -208,9 +259,12 @@ void gelu_rule(Ctx& c) {
 }
 // derivatives.yaml: elu_backward(grad, alpha, scale, input_scale, /*is_result=*/false, self).
 void elu_rule(Ctx& c) {
-  c.set_grad(0, c.emit("aten.elu_backward.default", {n(c.grad()), c.arg(1), c.arg(2), c.arg(3), Argument::boolean(false), n(c.input(0))}));
+  c.set_grad(0, c.emit("aten.elu_backward.default", {n(c.grad()), c.arg(1), c.arg(2), c.arg(3),
+                                                     Argument::boolean(false), n(c.input(0))}));
 }
-void silu_rule(Ctx& c) { c.set_grad(0, c.emit("aten.silu_backward.default", {n(c.grad()), n(c.input(0))})); }
+void silu_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.silu_backward.default", {n(c.grad()), n(c.input(0))}));
+}
 void sqrt_rule(Ctx& c) {
   Node* twice = c.emit("aten.mul.Scalar", {n(c.saved()), Argument::integer(2)});
   c.set_grad(0, c.emit("aten.div.Tensor", {n(c.grad()), n(twice)}));
@@ -223,7 +277,9 @@ void rsqrt_rule(Ctx& c) {
 void pow_rule(Ctx& c) {
   double e = c.call().number(1);
   if (e == 0) {
-    c.set_grad(0, c.emit("aten.zeros_like.default", {n(c.input(0))}, {{InternedString("memory_format"), Argument::memory_format(MemoryFormat::Preserve)}}));
+    c.set_grad(0, c.emit("aten.zeros_like.default", {n(c.input(0))},
+                         {{InternedString("memory_format"),
+                           Argument::memory_format(MemoryFormat::Preserve)}}));
     return;
   }
   Node* p = c.emit("aten.pow.Tensor_Scalar", {n(c.input(0)), Argument::floating(e - 1)});
@@ -240,17 +296,22 @@ Node* unreduce(Ctx& c, Node* grad, const std::optional<Dims>& dims, bool keepdim
       g = c.emit("aten.unsqueeze.default", {n(g), Argument::integer((*dims)[0])});
     } else {
       std::vector<bool> reduce(in.size(), false);
-      for (int64_t d : *dims) reduce[shape_rules::wrap_dim(d, static_cast<int64_t>(in.size()))] = true;
+      for (int64_t d : *dims)
+        reduce[shape_rules::wrap_dim(d, static_cast<int64_t>(in.size()))] = true;
       for (size_t i = 0; i < in.size(); ++i) {
-        if (reduce[i]) g = c.emit("aten.unsqueeze.default", {n(g), Argument::integer(static_cast<int64_t>(i))});
+        if (reduce[i])
+          g = c.emit("aten.unsqueeze.default", {n(g), Argument::integer(static_cast<int64_t>(i))});
       }
     }
   }
   return c.emit("aten.expand.default", {n(g), int_list(in)});
 }
-void sum_rule(Ctx& c) { c.set_grad(0, c.emit("aten.expand.default", {n(c.grad()), int_list(sizes_of(c.input(0)))})); }
+void sum_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.expand.default", {n(c.grad()), int_list(sizes_of(c.input(0)))}));
+}
 void sum_dim_rule(Ctx& c) {
-  c.set_grad(0, unreduce(c, c.grad(), c.call().int_list(1), c.call().boolean(2), sizes_of(c.input(0))));
+  c.set_grad(
+      0, unreduce(c, c.grad(), c.call().int_list(1), c.call().boolean(2), sizes_of(c.input(0))));
 }
 void mean_rule(Ctx& c) {
   Dims in = sizes_of(c.input(0));
@@ -270,10 +331,14 @@ void mean_dim_rule(Ctx& c) {
   c.set_grad(0, c.emit("aten.div.Scalar", {n(e), Argument::integer(count)}));
 }
 void softmax_rule(Ctx& c) {
-  c.set_grad(0, c.emit("aten._softmax_backward_data.default", {n(c.grad()), n(c.saved()), c.arg(1), Argument::dtype(c.input(0)->meta.tensor()->dtype)}));
+  c.set_grad(0, c.emit("aten._softmax_backward_data.default",
+                       {n(c.grad()), n(c.saved()), c.arg(1),
+                        Argument::dtype(c.input(0)->meta.tensor()->dtype)}));
 }
 void log_softmax_rule(Ctx& c) {
-  c.set_grad(0, c.emit("aten._log_softmax_backward_data.default", {n(c.grad()), n(c.saved()), c.arg(1), Argument::dtype(c.input(0)->meta.tensor()->dtype)}));
+  c.set_grad(0, c.emit("aten._log_softmax_backward_data.default",
+                       {n(c.grad()), n(c.saved()), c.arg(1),
+                        Argument::dtype(c.input(0)->meta.tensor()->dtype)}));
 }
 
 Argument mask(std::initializer_list<bool> bits) {
@@ -283,9 +348,10 @@ Argument mask(std::initializer_list<bool> bits) {
 }
 
 void layer_norm_rule(Ctx& c) {
-  AppendedOp b = c.emit_tuple("aten.native_layer_norm_backward.default",
-                              {n(c.grad()), c.arg(0), c.arg(1), n(c.result(1)), n(c.result(2)), c.arg(2), c.arg(3),
-                               mask({c.needs_grad(0), c.needs_grad(2), c.needs_grad(3)})});
+  AppendedOp b =
+      c.emit_tuple("aten.native_layer_norm_backward.default",
+                   {n(c.grad()), c.arg(0), c.arg(1), n(c.result(1)), n(c.result(2)), c.arg(2),
+                    c.arg(3), mask({c.needs_grad(0), c.needs_grad(2), c.needs_grad(3)})});
   c.set_grad(0, b.outputs[0]);
   c.set_grad(2, b.outputs[1]);
   c.set_grad(3, b.outputs[2]);
@@ -294,28 +360,34 @@ void dropout_rule(Ctx& c) {
   double p = c.call().number(1);
   bool train = c.call().optional_boolean(2).value_or(true);
   double scale = !train ? 1.0 : (p == 1.0 ? 0.0 : 1.0 / (1.0 - p));
-  c.set_grad(0, c.emit("aten.native_dropout_backward.default", {n(c.grad()), n(c.result(1)), Argument::floating(scale)}));
+  c.set_grad(0, c.emit("aten.native_dropout_backward.default",
+                       {n(c.grad()), n(c.result(1)), Argument::floating(scale)}));
 }
 void embedding_rule(Ctx& c) {
   c.set_grad(0, c.emit("aten.embedding_dense_backward.default",
-                       {n(c.grad()), c.arg(1), Argument::integer(sizes_of(c.input(0))[0]), c.arg(2), c.arg(3)}));
+                       {n(c.grad()), c.arg(1), Argument::integer(sizes_of(c.input(0))[0]), c.arg(2),
+                        c.arg(3)}));
 }
 void nll_loss_rule(Ctx& c) {
-  c.set_grad(0, c.emit("aten.nll_loss_backward.default", {n(c.grad()), c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), n(c.result(1))}));
+  c.set_grad(0, c.emit("aten.nll_loss_backward.default", {n(c.grad()), c.arg(0), c.arg(1), c.arg(2),
+                                                          c.arg(3), c.arg(4), n(c.result(1))}));
 }
 void convolution_rule(Ctx& c) {
-  Argument bias_sizes = c.arg(2).is_none() ? Argument::none() : int_list(sizes_of(c.arg(2).as_node()));
-  AppendedOp b = c.emit_tuple("aten.convolution_backward.default",
-                              {n(c.grad()), c.arg(0), c.arg(1), bias_sizes, c.arg(3), c.arg(4), c.arg(5), c.arg(6), c.arg(7), c.arg(8),
-                               mask({c.needs_grad(0), c.needs_grad(1), c.needs_grad(2)})});
+  Argument bias_sizes =
+      c.arg(2).is_none() ? Argument::none() : int_list(sizes_of(c.arg(2).as_node()));
+  AppendedOp b = c.emit_tuple(
+      "aten.convolution_backward.default",
+      {n(c.grad()), c.arg(0), c.arg(1), bias_sizes, c.arg(3), c.arg(4), c.arg(5), c.arg(6),
+       c.arg(7), c.arg(8), mask({c.needs_grad(0), c.needs_grad(1), c.needs_grad(2)})});
   c.set_grad(0, b.outputs[0]);
   c.set_grad(1, b.outputs[1]);
   c.set_grad(2, b.outputs[2]);
 }
 void batch_norm_rule(Ctx& c) {
-  AppendedOp b = c.emit_tuple("aten.native_batch_norm_backward.default",
-                              {n(c.grad()), c.arg(0), c.arg(1), c.arg(3), c.arg(4), n(c.result(1)), n(c.result(2)), c.arg(5), c.arg(7),
-                               mask({c.needs_grad(0), c.needs_grad(1), c.needs_grad(2)})});
+  AppendedOp b = c.emit_tuple(
+      "aten.native_batch_norm_backward.default",
+      {n(c.grad()), c.arg(0), c.arg(1), c.arg(3), c.arg(4), n(c.result(1)), n(c.result(2)),
+       c.arg(5), c.arg(7), mask({c.needs_grad(0), c.needs_grad(1), c.needs_grad(2)})});
   c.set_grad(0, b.outputs[0]);
   c.set_grad(1, b.outputs[1]);
   c.set_grad(2, b.outputs[2]);
@@ -323,7 +395,8 @@ void batch_norm_rule(Ctx& c) {
 void max_pool2d_rule(Ctx& c) {
   const BoundCall& call = c.call();
   c.set_grad(0, c.emit("aten.max_pool2d_with_indices_backward.default",
-                       {n(c.grad()), c.arg(0), int_list(*call.int_list(1)), int_list(*call.int_list(2)), int_list(*call.int_list(3)),
+                       {n(c.grad()), c.arg(0), int_list(*call.int_list(1)),
+                        int_list(*call.int_list(2)), int_list(*call.int_list(3)),
                         int_list(*call.int_list(4)), c.arg(5), n(c.result(1))}));
 }
 Node* zero_like_scalar(Ctx& c, Node* like) {
@@ -333,13 +406,19 @@ Node* zero_like_scalar(Ctx& c, Node* like) {
                  {InternedString("device"), device_of(like)}});
 }
 void where_rule(Ctx& c) {
-  if (c.needs_grad(2)) c.set_grad(2, c.emit("aten.where.self", {c.arg(0), n(zero_like_scalar(c, c.grad())), n(c.grad())}));
-  if (c.needs_grad(1)) c.set_grad(1, c.emit("aten.where.self", {c.arg(0), n(c.grad()), n(zero_like_scalar(c, c.grad()))}));
+  if (c.needs_grad(2))
+    c.set_grad(
+        2, c.emit("aten.where.self", {c.arg(0), n(zero_like_scalar(c, c.grad())), n(c.grad())}));
+  if (c.needs_grad(1))
+    c.set_grad(
+        1, c.emit("aten.where.self", {c.arg(0), n(c.grad()), n(zero_like_scalar(c, c.grad()))}));
 }
 void masked_fill_rule(Ctx& c) {
   c.set_grad(0, c.emit("aten.masked_fill.Scalar", {n(c.grad()), c.arg(1), Argument::integer(0)}));
 }
-void triu_rule(Ctx& c) { c.set_grad(0, c.emit("aten.triu.default", {n(c.grad()), c.arg(1)})); }
+void triu_rule(Ctx& c) {
+  c.set_grad(0, c.emit("aten.triu.default", {n(c.grad()), c.arg(1)}));
+}
 
 const std::vector<DerivativeRule>& table() {
   static const std::vector<DerivativeRule> rules = {
@@ -415,14 +494,18 @@ const DerivativeRule* find_rule(std::string_view target) {
   return nullptr;
 }
 
-std::span<const DerivativeRule> all_rules() { return table(); }
+std::span<const DerivativeRule> all_rules() {
+  return table();
+}
 
 bool is_non_differentiable(std::string_view target) {
   static constexpr std::string_view kOps[] = {
-      "aten.detach.default", "aten.eq.Scalar", "aten.ne.Scalar", "aten.lt.Scalar", "aten.le.Scalar",
-      "aten.gt.Scalar", "aten.ge.Scalar", "aten.full.default", "aten.zeros.default", "aten.ones.default",
-      "aten.empty.memory_format", "aten.scalar_tensor.default", "aten.zeros_like.default",
-      "aten.ones_like.default", "aten.full_like.default", "aten.new_zeros.default"};
+      "aten.detach.default",     "aten.eq.Scalar",           "aten.ne.Scalar",
+      "aten.lt.Scalar",          "aten.le.Scalar",           "aten.gt.Scalar",
+      "aten.ge.Scalar",          "aten.full.default",        "aten.zeros.default",
+      "aten.ones.default",       "aten.empty.memory_format", "aten.scalar_tensor.default",
+      "aten.zeros_like.default", "aten.ones_like.default",   "aten.full_like.default",
+      "aten.new_zeros.default"};
   return std::find(std::begin(kOps), std::end(kOps), target) != std::end(kOps);
 }
 

@@ -49,12 +49,14 @@ class JointBuilder {
     // Outputs: the forward's, then a gradient (or None) per primal.
     std::vector<Argument> outputs = fwd_outputs;
     std::vector<Argument> descs;
-    for (size_t i = 0; i < fwd_outputs.size(); ++i) descs.push_back(Argument::string("PlainAOTOutput(idx=" + std::to_string(i) + ")"));
+    for (size_t i = 0; i < fwd_outputs.size(); ++i)
+      descs.push_back(Argument::string("PlainAOTOutput(idx=" + std::to_string(i) + ")"));
     for (Node* p : primals_) {
       auto it = grad_.find(p);
       bool has_grad = requires_grad(p) && it != grad_.end();
       outputs.push_back(has_grad ? Argument::node(it->second) : Argument::none());
-      descs.push_back(Argument::string("GradAOTOutput(grad_of=" + std::string(p->meta.desc().as_text()) + ")"));
+      descs.push_back(
+          Argument::string("GradAOTOutput(grad_of=" + std::string(p->meta.desc().as_text()) + ")"));
     }
     g.set_insert_point(nullptr);
     Node* out = g.output(Argument::list(std::move(outputs)));
@@ -67,7 +69,8 @@ class JointBuilder {
     joint_.num_tangents = num_tangents_;
     joint_.num_fwd_outputs = static_cast<int64_t>(fwd_outputs.size());
     Diagnostics problems = verify(joint_);
-    REMAT_ASSERT(problems.empty()) << "the joint graph builder made an invalid graph:\n" << format_all(problems);
+    REMAT_ASSERT(problems.empty()) << "the joint graph builder made an invalid graph:\n"
+                                   << format_all(problems);
     return std::move(joint_);
   }
 
@@ -84,7 +87,8 @@ class JointBuilder {
       if (p->op() != OpKind::Placeholder) continue;
       Node* j = g.placeholder("primals_" + std::to_string(++index));
       j->meta = p->meta;
-      if (p->meta.desc().is_none()) j->meta.set_desc(Argument::string("PlainAOTInput(idx=" + std::to_string(index - 1) + ")"));
+      if (p->meta.desc().is_none())
+        j->meta.set_desc(Argument::string("PlainAOTInput(idx=" + std::to_string(index - 1) + ")"));
       j->meta.partitioner_tag = PartitionerTag::IsForward;
       const TensorMeta* t = p->meta.tensor();
       requires_grad_[j] = t && t->requires_grad.value_or(false) && is_floating(j);
@@ -105,7 +109,8 @@ class JointBuilder {
     for (Argument& a : args) map_nodes(a, [&](Node* n) { return mapped(n); });
     std::vector<Kwarg> kwargs(f->kwargs().begin(), f->kwargs().end());
     for (Kwarg& kw : kwargs) map_nodes(kw.value, [&](Node* n) { return mapped(n); });
-    Node* j = g.create_node(OpKind::CallFunction, f->target().view(), std::move(args), std::move(kwargs));
+    Node* j =
+        g.create_node(OpKind::CallFunction, f->target().view(), std::move(args), std::move(kwargs));
     j->meta = f->meta;
     j->meta.partitioner_tag = PartitionerTag::IsForward;
     map_[f] = j;
@@ -130,7 +135,8 @@ class JointBuilder {
       bool any = false;
       for (Node* in : j->input_nodes()) any = any || requires_grad(in);
       if (!any) return {};
-      return error(j, "unknown op " + std::string(j->target().view()) + " on a value that requires grad");
+      return error(
+          j, "unknown op " + std::string(j->target().view()) + " on a value that requires grad");
     }
     auto call = bind(op->schema, j->args(), j->kwargs());
     if (!call) return std::move(call).take_errors();
@@ -155,7 +161,8 @@ class JointBuilder {
       return {};
     }
     const DerivativeRule* rule = find_rule(op->target);
-    if (!rule) return error(j, "no derivative rule for " + op->target + " (its input requires grad)");
+    if (!rule)
+      return error(j, "no derivative rule for " + op->target + " (its input requires grad)");
     nodes_.push_back({j, rule, static_cast<int64_t>(nodes_.size()), std::move(slots), {}, {}, 0});
     AutogradNode& a = nodes_.back();
     autograd_of_[j] = &a;
@@ -165,7 +172,8 @@ class JointBuilder {
       requires_grad_[j] = output_is_differentiable(a, 0) && is_floating(j);
     }
     for (size_t k : rule->saved_outputs) {
-      REMAT_ASSERT(k < a.outputs.size() && a.outputs[k]) << "saved output " << k << " of " << j->name();
+      REMAT_ASSERT(k < a.outputs.size() && a.outputs[k])
+          << "saved output " << k << " of " << j->name();
       a.fwd_detach.push_back(forward_detach(a.outputs[k]));
     }
     return {};
@@ -227,7 +235,8 @@ class JointBuilder {
       TensorMeta tm(vt.dtype, vt.sizes(), TensorMeta::contiguous_strides(vt.sizes()), vt.device);
       t->meta.set_tensor(tm);
       t->meta.set_value_key(v->meta.value_key());
-      t->meta.set_desc(Argument::string("TangentAOTInput(output=PlainAOTOutput(idx=" + std::to_string(k) + "))"));
+      t->meta.set_desc(Argument::string(
+          "TangentAOTInput(output=PlainAOTOutput(idx=" + std::to_string(k) + "))"));
       t->meta.partitioner_tag = PartitionerTag::IsBackward;
       roots_.emplace_back(v, t);
     }
@@ -262,7 +271,8 @@ class JointBuilder {
     }
     // The engine: ready nodes run most recently created first.
     auto later_first = [](const AutogradNode* a, const AutogradNode* b) { return a->seq < b->seq; };
-    std::priority_queue<AutogradNode*, std::vector<AutogradNode*>, decltype(later_first)> ready(later_first);
+    std::priority_queue<AutogradNode*, std::vector<AutogradNode*>, decltype(later_first)> ready(
+        later_first);
     for (auto& [a, reachable] : seen) {
       if (reachable && a->deps == 0) ready.push(const_cast<AutogradNode*>(a));
     }
@@ -332,12 +342,15 @@ class JointBuilder {
       for (size_t i = 0; i < in.size(); ++i) {
         if (in[i] == 1 && g[i + leading] != 1) dims.push_back(static_cast<int64_t>(i + leading));
       }
-      if (!dims.empty()) grad = ctx.emit("aten.sum.dim_IntList", {Argument::node(grad), int_list(dims), Argument::boolean(true)});
+      if (!dims.empty())
+        grad = ctx.emit("aten.sum.dim_IntList",
+                        {Argument::node(grad), int_list(dims), Argument::boolean(true)});
       if (leading > 0) grad = ctx.emit("aten.view.default", {Argument::node(grad), int_list(in)});
     }
     DType want = input->meta.tensor()->dtype;
     if (grad->meta.tensor()->dtype != want) {
-      grad = ctx.emit("aten._to_copy.default", {Argument::node(grad)}, {{InternedString("dtype"), Argument::dtype(want)}});
+      grad = ctx.emit("aten._to_copy.default", {Argument::node(grad)},
+                      {{InternedString("dtype"), Argument::dtype(want)}});
     }
     return grad;
   }
@@ -346,8 +359,10 @@ class JointBuilder {
   void accumulate(Node* value, Node* grad, BackwardContext* ctx) {
     auto [it, fresh] = grad_.try_emplace(value, grad);
     if (fresh) return;
-    Node* sum = ctx ? ctx->emit("aten.add.Tensor", {Argument::node(it->second), Argument::node(grad)})
-                    : append(nullptr, "aten.add.Tensor", {Argument::node(it->second), Argument::node(grad)});
+    Node* sum =
+        ctx ? ctx->emit("aten.add.Tensor", {Argument::node(it->second), Argument::node(grad)})
+            : append(nullptr, "aten.add.Tensor",
+                     {Argument::node(it->second), Argument::node(grad)});
     if (!ctx) extra_.push_back(sum);
     it->second = sum;
   }
@@ -360,7 +375,7 @@ class JointBuilder {
   GraphModule joint_;
   absl::flat_hash_map<const Node*, Node*> map_;
   absl::flat_hash_map<const Node*, bool> requires_grad_;
-  absl::flat_hash_map<const Node*, AutogradNode*> producer_;    // value -> autograd node
+  absl::flat_hash_map<const Node*, AutogradNode*> producer_;     // value -> autograd node
   absl::flat_hash_map<const Node*, AutogradNode*> autograd_of_;  // op node -> autograd node
   absl::flat_hash_map<const Node*, Node*> grad_;                 // value -> its gradient so far
   std::deque<AutogradNode> nodes_;

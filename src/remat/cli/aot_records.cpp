@@ -4,7 +4,8 @@
 
 namespace remat::cli {
 
-void write_aot_records(tracelog::TraceWriter& w, const tracelog::CompileId& id, const GraphModule& joint, const GraphModule& forward,
+void write_aot_records(tracelog::TraceWriter& w, const tracelog::CompileId& id,
+                       const GraphModule& joint, const GraphModule& forward,
                        const GraphModule& backward, const partition::PartitionReport* report) {
   w.write("aot_joint_graph", "{}", id, print_readable(joint, PrintOptions::tlparse()).text);
   w.write("aot_forward_graph", "{}", id, print_readable(forward, PrintOptions::tlparse()).text);

@@ -10,7 +10,8 @@ namespace remat::cli {
 
 /// aot_joint_graph, aot_forward_graph and aot_backward_graph in tlparse's print options, then
 /// remat's partition record when `report` is given (a partition PyTorch made has none).
-void write_aot_records(tracelog::TraceWriter& w, const tracelog::CompileId& id, const GraphModule& joint, const GraphModule& forward,
+void write_aot_records(tracelog::TraceWriter& w, const tracelog::CompileId& id,
+                       const GraphModule& joint, const GraphModule& forward,
                        const GraphModule& backward, const partition::PartitionReport* report);
 
 }  // namespace remat::cli

@@ -26,7 +26,10 @@ std::optional<std::string> check_helper_path() {
 int exec_check_helper(int argc, char** argv) {
   auto helper = check_helper_path();
   if (!helper) {
-    std::fputs("remat: error: remat check runs remat-check, which is not beside this remat (it is built with libtorch)\n", stderr);
+    std::fputs(
+        "remat: error: remat check runs remat-check, which is not beside this remat (it is built "
+        "with libtorch)\n",
+        stderr);
     return kExitBadInput;
   }
   std::vector<char*> args(argv, argv + argc);
@@ -59,7 +62,8 @@ HelperRun run_check_helper(const std::vector<std::string>& args) {
   if (spawned == 0) {
     char buffer[4096];
     ssize_t n;
-    while ((n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0) run.out.append(buffer, static_cast<size_t>(n));
+    while ((n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0)
+      run.out.append(buffer, static_cast<size_t>(n));
   }
   ::close(pipe_fds[0]);
   if (spawned != 0) return run;

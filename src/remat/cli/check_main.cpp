@@ -5,7 +5,10 @@
 
 int main(int argc, char** argv) {
   // Named `remat`: users reach it as `remat check`, and its help and usage lines say so.
-  CLI::App app{"remat-check: run graphs through libtorch's ATen and compare the numbers (used by remat check)", "remat"};
+  CLI::App app{
+      "remat-check: run graphs through libtorch's ATen and compare the numbers (used by remat "
+      "check)",
+      "remat"};
   app.set_version_flag("--version", std::string("remat ") + REMAT_VERSION);
   app.require_subcommand(1);
   int exit_code = remat::cli::kExitOk;

@@ -9,10 +9,13 @@ int report(const Diagnostics& diagnostics) {
   return kExitBadInput;
 }
 
-Status refuse_min_cut_options(std::string_view strategy, std::initializer_list<const CLI::Option*> options) {
+Status refuse_min_cut_options(std::string_view strategy,
+                              std::initializer_list<const CLI::Option*> options) {
   if (strategy == "min-cut") return {};
   for (const CLI::Option* o : options) {
-    if (o->count() > 0) return error_message(o->get_name() + " applies to --strategy min-cut, not " + std::string(strategy));
+    if (o->count() > 0)
+      return error_message(o->get_name() + " applies to --strategy min-cut, not " +
+                           std::string(strategy));
   }
   return {};
 }

@@ -29,7 +29,8 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--atol", a->options.atol, "absolute tolerance")->check(CLI::NonNegativeNumber);
   cmd->add_option("--rtol", a->options.rtol, "relative tolerance")->check(CLI::NonNegativeNumber);
   cmd->add_option("--device", a->device,
-                  "where to run: cpu (this libtorch has no GPU); a graph captured on a GPU runs there with its "
+                  "where to run: cpu (this libtorch has no GPU); a graph captured on a GPU runs "
+                  "there with its "
                   "device arguments (cuda:0) mapped to the CPU")
       ->check(CLI::IsMember({"cpu"}));
   cmd->callback([a, &exit_code] {
@@ -43,11 +44,13 @@ void add_check_command(CLI::App& app, int& exit_code) {
       return;
     }
     // Long checks say where they are, at most once a second.
-    a->options.progress = [last = std::chrono::steady_clock::now()](std::string_view graph, size_t done, size_t total) mutable {
+    a->options.progress = [last = std::chrono::steady_clock::now()](
+                              std::string_view graph, size_t done, size_t total) mutable {
       auto now = std::chrono::steady_clock::now();
       if (now - last < std::chrono::seconds(1)) return;
       last = now;
-      std::fprintf(stderr, "check: %.*s: node %zu of %zu\n", static_cast<int>(graph.size()), graph.data(), done, total);
+      std::fprintf(stderr, "check: %.*s: node %zu of %zu\n", static_cast<int>(graph.size()),
+                   graph.data(), done, total);
     };
     Expected<exec::CheckReport> result = exec::check_joint(*joint, a->options);
     if (result && !a->fw.empty()) {
@@ -61,7 +64,8 @@ void add_check_command(CLI::App& app, int& exit_code) {
     if (!result) {
       Diagnostics errors = result.errors();
       for (Diagnostic& d : errors) {
-        if (d.file.empty()) d.file = a->fw.empty() ? a->joint : a->joint + " (with " + a->fw + ", " + a->bw + ")";
+        if (d.file.empty())
+          d.file = a->fw.empty() ? a->joint : a->joint + " (with " + a->fw + ", " + a->bw + ")";
       }
       exit_code = report(errors);
       return;

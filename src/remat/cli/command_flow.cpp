@@ -5,10 +5,10 @@
 
 #include "remat/cli/commands.h"
 #include "remat/io/flow_network.h"
-#include "remat/support/json_text.h"
 #include "remat/partition/min_cut.h"
 #include "remat/support/file_io.h"
 #include "remat/support/float_repr.h"
+#include "remat/support/json_text.h"
 
 namespace remat::cli {
 namespace {
@@ -34,7 +34,8 @@ void add_flow_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<Args>();
   cmd->add_option("file", a->file, "a flow-network file, or -")->required();
   cmd->add_flag("--json", a->json, R"(print {"cut_value": ..., "source_side": [...]})");
-  cmd->add_option("--algorithm", a->algorithm, "max-flow algorithm: push-relabel or boykov-kolmogorov")
+  cmd->add_option("--algorithm", a->algorithm,
+                  "max-flow algorithm: push-relabel or boykov-kolmogorov")
       ->check(CLI::IsMember({"push-relabel", "boykov-kolmogorov"}));
   cmd->callback([a, &exit_code] {
     Expected<std::string> text = read_file(a->file);
@@ -53,13 +54,16 @@ void add_flow_command(CLI::App& app, int& exit_code) {
     for (const FlowEdge& e : net->edges) g.add_edge(index.at(e.from), index.at(e.to), e.capacity);
     auto algorithm = a->algorithm == "push-relabel" ? partition::MaxFlowAlgorithm::PushRelabel
                                                     : partition::MaxFlowAlgorithm::BoykovKolmogorov;
-    partition::MinCut cut = partition::solve_min_cut(g, index.at(net->source), index.at(net->sink), algorithm);
+    partition::MinCut cut =
+        partition::solve_min_cut(g, index.at(net->source), index.at(net->sink), algorithm);
     std::vector<std::string> source_side;
     for (int v = 0; v < g.num_vertices(); ++v) {
       if (cut.source_side[v]) source_side.push_back(g.names()[v]);
     }
     if (a->json) {
-      std::string out = "{\"cut_value\": " + (cut.unbounded() ? std::string("\"inf\"") : number_text(cut.value)) + ", \"source_side\": [";
+      std::string out =
+          "{\"cut_value\": " + (cut.unbounded() ? std::string("\"inf\"") : number_text(cut.value)) +
+          ", \"source_side\": [";
       for (size_t i = 0; i < source_side.size(); ++i) {
         if (i) out += ", ";
         json::append_string(out, source_side[i]);
@@ -70,11 +74,14 @@ void add_flow_command(CLI::App& app, int& exit_code) {
       if (cut.unbounded()) {
         std::vector<std::string> path;
         for (int v : cut.infinite_path) path.push_back(g.names()[v]);
-        fmt::print("unbounded: every edge of this source-sink path is infinite: {}\n", fmt::join(path, " -> "));
+        fmt::print("unbounded: every edge of this source-sink path is infinite: {}\n",
+                   fmt::join(path, " -> "));
       } else {
-        fmt::print("source side ({} of {} vertices): {}\n", source_side.size(), g.num_vertices(), fmt::join(source_side, " "));
+        fmt::print("source side ({} of {} vertices): {}\n", source_side.size(), g.num_vertices(),
+                   fmt::join(source_side, " "));
         std::vector<std::string> edges;
-        for (int e : cut.cut_edges) edges.push_back(g.names()[g.edges()[e].from] + "->" + g.names()[g.edges()[e].to]);
+        for (int e : cut.cut_edges)
+          edges.push_back(g.names()[g.edges()[e].from] + "->" + g.names()[g.edges()[e].to]);
         fmt::print("cut edges ({}): {}\n", edges.size(), fmt::join(edges, " "));
       }
     }

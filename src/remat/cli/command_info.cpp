@@ -11,13 +11,13 @@
 
 #include "remat/cli/commands.h"
 #include "remat/cli/graph_files.h"
-#include "remat/partition/partition_report.h"
-#include "remat/tracelog/glog_header.h"
-#include "remat/tracelog/trace_reader.h"
 #include "remat/io/fxgraph_file.h"
 #include "remat/ir/graph_stats.h"
+#include "remat/partition/partition_report.h"
 #include "remat/print/readable_parser.h"
 #include "remat/support/file_io.h"
+#include "remat/tracelog/glog_header.h"
+#include "remat/tracelog/trace_reader.h"
 
 namespace remat::cli {
 namespace {
@@ -98,16 +98,25 @@ void print_partition(const PartitionSummary& p, const std::string& file) {
   }
 }
 
-// A PartitionReport as remat partition and remat compile write it (report.json, remat_partition_N.json).
+// A PartitionReport as remat partition and remat compile write it (report.json,
+// remat_partition_N.json).
 void print_partition_report(const nlohmann::ordered_json& r, const std::string& file) {
-  auto text = [&](const char* key) { return r.contains(key) && r[key].is_string() ? r[key].get<std::string>() : std::string(); };
-  auto number = [&](const char* key) { return r.contains(key) && r[key].is_number() ? r[key].get<double>() : 0.0; };
-  auto count = [&](const char* key) { return r.contains(key) && r[key].is_array() ? r[key].size() : size_t{0}; };
+  auto text = [&](const char* key) {
+    return r.contains(key) && r[key].is_string() ? r[key].get<std::string>() : std::string();
+  };
+  auto number = [&](const char* key) {
+    return r.contains(key) && r[key].is_number() ? r[key].get<double>() : 0.0;
+  };
+  auto count = [&](const char* key) {
+    return r.contains(key) && r[key].is_array() ? r[key].size() : size_t{0};
+  };
   fmt::print("{}: partition report ({})\n", file, partition::kPartitionReportSchema);
   fmt::print("strategy: {} (chosen by: {})\n", text("strategy"), text("stage"));
-  fmt::print("saved: {} values, {} bytes ({} bytes of activation memory beyond the inputs)\n", count("saved_values"),
-             static_cast<int64_t>(number("saved_bytes_total")), static_cast<int64_t>(number("activation_bytes")));
-  fmt::print("recomputed in the backward: {} nodes, {} FLOPs\n", count("recomputed"), static_cast<int64_t>(number("recompute_flops")));
+  fmt::print("saved: {} values, {} bytes ({} bytes of activation memory beyond the inputs)\n",
+             count("saved_values"), static_cast<int64_t>(number("saved_bytes_total")),
+             static_cast<int64_t>(number("activation_bytes")));
+  fmt::print("recomputed in the backward: {} nodes, {} FLOPs\n", count("recomputed"),
+             static_cast<int64_t>(number("recompute_flops")));
   fmt::print("peak memory estimate: {} bytes\n", static_cast<int64_t>(number("peak_memory_bytes")));
   if (r.contains("cut_value")) fmt::print("cut value: {}\n", number("cut_value"));
   if (count("banned")) fmt::print("banned from recomputation: {} nodes\n", count("banned"));
@@ -135,7 +144,9 @@ void print_trace_log(const std::string& path, const std::string& file) {
   }
   fmt::print("{}: TORCH_TRACE log\n", file);
   fmt::print("records: {}\n", (*reader)->stats().describe());
-  fmt::print("compile ids: {}{}\n", compile_ids.size(), compile_ids.empty() ? "" : " (" + fmt::format("{}", fmt::join(compile_ids, ", ")) + ")");
+  fmt::print(
+      "compile ids: {}{}\n", compile_ids.size(),
+      compile_ids.empty() ? "" : " (" + fmt::format("{}", fmt::join(compile_ids, ", ")) + ")");
   fmt::print("events:\n");
   for (const auto& [e, n] : events) fmt::print("  {:<32} {:>8}\n", e, n);
 }
@@ -174,7 +185,8 @@ void add_info_command(CLI::App& app, int& exit_code) {
       exit_code = kExitOk;
       return;
     }
-    if (size_t first = text->find_first_not_of(" \t\r\n"); first != std::string::npos && (*text)[first] == '{') {
+    if (size_t first = text->find_first_not_of(" \t\r\n");
+        first != std::string::npos && (*text)[first] == '{') {
       Expected<std::string> schema = read_json_schema(*text, name);
       auto json = schema && *schema == partition::kPartitionReportSchema
                       ? nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false)

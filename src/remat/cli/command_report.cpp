@@ -79,9 +79,12 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "report",
       "Turn a TORCH_TRACE log - remat's (remat compile) or PyTorch's own - into a static site in "
       "tlparse's layout: index.html, compile_directory.json, raw.jsonl, per-compile-id artifacts. "
-      "Graph pages color checkpoint regions and mark each joint-graph node saved, recomputed, forward "
-      "only or backward only, with the partitioner's reasons when remat partitioned it. Bad lines are "
-      "counted; --strict fails on them. Given a graph file instead (fxgraph-json or readable text), "
+      "Graph pages color checkpoint regions and mark each joint-graph node saved, recomputed, "
+      "forward "
+      "only or backward only, with the partitioner's reasons when remat partitioned it. Bad lines "
+      "are "
+      "counted; --strict fails on them. Given a graph file instead (fxgraph-json or readable "
+      "text), "
       "reports that one compile: a joint graph is partitioned (--strategy), or shown with the "
       "partition PyTorch made (--fw, --bw).");
   struct Args {
@@ -91,30 +94,44 @@ void add_report_command(CLI::App& app, int& exit_code) {
     GraphReportArgs graph;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("log", a->path, "a log file, the folder TORCH_TRACE pointed at, or a graph file")->required();
+  cmd->add_option("log", a->path, "a log file, the folder TORCH_TRACE pointed at, or a graph file")
+      ->required();
   cmd->add_option("-o,--output", a->out, "output folder (default tl_out)");
   cmd->add_flag("--latest", a->latest, "with a folder: report its newest log");
   cmd->add_flag("--overwrite", a->overwrite, "replace the output folder if it exists");
-  cmd->add_flag("--strict", a->strict, "exit 2 if any line is bad (glog prefix, JSON, MD5, other rank)");
-  cmd->add_flag("--strict-compile-id", a->flags.strict_compile_id, "exit 2 if any record was logged outside a compile");
-  cmd->add_flag("-p,--plain-text", a->flags.plain_text, "Inductor's output code as .txt files instead of highlighted pages");
+  cmd->add_flag("--strict", a->strict,
+                "exit 2 if any line is bad (glog prefix, JSON, MD5, other rank)");
+  cmd->add_flag("--strict-compile-id", a->flags.strict_compile_id,
+                "exit 2 if any record was logged outside a compile");
+  cmd->add_flag("-p,--plain-text", a->flags.plain_text,
+                "Inductor's output code as .txt files instead of highlighted pages");
   cmd->add_flag("-v,--verbose", a->flags.verbose, "print tlparse's Stats line and every bad line");
   cmd->add_flag("-e,--export", a->flags.export_mode,
-                "a torch.export log: lead with the guards export evaluated, data-dependent expressions and fake "
+                "a torch.export log: lead with the guards export evaluated, data-dependent "
+                "expressions and fake "
                 "kernels, each with its symbolic guard page, and link the exported program");
   cmd->add_flag("-i,--inductor-provenance", a->flags.inductor_provenance,
-                "a page per compile with Inductor's node mappings: pre-grad graph, post-grad graph and generated "
+                "a page per compile with Inductor's node mappings: pre-grad graph, post-grad graph "
+                "and generated "
                 "code side by side, each line linked to where it came from and what it became");
-  cmd->add_flag("--all-ranks-html", a->all_ranks,
-                "LOG is the folder of one distributed run's per-rank logs (dedicated_log_torch_trace_rank_<n>*.log): "
-                "a report per rank in rank_<n>/ and a landing page with the divergence between ranks");
-  cmd->add_flag("--no-browser", a->no_browser,
-                "accepted for tlparse's users: remat report never opens a browser (open OUT/index.html)");
-  auto* fw = cmd->add_option("--fw", a->graph.fw, "with a joint graph file: the forward graph PyTorch partitioned it into");
-  auto* bw = cmd->add_option("--bw", a->graph.bw, "with a joint graph file: the backward graph PyTorch partitioned it into");
+  cmd->add_flag(
+      "--all-ranks-html", a->all_ranks,
+      "LOG is the folder of one distributed run's per-rank logs "
+      "(dedicated_log_torch_trace_rank_<n>*.log): "
+      "a report per rank in rank_<n>/ and a landing page with the divergence between ranks");
+  cmd->add_flag(
+      "--no-browser", a->no_browser,
+      "accepted for tlparse's users: remat report never opens a browser (open OUT/index.html)");
+  auto* fw =
+      cmd->add_option("--fw", a->graph.fw,
+                      "with a joint graph file: the forward graph PyTorch partitioned it into");
+  auto* bw =
+      cmd->add_option("--bw", a->graph.bw,
+                      "with a joint graph file: the backward graph PyTorch partitioned it into");
   fw->needs(bw);
   bw->needs(fw);
-  auto* strategy = cmd->add_option("--strategy", a->graph.strategy, "with a joint graph file: min-cut (default) or default")
+  auto* strategy = cmd->add_option("--strategy", a->graph.strategy,
+                                   "with a joint graph file: min-cut (default) or default")
                        ->check(CLI::IsMember({"min-cut", "default"}));
   strategy->excludes(fw);
   cmd->callback([a, fw, strategy, &exit_code] {
@@ -123,15 +140,18 @@ void add_report_command(CLI::App& app, int& exit_code) {
       options.plain_text = a->flags.plain_text;
       options.export_mode = a->flags.export_mode;
       options.inductor_provenance = a->flags.inductor_provenance;
-      auto result = report::write_multi_rank_report(a->path, a->out, options, a->overwrite, a->strict);
+      auto result =
+          report::write_multi_rank_report(a->path, a->out, options, a->overwrite, a->strict);
       if (!result) {
         exit_code = report(result.errors());
         return;
       }
       for (const auto& [rank, r] : result->ranks)
-        print_report_summary(r, a->path + " rank " + std::to_string(rank), a->out + "/rank_" + std::to_string(rank), a->flags.verbose);
-      fmt::print("report: {}/index.html ({} ranks{})\n", a->out, result->ranks.size(),
-                 result->diverged() ? ", the ranks diverged: see the landing page" : ", no divergence");
+        print_report_summary(r, a->path + " rank " + std::to_string(rank),
+                             a->out + "/rank_" + std::to_string(rank), a->flags.verbose);
+      fmt::print(
+          "report: {}/index.html ({} ranks{})\n", a->out, result->ranks.size(),
+          result->diverged() ? ", the ranks diverged: see the landing page" : ", no divergence");
       exit_code = kExitOk;
       return;
     }
@@ -150,7 +170,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
       log_path = *log;
     } else {
       if (fw->count() > 0 || strategy->count() > 0) {
-        exit_code = report({error_message(a->path + ": --fw, --bw and --strategy apply to a graph file, and this is a log")});
+        exit_code = report({error_message(
+            a->path + ": --fw, --bw and --strategy apply to a graph file, and this is a log")});
         return;
       }
       auto log = report::resolve_log(a->path, a->latest);

@@ -43,8 +43,10 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   };
   auto a = std::make_shared<Args>();
   cmd->add_flag("--list", a->list, "list the models, their options and the policies");
-  cmd->add_flag("--joint", a->joint, "write the joint forward+backward graph, as AOTAutograd builds it");
-  cmd->add_option("-o,--output", a->output, "output file (.json for fxgraph-json), or - for stdout");
+  cmd->add_flag("--joint", a->joint,
+                "write the joint forward+backward graph, as AOTAutograd builds it");
+  cmd->add_option("-o,--output", a->output,
+                  "output file (.json for fxgraph-json), or - for stdout");
   a->model.add_to(*cmd);
   a->flags.add_to(*cmd);
   cmd->callback([a, &exit_code] {
@@ -64,8 +66,9 @@ void add_trace_command(CLI::App& app, int& exit_code) {
       exit_code = report(m.errors());
       return;
     }
-    std::string text = a->output.ends_with(".json") ? write_graph_json(*m)
-                                                     : print_readable(*m, a->flags.options(*m)).text + "\n";
+    std::string text = a->output.ends_with(".json")
+                           ? write_graph_json(*m)
+                           : print_readable(*m, a->flags.options(*m)).text + "\n";
     Status written = write_file_atomic(a->output, text);
     exit_code = written ? kExitOk : report(written.errors());
   });

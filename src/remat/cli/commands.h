@@ -20,7 +20,8 @@ inline constexpr int kExitCheckFailed = 1;
 int report(const Diagnostics& diagnostics);
 /// With `--strategy default`, the min-cut's options (`--budget`, `--pareto`, ...) would be
 /// ignored: an error naming the first of `options` that was given, if any.
-Status refuse_min_cut_options(std::string_view strategy, std::initializer_list<const CLI::Option*> options);
+Status refuse_min_cut_options(std::string_view strategy,
+                              std::initializer_list<const CLI::Option*> options);
 
 /// Parses the arguments (running the chosen verb's callback, which sets `exit_code`); --help and
 /// --version exit 0, usage errors 2.

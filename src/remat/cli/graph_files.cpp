@@ -18,7 +18,8 @@ int defining_line(std::string_view text, const std::string& name, bool readable)
   int line = 1;
   for (size_t start = 0; start < text.size(); ++line) {
     size_t nl = text.find('\n', start);
-    std::string_view l = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    std::string_view l =
+        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
     if (readable) {
       size_t at = l.find_first_not_of(' ');
       if (at != std::string_view::npos && l.substr(at).starts_with(name)) {
@@ -36,7 +37,8 @@ int defining_line(std::string_view text, const std::string& name, bool readable)
 
 }  // namespace
 
-Diagnostics target_diagnostics(const GraphModule& m, std::string_view text, const std::string& file, bool warning) {
+Diagnostics target_diagnostics(const GraphModule& m, std::string_view text, const std::string& file,
+                               bool warning) {
   Diagnostics out;
   bool readable = looks_like_readable(text);
   for (const auto& [node, problem] : target_problems(m.graph())) {
@@ -51,7 +53,8 @@ Diagnostics target_diagnostics(const GraphModule& m, std::string_view text, cons
 }
 
 Expected<GraphModule> read_graph(std::string_view text, const std::string& name, BadTargets bad) {
-  Expected<GraphModule> m = looks_like_readable(text) ? parse_readable(text, name) : read_graph_json(text, name);
+  Expected<GraphModule> m =
+      looks_like_readable(text) ? parse_readable(text, name) : read_graph_json(text, name);
   if (!m) return m;
   Diagnostics problems = target_diagnostics(*m, text, name, bad == BadTargets::Warn);
   if (problems.empty()) return m;
@@ -74,9 +77,10 @@ void PrintFlags::add_to(CLI::App& cmd) {
   colored_ = cmd.add_flag("--colored,!--no-colored", flags_.colored, "ANSI colors (or none)");
   cmd.add_option("--additional-meta", additional_meta_,
                  "comma-separated meta keys to show before each stack-trace comment");
-  show_meta_ = cmd.add_flag("--show-meta,!--no-show-meta", flags_.show_meta,
-                            "show every meta key above each node, FX_GRAPH_SHOW_META=1 (or not; a graph read "
-                            "from such text shows its blocks as read)");
+  show_meta_ = cmd.add_flag(
+      "--show-meta,!--no-show-meta", flags_.show_meta,
+      "show every meta key above each node, FX_GRAPH_SHOW_META=1 (or not; a graph read "
+      "from such text shows its blocks as read)");
   cmd.add_option("--tag-style", tag_style_,
                  "where recompute tags go: seed (own line, remat's default), inline-2025, "
                  "inline-2026, none")

@@ -14,15 +14,18 @@
 namespace remat::cli {
 
 /// What a verb does with a graph whose ATen targets are wrong (a misspelt overload, an operator
-/// libtorch lacks, the wrong arguments for a schema): print and info warn, verbs that compute refuse.
+/// libtorch lacks, the wrong arguments for a schema): print and info warn, verbs that compute
+/// refuse.
 enum class BadTargets { Warn, Refuse };
 
 /// A graph from print_readable text or fxgraph-json, told apart by content.
-Expected<GraphModule> read_graph(std::string_view text, const std::string& name, BadTargets bad = BadTargets::Refuse);
+Expected<GraphModule> read_graph(std::string_view text, const std::string& name,
+                                 BadTargets bad = BadTargets::Refuse);
 /// Reads a graph from `path` ("-" for stdin).
 Expected<GraphModule> load_graph(const std::string& path, BadTargets bad = BadTargets::Refuse);
 /// The target problems of `m` (read from `text`), each at the line of `text` that defines the node.
-Diagnostics target_diagnostics(const GraphModule& m, std::string_view text, const std::string& file, bool warning);
+Diagnostics target_diagnostics(const GraphModule& m, std::string_view text, const std::string& file,
+                               bool warning);
 
 /// Print flags named after print_readable's arguments (--include-stride, --tag-style, ...) and
 /// --style ERA. A graph read from text prints in the style it was written in; the flags given

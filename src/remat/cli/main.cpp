@@ -7,7 +7,8 @@
 
 int main(int argc, char** argv) {
 #ifdef REMAT_WITH_TORCH
-  if (argc >= 2 && std::string_view(argv[1]) == "check") return remat::cli::exec_check_helper(argc, argv);
+  if (argc >= 2 && std::string_view(argv[1]) == "check")
+    return remat::cli::exec_check_helper(argc, argv);
 #endif
   CLI::App app{
       "remat: FX graphs and activation checkpointing - see what is saved and what is "
@@ -28,9 +29,11 @@ int main(int argc, char** argv) {
   remat::cli::add_compile_command(app, exit_code);
 #ifdef REMAT_WITH_TORCH
   // Listed here for --help; `remat check ...` itself runs remat-check (see above).
-  app.add_subcommand("check",
-                     "Run a joint graph through libtorch's ATen and compare it with libtorch's autograd; with --fw F "
-                     "--bw B, compare a partition with its joint graph (remat check --help for the options).");
+  app.add_subcommand(
+      "check",
+      "Run a joint graph through libtorch's ATen and compare it with libtorch's autograd; with "
+      "--fw F "
+      "--bw B, compare a partition with its joint graph (remat check --help for the options).");
 #endif
   return remat::cli::run_app(app, argc, argv, exit_code);
 }

@@ -21,34 +21,50 @@ void ModelFlags::add_to(CLI::App& cmd) {
   models::ModelOptions& o = options;
   cmd.add_option("--model", model, "the model of the zoo (remat trace --list)");
   flags_ = {
-      {"layers", cmd.add_option("--layers", o.layers, "number of layers / blocks")->check(CLI::Range(1, 4096))},
+      {"layers", cmd.add_option("--layers", o.layers, "number of layers / blocks")
+                     ->check(CLI::Range(1, 4096))},
       {"checkpoint", cmd.add_option("--checkpoint", checkpoint, "none, each-layer or every:K")},
-      {"policy", cmd.add_option("--policy", o.policy, "selective-checkpointing policy for the regions (see remat trace --list)")},
+      {"policy",
+       cmd.add_option("--policy", o.policy,
+                      "selective-checkpointing policy for the regions (see remat trace --list)")},
       {"batch", cmd.add_option("--batch", o.batch, "batch size")->check(CLI::Range(1, 1 << 20))},
       {"seq", cmd.add_option("--seq", o.seq, "sequence length")->check(CLI::Range(1, 1 << 20))},
-      {"hidden", cmd.add_option("--hidden", o.hidden, "hidden width / channels")->check(CLI::Range(1, 1 << 20))},
+      {"hidden", cmd.add_option("--hidden", o.hidden, "hidden width / channels")
+                     ->check(CLI::Range(1, 1 << 20))},
       {"heads", cmd.add_option("--heads", o.heads, "attention heads")->check(CLI::Range(1, 4096))},
-      {"vocab", cmd.add_option("--vocab", o.vocab, "vocabulary size / classes")->check(CLI::Range(1, 1 << 24))},
-      {"image", cmd.add_option("--image", o.image, "image side in pixels")->check(CLI::Range(1, 1 << 14))},
-      {"activation", cmd.add_option("--activation", o.activation, "relu or gelu (mlp)")->check(CLI::IsMember({"relu", "gelu"}))},
-      {"layer_norm", cmd.add_flag("--layer-norm", o.layer_norm, "layer norm after each activation (mlp)")},
-      {"dropout", cmd.add_option("--dropout", o.dropout, "dropout probability, training mode (gpt2)")->check(CLI::Range(0.0, 1.0))},
-      {"device", cmd.add_option("--device", o.device, "device recorded in tensor metadata (cpu, cuda:0, ...)")},
+      {"vocab", cmd.add_option("--vocab", o.vocab, "vocabulary size / classes")
+                    ->check(CLI::Range(1, 1 << 24))},
+      {"image",
+       cmd.add_option("--image", o.image, "image side in pixels")->check(CLI::Range(1, 1 << 14))},
+      {"activation", cmd.add_option("--activation", o.activation, "relu or gelu (mlp)")
+                         ->check(CLI::IsMember({"relu", "gelu"}))},
+      {"layer_norm",
+       cmd.add_flag("--layer-norm", o.layer_norm, "layer norm after each activation (mlp)")},
+      {"dropout",
+       cmd.add_option("--dropout", o.dropout, "dropout probability, training mode (gpt2)")
+           ->check(CLI::Range(0.0, 1.0))},
+      {"device", cmd.add_option("--device", o.device,
+                                "device recorded in tensor metadata (cpu, cuda:0, ...)")},
   };
 }
 
 Expected<const models::ModelInfo*> ModelFlags::resolve(std::string_view verb) {
   const models::ModelInfo* info = models::find_model(model);
   if (!info) {
-    return error_message(model.empty() ? std::string(verb) + ": --model is required (see remat trace --list)"
-                                       : std::string(verb) + ": unknown model '" + model + "' (see remat trace --list)");
+    return error_message(model.empty()
+                             ? std::string(verb) + ": --model is required (see remat trace --list)"
+                             : std::string(verb) + ": unknown model '" + model +
+                                   "' (see remat trace --list)");
   }
   // A flag the model does not read would be silently ignored: say so instead.
   for (const auto& [field, option] : flags_) {
-    if (option->count() == 0 || std::find(info->options.begin(), info->options.end(), field) != info->options.end()) continue;
+    if (option->count() == 0 ||
+        std::find(info->options.begin(), info->options.end(), field) != info->options.end())
+      continue;
     std::string takes;
     for (std::string_view f : info->options) takes += (takes.empty() ? "" : " ") + flag_of(f);
-    return error_message(fmt::format("{}: {} does not apply to model '{}' (it takes: {})", verb, flag_of(field), info->name, takes));
+    return error_message(fmt::format("{}: {} does not apply to model '{}' (it takes: {})", verb,
+                                     flag_of(field), info->name, takes));
   }
   auto plan = models::CheckpointPlan::parse(checkpoint);
   if (!plan) return plan.errors();

@@ -29,7 +29,8 @@ struct ModelFlags {
   [[nodiscard]] std::string value_of(std::string_view field) const;
 
  private:
-  std::vector<std::pair<std::string_view, CLI::Option*>> flags_;  ///< ModelOptions field -> its flag
+  std::vector<std::pair<std::string_view, CLI::Option*>>
+      flags_;  ///< ModelOptions field -> its flag
 };
 
 }  // namespace remat::cli

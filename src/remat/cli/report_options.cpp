@@ -39,26 +39,31 @@ report::ReportOptions report_options_for(const std::string& log, std::string com
   localtime_r(&when, &tm);
   o.year = tm.tm_year + 1900;
   o.progress = [](uint64_t read, uint64_t total) {
-    std::fprintf(stderr, "report: read %.0f of %.0f MB\n", static_cast<double>(read) / (1 << 20), static_cast<double>(total) / (1 << 20));
+    std::fprintf(stderr, "report: read %.0f of %.0f MB\n", static_cast<double>(read) / (1 << 20),
+                 static_cast<double>(total) / (1 << 20));
   };
   return o;
 }
 
-void print_report_summary(const report::ReportResult& result, const std::string& log, const std::string& out,
-                          bool verbose) {
+void print_report_summary(const report::ReportResult& result, const std::string& log,
+                          const std::string& out, bool verbose) {
   const tracelog::TraceStats& s = result.stats;
   if (verbose) std::fprintf(stderr, "%s: %s\n", log.c_str(), s.summary().c_str());
   if (verbose || s.failures() || result.fail_parser || result.fail_key_conflict) {
     std::fprintf(stderr, "%s: %s\n", log.c_str(), s.describe().c_str());
-    for (const std::string& p : result.problems) std::fprintf(stderr, "%s:%s\n", log.c_str(), p.c_str());
+    for (const std::string& p : result.problems)
+      std::fprintf(stderr, "%s:%s\n", log.c_str(), p.c_str());
   }
   if (!result.unknown_fields.empty()) {
     std::string fields;
     for (const std::string& f : result.unknown_fields) fields += (fields.empty() ? "" : ", ") + f;
-    std::fprintf(stderr, "%s: unknown fields: %s (shown in raw.jsonl only)\n", log.c_str(), fields.c_str());
+    std::fprintf(stderr, "%s: unknown fields: %s (shown in raw.jsonl only)\n", log.c_str(),
+                 fields.c_str());
   }
-  if (result.compile_ids == 0) std::fprintf(stderr, "%s: no compile events (%s)\n", log.c_str(), s.describe().c_str());
-  fmt::print("report: {}/index.html ({} artifacts, {} records, {} bad lines)\n", out, result.artifacts, s.ok, s.failures());
+  if (result.compile_ids == 0)
+    std::fprintf(stderr, "%s: no compile events (%s)\n", log.c_str(), s.describe().c_str());
+  fmt::print("report: {}/index.html ({} artifacts, {} records, {} bad lines)\n", out,
+             result.artifacts, s.ok, s.failures());
 }
 
 }  // namespace remat::cli

@@ -20,7 +20,7 @@ report::ReportOptions report_options_for(const std::string& log, std::string com
 /// `report: OUT/index.html (N compile ids, M artifacts)` and tlparse's Stats line, on stderr
 /// when something was odd.
 /// With `verbose`, tlparse's Stats line and every bad line, even when nothing failed.
-void print_report_summary(const report::ReportResult& result, const std::string& log, const std::string& out,
-                          bool verbose = false);
+void print_report_summary(const report::ReportResult& result, const std::string& log,
+                          const std::string& out, bool verbose = false);
 
 }  // namespace remat::cli

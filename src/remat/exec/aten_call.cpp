@@ -41,39 +41,67 @@ c10::Scalar to_scalar(const Argument& a) {
 
 std::optional<c10::ScalarType> to_scalar_type(DType d) {
   switch (d) {
-    case DType::Bool: return c10::ScalarType::Bool;
-    case DType::UInt8: return c10::ScalarType::Byte;
-    case DType::Int8: return c10::ScalarType::Char;
-    case DType::Int16: return c10::ScalarType::Short;
-    case DType::Int32: return c10::ScalarType::Int;
-    case DType::Int64: return c10::ScalarType::Long;
-    case DType::Float16: return c10::ScalarType::Half;
-    case DType::BFloat16: return c10::ScalarType::BFloat16;
-    case DType::Float32: return c10::ScalarType::Float;
-    case DType::Float64: return c10::ScalarType::Double;
-    case DType::Complex32: return c10::ScalarType::ComplexHalf;
-    case DType::Complex64: return c10::ScalarType::ComplexFloat;
-    case DType::Complex128: return c10::ScalarType::ComplexDouble;
-    default: return std::nullopt;
+    case DType::Bool:
+      return c10::ScalarType::Bool;
+    case DType::UInt8:
+      return c10::ScalarType::Byte;
+    case DType::Int8:
+      return c10::ScalarType::Char;
+    case DType::Int16:
+      return c10::ScalarType::Short;
+    case DType::Int32:
+      return c10::ScalarType::Int;
+    case DType::Int64:
+      return c10::ScalarType::Long;
+    case DType::Float16:
+      return c10::ScalarType::Half;
+    case DType::BFloat16:
+      return c10::ScalarType::BFloat16;
+    case DType::Float32:
+      return c10::ScalarType::Float;
+    case DType::Float64:
+      return c10::ScalarType::Double;
+    case DType::Complex32:
+      return c10::ScalarType::ComplexHalf;
+    case DType::Complex64:
+      return c10::ScalarType::ComplexFloat;
+    case DType::Complex128:
+      return c10::ScalarType::ComplexDouble;
+    default:
+      return std::nullopt;
   }
 }
 
 DType from_scalar_type(c10::ScalarType s) {
   switch (s) {
-    case c10::ScalarType::Bool: return DType::Bool;
-    case c10::ScalarType::Byte: return DType::UInt8;
-    case c10::ScalarType::Char: return DType::Int8;
-    case c10::ScalarType::Short: return DType::Int16;
-    case c10::ScalarType::Int: return DType::Int32;
-    case c10::ScalarType::Long: return DType::Int64;
-    case c10::ScalarType::Half: return DType::Float16;
-    case c10::ScalarType::BFloat16: return DType::BFloat16;
-    case c10::ScalarType::Float: return DType::Float32;
-    case c10::ScalarType::Double: return DType::Float64;
-    case c10::ScalarType::ComplexHalf: return DType::Complex32;
-    case c10::ScalarType::ComplexFloat: return DType::Complex64;
-    case c10::ScalarType::ComplexDouble: return DType::Complex128;
-    default: return DType::Unknown;
+    case c10::ScalarType::Bool:
+      return DType::Bool;
+    case c10::ScalarType::Byte:
+      return DType::UInt8;
+    case c10::ScalarType::Char:
+      return DType::Int8;
+    case c10::ScalarType::Short:
+      return DType::Int16;
+    case c10::ScalarType::Int:
+      return DType::Int32;
+    case c10::ScalarType::Long:
+      return DType::Int64;
+    case c10::ScalarType::Half:
+      return DType::Float16;
+    case c10::ScalarType::BFloat16:
+      return DType::BFloat16;
+    case c10::ScalarType::Float:
+      return DType::Float32;
+    case c10::ScalarType::Double:
+      return DType::Float64;
+    case c10::ScalarType::ComplexHalf:
+      return DType::Complex32;
+    case c10::ScalarType::ComplexFloat:
+      return DType::Complex64;
+    case c10::ScalarType::ComplexDouble:
+      return DType::Complex128;
+    default:
+      return DType::Unknown;
   }
 }
 
@@ -82,8 +110,9 @@ std::optional<c10::OperatorHandle> find_aten_op(std::string_view target) {
   size_t first = target.find('.');
   if (first == std::string_view::npos) return std::nullopt;
   size_t last = target.rfind('.');
-  std::string name = std::string(target.substr(0, first)) + "::" +
-                     std::string(target.substr(first + 1, (last == first ? target.size() : last) - first - 1));
+  std::string name =
+      std::string(target.substr(0, first)) + "::" +
+      std::string(target.substr(first + 1, (last == first ? target.size() : last) - first - 1));
   std::string overload = last == first ? "" : std::string(target.substr(last + 1));
   if (overload == "default") overload.clear();
   auto handle = c10::Dispatcher::singleton().findSchema({name, overload});
@@ -101,8 +130,10 @@ Expected<c10::IValue> to_ivalue(const Argument& arg, const c10::Argument& schema
     case c10::TypeKind::TensorType: {
       // A Python number in a Tensor position: a wrapped-number tensor, as Python passes it.
       if (!arg.is(ArgKind::Int) && !arg.is(ArgKind::Float) && !arg.is(ArgKind::Bool)) break;
-      at::Tensor t = at::scalar_tensor(to_scalar(arg), at::TensorOptions().dtype(
-          arg.is(ArgKind::Bool) ? at::kBool : arg.is(ArgKind::Int) ? at::kLong : at::kDouble));
+      at::Tensor t = at::scalar_tensor(
+          to_scalar(arg), at::TensorOptions().dtype(arg.is(ArgKind::Bool)  ? at::kBool
+                                                    : arg.is(ArgKind::Int) ? at::kLong
+                                                                           : at::kDouble));
       t.unsafeGetTensorImpl()->set_wrapped_number(true);
       return c10::IValue(t);
     }
@@ -138,14 +169,19 @@ Expected<c10::IValue> to_ivalue(const Argument& arg, const c10::Argument& schema
       if (element->kind() == c10::TypeKind::BoolType) {
         c10::List<bool> v;
         for (const Argument& e : arg.elements()) v.push_back(e.as_bool());
-        if (schema_arg.N() && static_cast<int64_t>(v.size()) != *schema_arg.N()) return error_message("expected " + std::to_string(*schema_arg.N()) + " booleans for " + schema_arg.name());
+        if (schema_arg.N() && static_cast<int64_t>(v.size()) != *schema_arg.N())
+          return error_message("expected " + std::to_string(*schema_arg.N()) + " booleans for " +
+                               schema_arg.name());
         return c10::IValue(v);
       }
-      if (element->kind() == c10::TypeKind::IntType || element->kind() == c10::TypeKind::SymIntType) {
+      if (element->kind() == c10::TypeKind::IntType ||
+          element->kind() == c10::TypeKind::SymIntType) {
         std::vector<int64_t> v;
         for (const Argument& e : arg.elements()) {
-          if (e.is_node()) v.push_back(values(e.as_node()).toInt());
-          else v.push_back(e.as_int());
+          if (e.is_node())
+            v.push_back(values(e.as_node()).toInt());
+          else
+            v.push_back(e.as_int());
         }
         return c10::IValue(v);
       }
@@ -157,8 +193,10 @@ Expected<c10::IValue> to_ivalue(const Argument& arg, const c10::Argument& schema
       if (element->kind() == c10::TypeKind::OptionalType) {
         c10::List<c10::optional<at::Tensor>> v;
         for (const Argument& e : arg.elements()) {
-          if (e.is_none()) v.push_back(c10::nullopt);
-          else v.push_back(values(e.as_node()).toTensor());
+          if (e.is_none())
+            v.push_back(c10::nullopt);
+          else
+            v.push_back(values(e.as_node()).toTensor());
         }
         return c10::IValue(v);
       }
@@ -167,11 +205,13 @@ Expected<c10::IValue> to_ivalue(const Argument& arg, const c10::Argument& schema
     default:
       break;
   }
-  if (arg.is(ArgKind::DType)) return c10::IValue(static_cast<int64_t>(*to_scalar_type(arg.as_dtype())));
+  if (arg.is(ArgKind::DType))
+    return c10::IValue(static_cast<int64_t>(*to_scalar_type(arg.as_dtype())));
   if (arg.is(ArgKind::Int)) return c10::IValue(arg.as_int());
   if (arg.is(ArgKind::Float)) return c10::IValue(arg.as_float());
   if (arg.is(ArgKind::Bool)) return c10::IValue(arg.as_bool());
-  return error_message("cannot pass a " + std::string(arg_kind_name(arg.kind())) + " as " + type->str() + " " + schema_arg.name());
+  return error_message("cannot pass a " + std::string(arg_kind_name(arg.kind())) + " as " +
+                       type->str() + " " + schema_arg.name());
 }
 
 Expected<std::vector<c10::IValue>> call_aten(const c10::OperatorHandle& op,
@@ -192,7 +232,8 @@ Expected<std::vector<c10::IValue>> call_aten(const c10::OperatorHandle& op,
       }
     }
     if (!given) {
-      if (!params[i].default_value()) return error_message(schema.name() + ": missing argument " + params[i].name());
+      if (!params[i].default_value())
+        return error_message(schema.name() + ": missing argument " + params[i].name());
       stack.push_back(*params[i].default_value());
       continue;
     }
@@ -207,7 +248,8 @@ Expected<std::vector<c10::IValue>> call_aten(const c10::OperatorHandle& op,
     // The dispatcher's messages run to dozens of lines (every backend it knows); the first says it.
     std::string message = e.what_without_backtrace();
     message = message.substr(0, message.find('\n'));
-    if (message.size() > 200 && message.find(". ") != std::string::npos) message = message.substr(0, message.find(". ") + 1);
+    if (message.size() > 200 && message.find(". ") != std::string::npos)
+      message = message.substr(0, message.find(". ") + 1);
     return error_message(schema.name() + ": " + message);
   }
   return stack;

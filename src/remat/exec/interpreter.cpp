@@ -13,7 +13,8 @@ namespace remat::exec {
 namespace {
 
 Diagnostic node_error(const Node& n, std::string message) {
-  return error_message("node " + n.name() + " (" + std::string(n.target().view()) + "): " + std::move(message));
+  return error_message("node " + n.name() + " (" + std::string(n.target().view()) +
+                       "): " + std::move(message));
 }
 
 std::optional<int64_t> as_int(const c10::IValue& v) {
@@ -26,18 +27,21 @@ std::optional<int64_t> as_int(const c10::IValue& v) {
 Expected<c10::IValue> run_builtin(const Node& n, const std::vector<c10::IValue>& args) {
   std::string_view t = n.target().view();
   if (t == "operator.getitem") {
-    if (args.size() != 2 || !args[1].isInt()) return node_error(n, "getitem needs a container and an int");
+    if (args.size() != 2 || !args[1].isInt())
+      return node_error(n, "getitem needs a container and an int");
     int64_t i = args[1].toInt();
     if (args[0].isTuple()) {
       const auto& elems = args[0].toTupleRef().elements();
       if (i < 0) i += static_cast<int64_t>(elems.size());
-      if (i < 0 || i >= static_cast<int64_t>(elems.size())) return node_error(n, "index out of range");
+      if (i < 0 || i >= static_cast<int64_t>(elems.size()))
+        return node_error(n, "index out of range");
       return elems[i];
     }
     if (args[0].isList()) {
       auto list = args[0].toListRef();
       if (i < 0) i += static_cast<int64_t>(list.size());
-      if (i < 0 || i >= static_cast<int64_t>(list.size())) return node_error(n, "index out of range");
+      if (i < 0 || i >= static_cast<int64_t>(list.size()))
+        return node_error(n, "index out of range");
       return list[i];
     }
     return node_error(n, "getitem of a " + args[0].tagKind());
@@ -46,7 +50,10 @@ Expected<c10::IValue> run_builtin(const Node& n, const std::vector<c10::IValue>&
       {"operator.add", [](int64_t a, int64_t b) { return a + b; }},
       {"operator.sub", [](int64_t a, int64_t b) { return a - b; }},
       {"operator.mul", [](int64_t a, int64_t b) { return a * b; }},
-      {"operator.floordiv", [](int64_t a, int64_t b) { return b == 0 ? 0 : (a / b - ((a % b != 0) && ((a < 0) != (b < 0)))); }},
+      {"operator.floordiv",
+       [](int64_t a, int64_t b) {
+         return b == 0 ? 0 : (a / b - ((a % b != 0) && ((a < 0) != (b < 0))));
+       }},
       {"operator.mod", [](int64_t a, int64_t b) { return b == 0 ? 0 : ((a % b) + b) % b; }},
   };
   for (auto [name, fn] : kBinary) {
@@ -56,7 +63,8 @@ Expected<c10::IValue> run_builtin(const Node& n, const std::vector<c10::IValue>&
     if (!a || !b) return node_error(n, "integer arithmetic on non-integers");
     return c10::IValue(fn(*a, *b));
   }
-  if (t == "operator.neg" && args.size() == 1 && as_int(args[0])) return c10::IValue(-*as_int(args[0]));
+  if (t == "operator.neg" && args.size() == 1 && as_int(args[0]))
+    return c10::IValue(-*as_int(args[0]));
   return node_error(n, "unsupported Python builtin " + std::string(t));
 }
 
@@ -81,10 +89,13 @@ Status check_against_meta(const Node& n, const c10::IValue& v) {
   auto want = shape_rules::concrete(*t);
   std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().end());
   if (sizes != want.sizes) {
-    return node_error(n, "computed sizes " + shape_rules::shape_text(sizes) + " but the metadata says " + shape_rules::shape_text(want.sizes));
+    return node_error(n, "computed sizes " + shape_rules::shape_text(sizes) +
+                             " but the metadata says " + shape_rules::shape_text(want.sizes));
   }
   if (t->dtype != DType::Unknown && from_scalar_type(x.scalar_type()) != t->dtype) {
-    return node_error(n, "computed dtype " + std::string(dtype_name(from_scalar_type(x.scalar_type()))) + " but the metadata says " + std::string(dtype_name(t->dtype)));
+    return node_error(n, "computed dtype " +
+                             std::string(dtype_name(from_scalar_type(x.scalar_type()))) +
+                             " but the metadata says " + std::string(dtype_name(t->dtype)));
   }
   if (t->strides() && x.numel() > 1) {
     std::vector<int64_t> strides(x.strides().begin(), x.strides().end());
@@ -92,7 +103,8 @@ Status check_against_meta(const Node& n, const c10::IValue& v) {
       if (sizes[i] == 1) strides[i] = want.strides[i] = 0;
     }
     if (strides != want.strides) {
-      return node_error(n, "computed strides " + shape_rules::shape_text(strides) + " but the metadata says " + shape_rules::shape_text(want.strides));
+      return node_error(n, "computed strides " + shape_rules::shape_text(strides) +
+                               " but the metadata says " + shape_rules::shape_text(want.strides));
     }
   }
   return {};
@@ -105,9 +117,12 @@ Expected<c10::IValue> run_with_rng(const Node& n, bool with_state,
                                    const absl::flat_hash_map<const Node*, c10::IValue>& values) {
   std::span<const Argument> args = n.args();
   size_t op_at = with_state ? 1 : 0;
-  if (args.size() <= op_at || !args[op_at].is(ArgKind::Op)) return node_error(n, "expects an operator argument");
+  if (args.size() <= op_at || !args[op_at].is(ArgKind::Op))
+    return node_error(n, "expects an operator argument");
   auto op = find_aten_op(args[op_at].as_text());
-  if (!op) return node_error(n, "the installed ATen has no operator " + std::string(args[op_at].as_text()));
+  if (!op)
+    return node_error(n,
+                      "the installed ATen has no operator " + std::string(args[op_at].as_text()));
   auto value_of = [&](const Node* x) -> c10::IValue { return values.at(x); };
   at::Generator gen = at::detail::getDefaultCPUGenerator();
   at::Tensor saved;
@@ -115,13 +130,16 @@ Expected<c10::IValue> run_with_rng(const Node& n, bool with_state,
     std::lock_guard<std::mutex> lock(gen.mutex());
     saved = gen.get_state();
     if (with_state) {
-      if (!args[0].is_node() || !values.at(args[0].as_node()).isTensor()) return node_error(n, "expects an RNG state tensor");
+      if (!args[0].is_node() || !values.at(args[0].as_node()).isTensor())
+        return node_error(n, "expects an RNG state tensor");
       gen.set_state(values.at(args[0].as_node()).toTensor());
     }
   }
   auto out = call_aten(*op, args.subspan(op_at + 1), n.kwargs(), value_of, c10::Device(c10::kCPU));
   if (!out) return node_error(n, out.errors().front().message);
-  c10::IValue result = op->schema().returns().size() == 1 ? std::move((*out)[0]) : c10::ivalue::Tuple::create(std::move(*out));
+  c10::IValue result = op->schema().returns().size() == 1
+                           ? std::move((*out)[0])
+                           : c10::ivalue::Tuple::create(std::move(*out));
   if (with_state) {
     std::lock_guard<std::mutex> lock(gen.mutex());
     gen.set_state(saved);
@@ -159,17 +177,22 @@ Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
         c10::IValue result;
         if (target.starts_with("operator.") || target.starts_with("_operator.")) {
           std::vector<c10::IValue> args;
-          for (const Argument& a : n->args()) args.push_back(a.is_node() ? values.at(a.as_node()) : literal(a));
+          for (const Argument& a : n->args())
+            args.push_back(a.is_node() ? values.at(a.as_node()) : literal(a));
           auto r = run_builtin(*n, args);
           if (!r) return std::move(r).take_errors();
           result = std::move(*r);
-        } else if (target == "higher_order.run_and_save_rng_state" || target == "higher_order.run_with_rng_state") {
+        } else if (target == "higher_order.run_and_save_rng_state" ||
+                   target == "higher_order.run_with_rng_state") {
           auto r = run_with_rng(*n, target == "higher_order.run_with_rng_state", values);
           if (!r) return std::move(r).take_errors();
           result = std::move(*r);
         } else {
           auto op = find_aten_op(target);
-          if (!op) return node_error(*n, "the installed ATen (libtorch " TORCH_VERSION ") has no operator " + std::string(target));
+          if (!op)
+            return node_error(*n, "the installed ATen (libtorch " TORCH_VERSION
+                                  ") has no operator " +
+                                      std::string(target));
           auto out = call_aten(*op, n->args(), n->kwargs(), value_of, c10::Device(c10::kCPU));
           if (!out) return node_error(*n, out.errors().front().message);
           if (op->schema().returns().size() == 1) {
@@ -189,11 +212,16 @@ Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
       }
       case OpKind::Output: {
         std::vector<c10::IValue> out;
-        for (const Argument& a : module.outputs()) out.push_back(a.is_node() ? values.at(a.as_node()) : literal(a));
+        for (const Argument& a : module.outputs())
+          out.push_back(a.is_node() ? values.at(a.as_node()) : literal(a));
         return out;
       }
       default:
-        return node_error(*n, "the executor does not run " + std::string(n->op() == OpKind::GetAttr ? "get_attr" : "call_method/call_module") + " nodes");
+        return node_error(
+            *n,
+            "the executor does not run " +
+                std::string(n->op() == OpKind::GetAttr ? "get_attr" : "call_method/call_module") +
+                " nodes");
     }
   }
   return std::vector<c10::IValue>{};
@@ -209,7 +237,8 @@ Expected<std::vector<c10::IValue>> random_inputs(const GraphModule& module, uint
       continue;
     }
     const TensorMeta* t = p->meta.tensor();
-    if (!t) return node_error(*p, "a placeholder without tensor metadata cannot be given a random value");
+    if (!t)
+      return node_error(*p, "a placeholder without tensor metadata cannot be given a random value");
     shape_rules::ConcreteTensor c;
     try {
       c = shape_rules::concrete(*t);
@@ -222,17 +251,28 @@ Expected<std::vector<c10::IValue>> random_inputs(const GraphModule& module, uint
     int64_t bound = 2;
     for (const Node* u : p->users()) {
       std::string_view target = u->target().view();
-      auto arg_is = [&](size_t i) { return u->args().size() > i && u->args()[i].is_node() && u->args()[i].as_node() == p; };
+      auto arg_is = [&](size_t i) {
+        return u->args().size() > i && u->args()[i].is_node() && u->args()[i].as_node() == p;
+      };
       auto size_of_arg = [&](size_t i, int64_t dim) -> std::optional<int64_t> {
-        if (u->args().size() <= i || !u->args()[i].is_node() || !u->args()[i].as_node()->meta.tensor()) return std::nullopt;
+        if (u->args().size() <= i || !u->args()[i].is_node() ||
+            !u->args()[i].as_node()->meta.tensor())
+          return std::nullopt;
         auto s = shape_rules::concrete(*u->args()[i].as_node()->meta.tensor()).sizes;
         if (s.empty()) return std::nullopt;
         return s[dim < 0 ? s.size() + dim : dim];
       };
-      if (target == "aten.embedding.default" && arg_is(1)) bound = size_of_arg(0, 0).value_or(bound);
-      if ((target == "aten.nll_loss_forward.default" || target == "aten.nll_loss2d_forward.default") && arg_is(1)) bound = size_of_arg(0, -1).value_or(bound);
-      if (target == "aten.nll_loss_backward.default" && arg_is(2)) bound = size_of_arg(1, -1).value_or(bound);
-      if (target == "aten.embedding_dense_backward.default" && arg_is(1) && u->args().size() > 2 && u->args()[2].is(ArgKind::Int)) bound = u->args()[2].as_int();
+      if (target == "aten.embedding.default" && arg_is(1))
+        bound = size_of_arg(0, 0).value_or(bound);
+      if ((target == "aten.nll_loss_forward.default" ||
+           target == "aten.nll_loss2d_forward.default") &&
+          arg_is(1))
+        bound = size_of_arg(0, -1).value_or(bound);
+      if (target == "aten.nll_loss_backward.default" && arg_is(2))
+        bound = size_of_arg(1, -1).value_or(bound);
+      if (target == "aten.embedding_dense_backward.default" && arg_is(1) && u->args().size() > 2 &&
+          u->args()[2].is(ArgKind::Int))
+        bound = u->args()[2].as_int();
     }
     at::Tensor x = at::empty_strided(c.sizes, c.strides, at::TensorOptions().dtype(*dtype));
     if (at::isFloatingType(*dtype) || at::isComplexType(*dtype)) {

@@ -14,7 +14,6 @@
 namespace remat::exec {
 namespace {
 
-
 Comparison compare(std::string what, const c10::IValue& expected, const c10::IValue& actual,
                    const CheckOptions& o) {
   Comparison c;
@@ -24,7 +23,8 @@ Comparison compare(std::string what, const c10::IValue& expected, const c10::IVa
   if (e_none || a_none) {
     // An absent gradient equals a zero one.
     const c10::IValue& other = e_none ? actual : expected;
-    if (!(e_none && a_none) && !(other.isTensor() && other.toTensor().abs().max().item<double>() == 0)) {
+    if (!(e_none && a_none) &&
+        !(other.isTensor() && other.toTensor().abs().max().item<double>() == 0)) {
       c.ok = false;
       c.problem = e_none ? "expected None, got a value" : "expected a value, got None";
     }
@@ -38,12 +38,14 @@ Comparison compare(std::string what, const c10::IValue& expected, const c10::IVa
   at::Tensor e = expected.toTensor().detach(), a = actual.toTensor().detach();
   if (e.sizes() != a.sizes()) {
     c.ok = false;
-    c.problem = fmt::format("sizes differ: expected {}, got {}", fmt::join(e.sizes(), ","), fmt::join(a.sizes(), ","));
+    c.problem = fmt::format("sizes differ: expected {}, got {}", fmt::join(e.sizes(), ","),
+                            fmt::join(a.sizes(), ","));
     return c;
   }
   if (e.scalar_type() != a.scalar_type()) {
     c.ok = false;
-    c.problem = std::string("dtypes differ: expected ") + c10::toString(e.scalar_type()) + ", got " + c10::toString(a.scalar_type());
+    c.problem = std::string("dtypes differ: expected ") + c10::toString(e.scalar_type()) +
+                ", got " + c10::toString(a.scalar_type());
     return c;
   }
   if (e.numel() == 0) return c;
@@ -67,14 +69,15 @@ std::string describe_output(const GraphModule& m, size_t i, const Argument& valu
   const Node* out = m.graph().output_node();
   std::string name = value.is_node() ? value.as_node()->name() : "None";
   const Argument& desc = out ? out->meta.desc() : Argument::none();
-  if (desc.is(ArgKind::List) && i < desc.elements().size() && desc.elements()[i].is(ArgKind::String)) {
+  if (desc.is(ArgKind::List) && i < desc.elements().size() &&
+      desc.elements()[i].is(ArgKind::String)) {
     return name + " (" + std::string(desc.elements()[i].as_text()) + ")";
   }
   return name;
 }
 
-
-Expected<std::vector<c10::IValue>> run_seeded(const GraphModule& m, const std::vector<c10::IValue>& inputs,
+Expected<std::vector<c10::IValue>> run_seeded(const GraphModule& m,
+                                              const std::vector<c10::IValue>& inputs,
                                               const CheckOptions& o, RunOptions run) {
   at::manual_seed(o.seed + 1);  // the same random-op draws in every run compared
   if (o.progress) {
@@ -114,15 +117,16 @@ std::string CheckReport::text() const {
   size_t bad = 0;
   for (const Comparison& c : comparisons) {
     bad += !c.ok;
-    out += fmt::format("{} {}: max abs {:.3g}, max rel {:.3g}{}\n", c.ok ? "ok  " : "FAIL", c.what, c.max_abs,
-                       c.max_rel, c.problem.empty() ? "" : " (" + c.problem + ")");
+    out += fmt::format("{} {}: max abs {:.3g}, max rel {:.3g}{}\n", c.ok ? "ok  " : "FAIL", c.what,
+                       c.max_abs, c.max_rel, c.problem.empty() ? "" : " (" + c.problem + ")");
   }
   out += fmt::format("check: {} values compared, {} beyond tolerance\n", comparisons.size(), bad);
   return out;
 }
 
 Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& o) {
-  if (Status shape = check_joint_shape(joint, /*needs_tangents=*/false); !shape) return shape.errors();
+  if (Status shape = check_joint_shape(joint, /*needs_tangents=*/false); !shape)
+    return shape.errors();
   auto inputs = random_inputs(joint, o.seed);
   if (!inputs) return std::move(inputs).take_errors();
   auto joint_out = run_seeded(joint, *inputs, o, {.grad_mode = false, .check_metadata = true});
@@ -131,14 +135,17 @@ Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& 
   std::vector<Argument> outputs = joint.outputs();
   std::vector<Node*> placeholders = joint.graph().placeholders();
   std::vector<size_t> primal_index, tangent_index;
-  for (size_t i = 0; i < placeholders.size(); ++i) (is_tangent(*placeholders[i]) ? tangent_index : primal_index).push_back(i);
+  for (size_t i = 0; i < placeholders.size(); ++i)
+    (is_tangent(*placeholders[i]) ? tangent_index : primal_index).push_back(i);
   // The reference: autograd through the forward part, on the same primals and tangents.
   std::vector<c10::IValue> ref_inputs = *inputs;
   std::vector<at::Tensor> wrt;
   std::vector<size_t> wrt_primal;
   for (size_t k = 0; k < primal_index.size(); ++k) {
     c10::IValue& v = ref_inputs[primal_index[k]];
-    if (!outputs[num_fwd + k].is_node() || !v.isTensor() || !at::isFloatingType(v.toTensor().scalar_type())) continue;
+    if (!outputs[num_fwd + k].is_node() || !v.isTensor() ||
+        !at::isFloatingType(v.toTensor().scalar_type()))
+      continue;
     at::Tensor leaf = v.toTensor().detach().clone().requires_grad_(true);
     v = leaf;
     wrt.push_back(leaf);
@@ -149,7 +156,8 @@ Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& 
   if (!fwd_out) return std::move(fwd_out).take_errors();
   CheckReport report;
   for (size_t i = 0; i < num_fwd; ++i) {
-    report.comparisons.push_back(compare("forward output " + describe_output(joint, i, outputs[i]), (*fwd_out)[i], (*joint_out)[i], o));
+    report.comparisons.push_back(compare("forward output " + describe_output(joint, i, outputs[i]),
+                                         (*fwd_out)[i], (*joint_out)[i], o));
   }
   // Tangents pair with the forward outputs that require grad, in order.
   std::vector<at::Tensor> roots, tangents;
@@ -163,7 +171,8 @@ Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& 
   std::vector<at::Tensor> grads;
   if (!roots.empty() && !wrt.empty()) {
     try {
-      grads = torch::autograd::grad(roots, wrt, tangents, /*retain_graph=*/false, /*create_graph=*/false, /*allow_unused=*/true);
+      grads = torch::autograd::grad(roots, wrt, tangents, /*retain_graph=*/false,
+                                    /*create_graph=*/false, /*allow_unused=*/true);
     } catch (const c10::Error& e) {
       return error_message(std::string("libtorch autograd failed: ") + e.what_without_backtrace());
     }
@@ -173,7 +182,9 @@ Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& 
     c10::IValue expected;
     auto it = std::find(wrt_primal.begin(), wrt_primal.end(), k);
     if (it != wrt_primal.end() && !grads.empty()) expected = grads[it - wrt_primal.begin()];
-    report.comparisons.push_back(compare("gradient " + describe_output(joint, num_fwd + k, outputs[num_fwd + k]), expected, actual, o));
+    report.comparisons.push_back(
+        compare("gradient " + describe_output(joint, num_fwd + k, outputs[num_fwd + k]), expected,
+                actual, o));
   }
   return report;
 }
@@ -186,17 +197,23 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
   if (!joint_out) return std::move(joint_out).take_errors();
   std::vector<Node*> placeholders = joint.graph().placeholders();
   std::vector<c10::IValue> primals, tangents;
-  for (size_t i = 0; i < placeholders.size(); ++i) (is_tangent(*placeholders[i]) ? tangents : primals).push_back((*inputs)[i]);
+  for (size_t i = 0; i < placeholders.size(); ++i)
+    (is_tangent(*placeholders[i]) ? tangents : primals).push_back((*inputs)[i]);
   if (forward.graph().placeholders().size() != primals.size()) {
-    return error_message("the forward graph takes " + std::to_string(forward.graph().placeholders().size()) + " inputs; the joint graph has " + std::to_string(primals.size()) + " primals");
+    return error_message(
+        "the forward graph takes " + std::to_string(forward.graph().placeholders().size()) +
+        " inputs; the joint graph has " + std::to_string(primals.size()) + " primals");
   }
   auto fw_out = run_seeded(forward, primals, o, {});
   if (!fw_out) return std::move(fw_out).take_errors();
-  // The backward's inputs: the saved values (the forward's outputs after its real ones), then tangents.
+  // The backward's inputs: the saved values (the forward's outputs after its real ones), then
+  // tangents.
   std::vector<Node*> bw_placeholders = backward.graph().placeholders();
   size_t saved = 0;
   for (const Node* p : bw_placeholders) saved += !is_tangent(*p);
-  if (saved > fw_out->size()) return error_message("the backward graph reads more saved values than the forward graph returns");
+  if (saved > fw_out->size())
+    return error_message(
+        "the backward graph reads more saved values than the forward graph returns");
   size_t num_real = fw_out->size() - saved;
   // Saved values pair by name (the backward's placeholder is named after the forward value);
   // otherwise by position after the forward's real outputs.
@@ -209,7 +226,8 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
   size_t next_saved = num_real, next_tangent = 0;
   for (const Node* p : bw_placeholders) {
     if (is_tangent(*p)) {
-      if (next_tangent >= tangents.size()) return error_message("the backward graph takes more tangents than the joint graph has");
+      if (next_tangent >= tangents.size())
+        return error_message("the backward graph takes more tangents than the joint graph has");
       bw_inputs.push_back(tangents[next_tangent++]);
     } else {
       auto it = by_name.find(p->name());
@@ -222,16 +240,20 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
   size_t num_fwd = num_forward_outputs(joint);
   std::vector<Argument> outputs = joint.outputs();
   if (num_real != num_fwd || bw_out->size() + num_fwd != joint_out->size()) {
-    return error_message("the partition does not match the joint graph: forward returns " + std::to_string(num_real) +
-                 " outputs (joint: " + std::to_string(num_fwd) + "), backward " + std::to_string(bw_out->size()) +
-                 " gradients (joint: " + std::to_string(joint_out->size() - num_fwd) + ")");
+    return error_message("the partition does not match the joint graph: forward returns " +
+                         std::to_string(num_real) + " outputs (joint: " + std::to_string(num_fwd) +
+                         "), backward " + std::to_string(bw_out->size()) +
+                         " gradients (joint: " + std::to_string(joint_out->size() - num_fwd) + ")");
   }
   CheckReport report;
   for (size_t i = 0; i < num_fwd; ++i) {
-    report.comparisons.push_back(compare("forward output " + describe_output(joint, i, outputs[i]), (*joint_out)[i], (*fw_out)[i], o));
+    report.comparisons.push_back(compare("forward output " + describe_output(joint, i, outputs[i]),
+                                         (*joint_out)[i], (*fw_out)[i], o));
   }
   for (size_t k = 0; k < bw_out->size(); ++k) {
-    report.comparisons.push_back(compare("gradient " + describe_output(joint, num_fwd + k, outputs[num_fwd + k]), (*joint_out)[num_fwd + k], (*bw_out)[k], o));
+    report.comparisons.push_back(
+        compare("gradient " + describe_output(joint, num_fwd + k, outputs[num_fwd + k]),
+                (*joint_out)[num_fwd + k], (*bw_out)[k], o));
   }
   return report;
 }

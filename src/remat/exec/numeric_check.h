@@ -45,6 +45,7 @@ Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& 
 /// Runs `forward` on the joint's primals, then `backward` on its saved values and the same
 /// tangents, and compares every output and gradient with the joint graph's.
 Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModule& forward,
-                                      const GraphModule& backward, const CheckOptions& options = {});
+                                      const GraphModule& backward,
+                                      const CheckOptions& options = {});
 
 }  // namespace remat::exec

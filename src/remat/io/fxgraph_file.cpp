@@ -20,7 +20,9 @@ Expected<FxgraphDocument> wrap(Expected<T> r) {
 std::optional<std::string_view> leading_schema_tag(std::string_view text) {
   size_t i = 0;
   auto skip_space = [&] {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+    while (i < text.size() &&
+           (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+      ++i;
   };
   auto expect = [&](std::string_view token) {
     skip_space();
@@ -33,7 +35,8 @@ std::optional<std::string_view> leading_schema_tag(std::string_view text) {
   if (end == std::string_view::npos || text[end] != '"') return std::nullopt;
   std::string_view tag = text.substr(i, end - i);
   for (char c : tag) {
-    if (static_cast<unsigned char>(c) < 0x20) return std::nullopt;  // invalid JSON: let the parser say so
+    if (static_cast<unsigned char>(c) < 0x20)
+      return std::nullopt;  // invalid JSON: let the parser say so
   }
   return tag;
 }

@@ -661,7 +661,8 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
             if (t) style.tag_style = *t;
             known = t.has_value();
           }
-          if (!known) return r_.fail(tp, "unknown " + std::string(tk) + " \"" + std::string(name) + "\"");
+          if (!known)
+            return r_.fail(tp, "unknown " + std::string(tk) + " \"" + std::string(name) + "\"");
           continue;
         }
         if (tk == "additional_meta") {
@@ -700,7 +701,8 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
         } else if (ck == "in_args") {
           if (!r_.get_string_list(cv, p.field("in_args"), m.codegen.in_args)) return false;
         } else if (ck == "in_spec" || ck == "out_spec") {
-          if (!r_.get_bool(cv, p.field(ck), ck == "in_spec" ? m.codegen.in_spec : m.codegen.out_spec))
+          if (!r_.get_bool(cv, p.field(ck),
+                           ck == "in_spec" ? m.codegen.in_spec : m.codegen.out_spec))
             return false;
         } else {
           return r_.fail(p.field(ck), "unknown codegen key");

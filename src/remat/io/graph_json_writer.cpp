@@ -2,8 +2,8 @@
 #include <cmath>
 
 #include "remat/io/graph_json.h"
-#include "remat/support/json_text.h"
 #include "remat/support/file_io.h"
+#include "remat/support/json_text.h"
 
 namespace remat {
 namespace {

@@ -80,10 +80,12 @@ void* new_flagged_block(T items, HoldsNode may_hold_node) {
   return heap;
 }
 void* new_elements_block(Elements elements) {
-  return new_flagged_block(std::move(elements), [](const Argument& e) { return e.may_hold_node(); });
+  return new_flagged_block(std::move(elements),
+                           [](const Argument& e) { return e.may_hold_node(); });
 }
 void* new_entries_block(Entries entries) {
-  return new_flagged_block(std::move(entries), [](const DictEntry& e) { return e.value.may_hold_node(); });
+  return new_flagged_block(std::move(entries),
+                           [](const DictEntry& e) { return e.value.may_hold_node(); });
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ bool mergeable(const Argument& a) {
     case ArgKind::Slice:
       return std::all_of(a.elements().begin(), a.elements().end(), mergeable);
     case ArgKind::Dict:
-      return std::all_of(a.dict_entries().begin(), a.dict_entries().end(), [](const DictEntry& e) { return mergeable(e.value); });
+      return std::all_of(a.dict_entries().begin(), a.dict_entries().end(),
+                         [](const DictEntry& e) { return mergeable(e.value); });
     default:
       return false;
   }
@@ -67,7 +68,8 @@ size_t hash_argument(const Argument& a) {
       for (const Argument& e : a.elements()) h = absl::HashOf(h, hash_argument(e));
       return h;
     case ArgKind::Dict:
-      for (const DictEntry& e : a.dict_entries()) h = absl::HashOf(h, e.key, hash_argument(e.value));
+      for (const DictEntry& e : a.dict_entries())
+        h = absl::HashOf(h, e.key, hash_argument(e.value));
       return h;
     default:
       return h;
@@ -79,7 +81,8 @@ struct SameComputationHash {
   size_t operator()(const Node* n) const {
     size_t h = absl::HashOf(n->target().view().data());
     for (const Argument& a : n->args()) h = absl::HashOf(h, hash_argument(a));
-    for (const Kwarg& kw : n->kwargs()) h = absl::HashOf(h, kw.key.view().data(), hash_argument(kw.value));
+    for (const Kwarg& kw : n->kwargs())
+      h = absl::HashOf(h, kw.key.view().data(), hash_argument(kw.value));
     return h;
   }
 };
@@ -88,13 +91,15 @@ struct SameComputation {
     if (a->target() != b->target()) return false;
     auto x = a->args(), y = b->args();
     auto kx = a->kwargs(), ky = b->kwargs();
-    return std::equal(x.begin(), x.end(), y.begin(), y.end()) && std::equal(kx.begin(), kx.end(), ky.begin(), ky.end());
+    return std::equal(x.begin(), x.end(), y.begin(), y.end()) &&
+           std::equal(kx.begin(), kx.end(), ky.begin(), ky.end());
   }
 };
 
 }  // namespace
 
-size_t eliminate_common_subexpressions(Graph& graph, const std::function<bool(const Node&)>& never_merge,
+size_t eliminate_common_subexpressions(Graph& graph,
+                                       const std::function<bool(const Node&)>& never_merge,
                                        std::vector<std::pair<std::string, std::string>>* merged) {
   absl::flat_hash_set<Node*, SameComputationHash, SameComputation> seen;
   seen.reserve(graph.size());  // growing would hash every node's arguments again at each rehash
@@ -103,7 +108,8 @@ size_t eliminate_common_subexpressions(Graph& graph, const std::function<bool(co
     if (n->op() != OpKind::CallFunction || never_merge(*n)) continue;
     if (n->target().view().starts_with("aten.empty")) continue;
     bool comparable = std::all_of(n->args().begin(), n->args().end(), mergeable) &&
-                      std::all_of(n->kwargs().begin(), n->kwargs().end(), [](const Kwarg& kw) { return mergeable(kw.value); });
+                      std::all_of(n->kwargs().begin(), n->kwargs().end(),
+                                  [](const Kwarg& kw) { return mergeable(kw.value); });
     if (!comparable) continue;
     auto [it, fresh] = seen.insert(n);
     if (!fresh) {

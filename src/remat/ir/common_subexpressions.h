@@ -17,7 +17,8 @@ namespace remat {
 /// kept, as is any node whose arguments hold values compared by text only (None, complex,
 /// tensor constants, reprs). Returns how many nodes it removed; `merged`, when given, receives
 /// each removed node's name with the name of the node that replaced it.
-size_t eliminate_common_subexpressions(Graph& graph, const std::function<bool(const Node&)>& never_merge,
-                                       std::vector<std::pair<std::string, std::string>>* merged = nullptr);
+size_t eliminate_common_subexpressions(
+    Graph& graph, const std::function<bool(const Node&)>& never_merge,
+    std::vector<std::pair<std::string, std::string>>* merged = nullptr);
 
 }  // namespace remat

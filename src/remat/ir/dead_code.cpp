@@ -49,8 +49,9 @@ TargetPurity classify_target(std::string_view target) {
   TargetPurity p;
   std::string_view op = op_name(target);
   p.in_place = op.ends_with("_") && !op.ends_with("__");
-  p.side_effect = target == "torch._assert" || target == "builtins.print" || target.ends_with(".out") ||
-                  std::find(kSideEffectOps.begin(), kSideEffectOps.end(), op) != kSideEffectOps.end();
+  p.side_effect =
+      target == "torch._assert" || target == "builtins.print" || target.ends_with(".out") ||
+      std::find(kSideEffectOps.begin(), kSideEffectOps.end(), op) != kSideEffectOps.end();
   p.random = std::find(kRandomOps.begin(), kRandomOps.end(), op) != kRandomOps.end();
   return p;
 }

@@ -54,13 +54,15 @@ Status check_joint_shape(const GraphModule& g, bool needs_tangents) {
   size_t primals = 0, tangents = 0;
   for (const Node* p : g.graph().placeholders()) (is_tangent(*p) ? tangents : primals) += 1;
   if (needs_tangents && tangents == 0) {
-    return error_message("not a joint graph: no tangents_* input (" + std::to_string(primals) +
-                         " inputs, none a tangent); a forward or backward graph cannot be partitioned");
+    return error_message(
+        "not a joint graph: no tangents_* input (" + std::to_string(primals) +
+        " inputs, none a tangent); a forward or backward graph cannot be partitioned");
   }
   size_t outputs = g.outputs().size(), num_fwd = num_forward_outputs(g);
   if (outputs != num_fwd + primals) {
-    return error_message("not a joint graph: " + std::to_string(outputs) + " outputs for " + std::to_string(num_fwd) +
-                         " forward outputs and " + std::to_string(primals) + " primals");
+    return error_message("not a joint graph: " + std::to_string(outputs) + " outputs for " +
+                         std::to_string(num_fwd) + " forward outputs and " +
+                         std::to_string(primals) + " primals");
   }
   return {};
 }

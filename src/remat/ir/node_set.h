@@ -50,7 +50,8 @@ template <class T>
 class NodeMap {
  public:
   NodeMap() = default;
-  explicit NodeMap(const Graph& g, T fallback = T()) : values_(g.id_bound(), fallback), fallback_(fallback) {}
+  explicit NodeMap(const Graph& g, T fallback = T())
+      : values_(g.id_bound(), fallback), fallback_(fallback) {}
 
   [[nodiscard]] const T& operator[](const Node* n) const {
     return n->id() < values_.size() ? values_[n->id()] : fallback_;

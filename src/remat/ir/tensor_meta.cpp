@@ -12,7 +12,8 @@ struct DimsRecord {
   bool has_strides = false;
   uint32_t rank = 0;
   std::vector<SymInt> data;  // sizes, then strides when has_strides
-  std::optional<int64_t> numel;  // the sizes' product, worked out once; none when a size is symbolic
+  std::optional<int64_t>
+      numel;  // the sizes' product, worked out once; none when a size is symbolic
 
   // numel follows from the sizes.
   friend bool operator==(const DimsRecord& a, const DimsRecord& b) {

@@ -34,9 +34,17 @@ std::optional<E> value_in(const std::array<std::pair<E, std::string_view>, N>& t
 
 }  // namespace
 
-std::string_view tag_style_name(TagStyle s) { return name_in(kTagStyles, s); }
-std::optional<TagStyle> parse_tag_style(std::string_view name) { return value_in(kTagStyles, name); }
-std::string_view dialect_name(Dialect d) { return name_in(kDialects, d); }
-std::optional<Dialect> parse_dialect(std::string_view name) { return value_in(kDialects, name); }
+std::string_view tag_style_name(TagStyle s) {
+  return name_in(kTagStyles, s);
+}
+std::optional<TagStyle> parse_tag_style(std::string_view name) {
+  return value_in(kTagStyles, name);
+}
+std::string_view dialect_name(Dialect d) {
+  return name_in(kDialects, d);
+}
+std::optional<Dialect> parse_dialect(std::string_view name) {
+  return value_in(kDialects, name);
+}
 
 }  // namespace remat

@@ -29,10 +29,10 @@ enum class Dialect : uint8_t {
 struct TextStyle {
   Dialect dialect = Dialect::Current;
   TagStyle tag_style = TagStyle::Seed;
-  bool include_stride = false;  ///< `FX_GRAPH_SHOW_STRIDE`
-  bool include_device = false;  ///< `FX_GRAPH_SHOW_DEVICE`
-  bool expanded_def = false;    ///< one parameter per line, with descriptor comments
-  bool colored = false;         ///< ANSI colors
+  bool include_stride = false;               ///< `FX_GRAPH_SHOW_STRIDE`
+  bool include_device = false;               ///< `FX_GRAPH_SHOW_DEVICE`
+  bool expanded_def = false;                 ///< one parameter per line, with descriptor comments
+  bool colored = false;                      ///< ANSI colors
   std::vector<std::string> additional_meta;  ///< meta keys shown before each comment
   /// Annotations in quotes (`x: "f32[3]"`, 2.2 on); 2.0-2.1 printed `x: f32[3]`.
   bool quoted_annotations = true;

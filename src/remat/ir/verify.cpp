@@ -97,8 +97,8 @@ Diagnostics verify(const Graph& graph) {
     bool duplicates = has_duplicates(users);
     for (size_t u = 0; u < users.size(); ++u) {
       const Node* user = users[u];
-      if (duplicates && std::find(users.begin(), users.begin() + static_cast<std::ptrdiff_t>(u), user) !=
-                            users.begin() + static_cast<std::ptrdiff_t>(u)) {
+      if (duplicates && std::find(users.begin(), users.begin() + static_cast<std::ptrdiff_t>(u),
+                                  user) != users.begin() + static_cast<std::ptrdiff_t>(u)) {
         report(problems, where, "lists user " + quoted(user->name()) + " twice");
         continue;
       }

@@ -16,7 +16,9 @@ struct ConvBlock {
 Expected<GraphModule> trace_convnet(const ModelOptions& o) {
   return traced(o, "convnet", [&](Tracer& tracer) {
     if ((o.image >> o.layers) < 1) {
-      throw std::invalid_argument("convnet: an image of " + std::to_string(o.image) + " pixels cannot be pooled " + std::to_string(o.layers) + " times");
+      throw std::invalid_argument("convnet: an image of " + std::to_string(o.image) +
+                                  " pixels cannot be pooled " + std::to_string(o.layers) +
+                                  " times");
     }
     std::vector<ConvBlock> blocks;
     for (int64_t i = 0; i < o.layers; ++i) {

@@ -17,7 +17,8 @@ Expected<GraphModule> trace_embed_ce(const ModelOptions& o) {
       return linear(x, head_w, head_b);
     }};
     Tensor logits = run_layers(head, h, o);
-    Tensor loss = cross_entropy(logits.view({o.batch * o.seq, o.vocab}), targets.view({o.batch * o.seq}));
+    Tensor loss =
+        cross_entropy(logits.view({o.batch * o.seq, o.vocab}), targets.view({o.batch * o.seq}));
     return std::vector<Tensor>{loss};
   });
 }

@@ -11,7 +11,8 @@ namespace {
 using namespace remat::trace;
 
 struct Block {
-  Tensor ln1_w, ln1_b, attn_w, attn_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, mlp_proj_w, mlp_proj_b;
+  Tensor ln1_w, ln1_b, attn_w, attn_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, mlp_proj_w,
+      mlp_proj_b;
 };
 
 Block make_block(Tracer& t, int64_t index, int64_t c) {
@@ -60,7 +61,9 @@ Tensor mlp(const Block& p, const Tensor& x, const ModelOptions& o) {
 Expected<GraphModule> trace_gpt2(const ModelOptions& o) {
   return traced(o, "gpt2", [&](Tracer& tracer) {
     if (o.heads < 1 || o.hidden % o.heads != 0) {
-      throw std::invalid_argument("gpt2: --hidden (" + std::to_string(o.hidden) + ") must be a multiple of --heads (" + std::to_string(o.heads) + ")");
+      throw std::invalid_argument("gpt2: --hidden (" + std::to_string(o.hidden) +
+                                  ") must be a multiple of --heads (" + std::to_string(o.heads) +
+                                  ")");
     }
     std::vector<Block> blocks;
     for (int64_t i = 0; i < o.layers; ++i) blocks.push_back(make_block(tracer, i, o.hidden));

@@ -35,7 +35,8 @@ Expected<CheckpointPlan> CheckpointPlan::parse(std::string_view text) {
       return p;
     }
   }
-  return error_message("bad checkpoint plan '" + std::string(text) + "' (expected none, each-layer or every:K with K >= 1)");
+  return error_message("bad checkpoint plan '" + std::string(text) +
+                       "' (expected none, each-layer or every:K with K >= 1)");
 }
 
 std::string CheckpointPlan::to_string() const {
@@ -52,11 +53,27 @@ std::string CheckpointPlan::to_string() const {
 
 std::span<const ModelInfo> all_models() {
   static const std::vector<ModelInfo> models = {
-      {"seed", "the seed's test function: checkpoint(gn, sin(x), y), gn = sigmoid(matmul(x, y)), 4x4", {"device"}, detail::trace_seed},
-      {"mlp", "linear layers with relu or gelu, optional layer norm", {"layers", "batch", "hidden", "activation", "layer_norm", "checkpoint", "policy", "device"}, detail::trace_mlp},
-      {"gpt2", "GPT-2 decoder blocks: layer norm, fused qkv, causal attention (matmul, mask, softmax), projection, gelu MLP, residuals", {"layers", "batch", "seq", "hidden", "heads", "dropout", "checkpoint", "policy", "device"}, detail::trace_gpt2},
-      {"convnet", "conv2d + batch norm + relu + max pool blocks, then a linear classifier and cross-entropy", {"layers", "batch", "hidden", "image", "vocab", "checkpoint", "policy", "device"}, detail::trace_convnet},
-      {"embed-ce", "embedding, linear to the vocabulary, cross-entropy", {"batch", "seq", "hidden", "vocab", "checkpoint", "policy", "device"}, detail::trace_embed_ce},
+      {"seed",
+       "the seed's test function: checkpoint(gn, sin(x), y), gn = sigmoid(matmul(x, y)), 4x4",
+       {"device"},
+       detail::trace_seed},
+      {"mlp",
+       "linear layers with relu or gelu, optional layer norm",
+       {"layers", "batch", "hidden", "activation", "layer_norm", "checkpoint", "policy", "device"},
+       detail::trace_mlp},
+      {"gpt2",
+       "GPT-2 decoder blocks: layer norm, fused qkv, causal attention (matmul, mask, softmax), "
+       "projection, gelu MLP, residuals",
+       {"layers", "batch", "seq", "hidden", "heads", "dropout", "checkpoint", "policy", "device"},
+       detail::trace_gpt2},
+      {"convnet",
+       "conv2d + batch norm + relu + max pool blocks, then a linear classifier and cross-entropy",
+       {"layers", "batch", "hidden", "image", "vocab", "checkpoint", "policy", "device"},
+       detail::trace_convnet},
+      {"embed-ce",
+       "embedding, linear to the vocabulary, cross-entropy",
+       {"batch", "seq", "hidden", "vocab", "checkpoint", "policy", "device"},
+       detail::trace_embed_ce},
   };
   return models;
 }
@@ -76,14 +93,17 @@ std::vector<std::string_view> policy_names() {
 Expected<trace::SacPolicy> policy_by_name(std::string_view name) {
   using trace::SacPolicy;
   if (name == "recompute-all") return SacPolicy::recompute_all();
-  if (name == "save-matmuls") return SacPolicy::save_ops({"aten.mm.default", "aten.addmm.default", "aten.bmm.default"});
+  if (name == "save-matmuls")
+    return SacPolicy::save_ops({"aten.mm.default", "aten.addmm.default", "aten.bmm.default"});
   try {
     if (name.starts_with("save-ops:")) return SacPolicy::save_ops(split_list(name.substr(9)));
   } catch (const std::invalid_argument& e) {
     return error_message(std::string("--policy: ") + e.what());
   }
-  if (name.starts_with("save-names:")) return SacPolicy::save_only_these_names(split_list(name.substr(11)));
-  if (name.starts_with("save-all-but-names:")) return SacPolicy::save_all_but_these_names(split_list(name.substr(19)));
+  if (name.starts_with("save-names:"))
+    return SacPolicy::save_only_these_names(split_list(name.substr(11)));
+  if (name.starts_with("save-all-but-names:"))
+    return SacPolicy::save_all_but_these_names(split_list(name.substr(19)));
   std::string known;
   for (std::string_view p : policy_names()) known += (known.empty() ? "" : ", ") + std::string(p);
   return error_message("unknown policy '" + std::string(name) + "' (known: " + known + ")");

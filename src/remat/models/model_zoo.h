@@ -27,11 +27,11 @@ struct CheckpointPlan {
 struct ModelOptions {
   int64_t layers = 2;
   int64_t batch = 2;
-  int64_t seq = 8;       ///< sequence length (gpt2, embed-ce)
-  int64_t hidden = 32;   ///< width / embedding size / channels
-  int64_t heads = 4;     ///< attention heads (gpt2)
-  int64_t vocab = 64;    ///< vocabulary (embed-ce) or classes (convnet)
-  int64_t image = 16;    ///< image height and width (convnet)
+  int64_t seq = 8;                  ///< sequence length (gpt2, embed-ce)
+  int64_t hidden = 32;              ///< width / embedding size / channels
+  int64_t heads = 4;                ///< attention heads (gpt2)
+  int64_t vocab = 64;               ///< vocabulary (embed-ce) or classes (convnet)
+  int64_t image = 16;               ///< image height and width (convnet)
   std::string activation = "gelu";  ///< mlp: relu or gelu
   bool layer_norm = false;          ///< mlp: layer norm after each activation
   double dropout = 0.0;             ///< gpt2: dropout probability (training mode)

@@ -8,9 +8,13 @@ namespace {
 
 using namespace remat::trace;
 
-Tensor gn(Tensor x, Tensor y) { return sigmoid(matmul(x, y)); }
+Tensor gn(Tensor x, Tensor y) {
+  return sigmoid(matmul(x, y));
+}
 
-Tensor fn(Tensor x, Tensor y) { return checkpoint(gn, sin(x), y); }
+Tensor fn(Tensor x, Tensor y) {
+  return checkpoint(gn, sin(x), y);
+}
 
 }  // namespace
 

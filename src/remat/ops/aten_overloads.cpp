@@ -37,7 +37,9 @@ const Overloads& overloads() {
   return table;
 }
 
-bool judged(std::string_view target) { return target.starts_with("aten.") || target.starts_with("prims."); }
+bool judged(std::string_view target) {
+  return target.starts_with("aten.") || target.starts_with("prims.");
+}
 
 }  // namespace
 
@@ -49,13 +51,15 @@ std::vector<std::string> aten_overloads_of(std::string_view packet) {
   std::vector<std::string> out;
   std::string prefix = std::string(packet) + ".";
   const auto& sorted = overloads().sorted;
-  for (auto it = std::lower_bound(sorted.begin(), sorted.end(), std::string_view(prefix)); it != sorted.end() && it->starts_with(prefix); ++it) {
+  for (auto it = std::lower_bound(sorted.begin(), sorted.end(), std::string_view(prefix));
+       it != sorted.end() && it->starts_with(prefix); ++it) {
     std::string_view overload = it->substr(prefix.size());
     if (overload.find('.') == std::string_view::npos) out.emplace_back(overload);
   }
   for (const OpInfo& op : all_ops()) {
     std::string_view t = op.target;
-    if (t.starts_with(prefix) && t.substr(prefix.size()).find('.') == std::string_view::npos) out.emplace_back(t.substr(prefix.size()));
+    if (t.starts_with(prefix) && t.substr(prefix.size()).find('.') == std::string_view::npos)
+      out.emplace_back(t.substr(prefix.size()));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -78,11 +82,13 @@ std::vector<std::pair<const Node*, std::string>> target_problems(const Graph& gr
     std::string_view packet = target.substr(0, last);
     std::vector<std::string> known = aten_overloads_of(packet);
     if (known.empty()) {
-      out.emplace_back(n, "unknown operator " + std::string(target) + ": libtorch has no " + std::string(packet));
+      out.emplace_back(n, "unknown operator " + std::string(target) + ": libtorch has no " +
+                              std::string(packet));
     } else {
       std::string list;
       for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      out.emplace_back(n, "unknown overload " + std::string(target) + ": " + std::string(packet) + " has " + list);
+      out.emplace_back(n, "unknown overload " + std::string(target) + ": " + std::string(packet) +
+                              " has " + list);
     }
   }
   return out;

@@ -94,9 +94,8 @@ Expected<BoundCall> bind(const OpSchema& schema, std::span<const Argument> args,
   size_t positional = 0;
   while (positional < params.size() && !params[positional].kwarg_only) ++positional;
   if (args.size() > positional) {
-    return bind_error(schema, "takes " + std::to_string(positional) +
-                                  " positional arguments but " + std::to_string(args.size()) +
-                                  " were given");
+    return bind_error(schema, "takes " + std::to_string(positional) + " positional arguments but " +
+                                  std::to_string(args.size()) + " were given");
   }
   for (size_t i = 0; i < args.size(); ++i) {
     values[i] = args[i];
@@ -104,8 +103,10 @@ Expected<BoundCall> bind(const OpSchema& schema, std::span<const Argument> args,
   }
   for (const Kwarg& kw : kwargs) {
     int idx = schema.find_argument(kw.key.view());
-    if (idx < 0) return bind_error(schema, "unexpected keyword argument '" + std::string(kw.key.view()) + "'");
-    if (given[idx]) return bind_error(schema, "got multiple values for argument '" + params[idx].name + "'");
+    if (idx < 0)
+      return bind_error(schema, "unexpected keyword argument '" + std::string(kw.key.view()) + "'");
+    if (given[idx])
+      return bind_error(schema, "got multiple values for argument '" + params[idx].name + "'");
     values[idx] = kw.value;
     given[idx] = true;
   }
@@ -116,9 +117,8 @@ Expected<BoundCall> bind(const OpSchema& schema, std::span<const Argument> args,
       }
       values[i] = default_value(params[i]);
     } else if (!accepts(params[i], values[i])) {
-      return bind_error(schema, "argument '" + params[i].name + "' must be " +
-                                    params[i].type_text + ", not " +
-                                    std::string(arg_kind_name(values[i].kind())));
+      return bind_error(schema, "argument '" + params[i].name + "' must be " + params[i].type_text +
+                                    ", not " + std::string(arg_kind_name(values[i].kind())));
     }
   }
   return BoundCall(schema, std::move(values));
@@ -154,8 +154,8 @@ std::vector<const TensorMeta*> BoundCall::tensor_list(size_t i) const {
 
 int64_t BoundCall::integer(size_t i) const {
   const Argument& v = values_.at(i);
-  REMAT_ASSERT(v.is(ArgKind::Int)) << schema_->target() << " argument " << i << " is "
-                                   << arg_kind_name(v.kind());
+  REMAT_ASSERT(v.is(ArgKind::Int))
+      << schema_->target() << " argument " << i << " is " << arg_kind_name(v.kind());
   return v.as_int();
 }
 
@@ -172,7 +172,9 @@ double BoundCall::number(size_t i) const {
   return v.as_float();
 }
 
-bool BoundCall::boolean(size_t i) const { return values_.at(i).as_bool(); }
+bool BoundCall::boolean(size_t i) const {
+  return values_.at(i).as_bool();
+}
 
 std::optional<bool> BoundCall::optional_boolean(size_t i) const {
   if (values_.at(i).is_none()) return std::nullopt;
@@ -188,8 +190,8 @@ std::optional<std::vector<int64_t>> BoundCall::int_list(size_t i) const {
   }
   std::vector<int64_t> out;
   for (const Argument& e : v.elements()) {
-    REMAT_ASSERT(e.is(ArgKind::Int)) << schema_->target() << " argument " << i
-                                     << " holds a non-integer";
+    REMAT_ASSERT(e.is(ArgKind::Int))
+        << schema_->target() << " argument " << i << " holds a non-integer";
     out.push_back(e.as_int());
   }
   return out;
@@ -207,6 +209,8 @@ std::optional<DType> BoundCall::dtype(size_t i) const {
   return v.as_dtype();
 }
 
-std::string_view BoundCall::text(size_t i) const { return values_.at(i).as_text(); }
+std::string_view BoundCall::text(size_t i) const {
+  return values_.at(i).as_text();
+}
 
 }  // namespace remat

@@ -13,7 +13,8 @@ void strip_default_arguments(const OpSchema& schema, std::vector<Argument>& args
   }
   std::erase_if(kwargs, [&](const Kwarg& kw) {
     int i = schema.find_argument(kw.key.view());
-    return i >= 0 && schema.arguments[i].default_text && kw.value == default_value(schema.arguments[i]);
+    return i >= 0 && schema.arguments[i].default_text &&
+           kw.value == default_value(schema.arguments[i]);
   });
 }
 

@@ -64,7 +64,9 @@ const OpInfo* find_op(InternedString target) {
   return it->second;
 }
 
-std::span<const OpInfo> all_ops() { return registry().ops; }
+std::span<const OpInfo> all_ops() {
+  return registry().ops;
+}
 
 Expected<InferredOutputs> infer_outputs(const OpInfo& op, std::span<const Argument> args,
                                         std::span<const Kwarg> kwargs) {

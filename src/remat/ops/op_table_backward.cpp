@@ -102,24 +102,57 @@ void add_backward_ops(std::vector<OpInfo>& ops) {
   constexpr OpCategory kBackward = OpCategory::Backward;
   constexpr OpCategory kPointwiseBackward = kPointwise | OpCategory::Backward;
   auto add = [&](std::string_view schema, Expected<InferredOutputs> (*fn)(const BoundCall&),
-                 OpCategory cats, FlopFn flops = nullptr) { ops.push_back({schema, cats, fn, flops, {}, {}, {}}); };
-  add("aten::sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor", pointwise_pair, kPointwiseBackward);
-  add("aten::tanh_backward(Tensor grad_output, Tensor output) -> Tensor", pointwise_pair, kPointwiseBackward);
-  add("aten::threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", threshold_backward, kPointwiseBackward);
-  add("aten::gelu_backward(Tensor grad_output, Tensor self, *, str approximate=\"none\") -> Tensor", pointwise_pair, kPointwiseBackward);
-  add("aten::silu_backward(Tensor grad_output, Tensor self) -> Tensor", pointwise_pair, kPointwiseBackward);
-  add("aten::elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor", elu_backward, kPointwiseBackward);
-  add("aten::native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor", dropout_backward, kPointwiseBackward);
-  add("aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", softmax_backward, kBackward);
-  add("aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", softmax_backward, kBackward);
-  add("aten::native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", layer_norm_backward, kBackward);
-  add("aten::embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor", embedding_backward, kBackward);
-  add("aten::nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor", nll_loss_backward, kBackward);
-  add("aten::convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", convolution_backward, kBackward | OpCategory::ComputeIntensive, convolution_backward_flops);
-  add("aten::native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", batch_norm_backward, kBackward);
-  add("aten::slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> Tensor", sized_like_input, kBackward);
-  add("aten::select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, int index) -> Tensor", sized_like_input, kBackward);
-  add("aten::max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", max_pool2d_backward, kBackward);
+                 OpCategory cats, FlopFn flops = nullptr) {
+    ops.push_back({schema, cats, fn, flops, {}, {}, {}});
+  };
+  add("aten::sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor", pointwise_pair,
+      kPointwiseBackward);
+  add("aten::tanh_backward(Tensor grad_output, Tensor output) -> Tensor", pointwise_pair,
+      kPointwiseBackward);
+  add("aten::threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+      threshold_backward, kPointwiseBackward);
+  add("aten::gelu_backward(Tensor grad_output, Tensor self, *, str approximate=\"none\") -> Tensor",
+      pointwise_pair, kPointwiseBackward);
+  add("aten::silu_backward(Tensor grad_output, Tensor self) -> Tensor", pointwise_pair,
+      kPointwiseBackward);
+  add("aten::elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool "
+      "is_result, Tensor self_or_result) -> Tensor",
+      elu_backward, kPointwiseBackward);
+  add("aten::native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor",
+      dropout_backward, kPointwiseBackward);
+  add("aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType "
+      "input_dtype) -> Tensor",
+      softmax_backward, kBackward);
+  add("aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType "
+      "input_dtype) -> Tensor",
+      softmax_backward, kBackward);
+  add("aten::native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, "
+      "Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, "
+      "Tensor, Tensor)",
+      layer_norm_backward, kBackward);
+  add("aten::embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, int "
+      "padding_idx, bool scale_grad_by_freq) -> Tensor",
+      embedding_backward, kBackward);
+  add("aten::nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int "
+      "reduction, int ignore_index, Tensor total_weight) -> Tensor",
+      nll_loss_backward, kBackward);
+  add("aten::convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? "
+      "bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] "
+      "output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+      convolution_backward, kBackward | OpCategory::ComputeIntensive, convolution_backward_flops);
+  add("aten::native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? "
+      "running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, "
+      "float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+      batch_norm_backward, kBackward);
+  add("aten::slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, "
+      "SymInt end, SymInt step) -> Tensor",
+      sized_like_input, kBackward);
+  add("aten::select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, int index) -> "
+      "Tensor",
+      sized_like_input, kBackward);
+  add("aten::max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, "
+      "int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor",
+      max_pool2d_backward, kBackward);
 }
 
 }  // namespace remat::detail

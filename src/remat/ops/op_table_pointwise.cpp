@@ -41,9 +41,13 @@ Expected<InferredOutputs> where(const BoundCall& c) {
 
 Expected<InferredOutputs> masked_fill(const BoundCall& c) {
   ConcreteTensor self = arg_tensor(c, 0), mask = arg_tensor(c, 1);
-  if (mask.dtype != DType::Bool) fail("masked_fill only supports boolean masks, but got mask with dtype " + std::string(dtype_name(mask.dtype)));
+  if (mask.dtype != DType::Bool)
+    fail("masked_fill only supports boolean masks, but got mask with dtype " +
+         std::string(dtype_name(mask.dtype)));
   Dims shape = shape_rules::broadcast_shapes(self.sizes, mask.sizes);
-  if (shape != self.sizes) fail("the mask's shape " + shape_rules::shape_text(mask.sizes) + " does not broadcast to self's " + shape_rules::shape_text(self.sizes));
+  if (shape != self.sizes)
+    fail("the mask's shape " + shape_rules::shape_text(mask.sizes) +
+         " does not broadcast to self's " + shape_rules::shape_text(self.sizes));
   return one(contiguous(shape, self.dtype, self.device));
 }
 
@@ -51,7 +55,9 @@ Expected<InferredOutputs> masked_fill(const BoundCall& c) {
 
 void add_pointwise_ops(std::vector<OpInfo>& ops) {
   auto add = [&](std::string_view schema, Expected<InferredOutputs> (*fn)(const BoundCall&),
-                 OpCategory cats = kPointwise) { ops.push_back({schema, cats, fn, nullptr, {}, {}, {}}); };
+                 OpCategory cats = kPointwise) {
+    ops.push_back({schema, cats, fn, nullptr, {}, {}, {}});
+  };
   add("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", binary);
   add("aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", tensor_scalar);
   add("aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", binary);
@@ -69,7 +75,8 @@ void add_pointwise_ops(std::vector<OpInfo>& ops) {
   add("aten::relu(Tensor self) -> Tensor", unary_same);
   add("aten::gelu(Tensor self, *, str approximate=\"none\") -> Tensor", unary_same);
   add("aten::silu(Tensor self) -> Tensor", unary_same);
-  add("aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", unary_same);
+  add("aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+      unary_same);
   add("aten::exp(Tensor self) -> Tensor", unary_float);
   add("aten::log(Tensor self) -> Tensor", unary_float);
   add("aten::sin(Tensor self) -> Tensor", unary_float);

@@ -16,14 +16,17 @@ Dims reduced_sizes(const ConcreteTensor& x, const std::optional<Dims>& dims, boo
     for (int64_t d : *dims) {
       int64_t w = shape_rules::wrap_dim(d, x.rank());
       if (x.rank() == 0) continue;
-      if (reduce[w]) fail("dim " + std::to_string(w) + " appears multiple times in the list of dims");
+      if (reduce[w])
+        fail("dim " + std::to_string(w) + " appears multiple times in the list of dims");
       reduce[w] = true;
     }
   }
   Dims out;
   for (size_t i = 0; i < x.sizes.size(); ++i) {
-    if (!reduce[i]) out.push_back(x.sizes[i]);
-    else if (keepdim) out.push_back(1);
+    if (!reduce[i])
+      out.push_back(x.sizes[i]);
+    else if (keepdim)
+      out.push_back(1);
   }
   return out;
 }
@@ -36,7 +39,10 @@ DType sum_dtype(const ConcreteTensor& x, std::optional<DType> requested) {
 DType mean_dtype(const ConcreteTensor& x, std::optional<DType> requested) {
   DType d = requested.value_or(x.dtype);
   if (!shape_rules::is_floating(d) && !shape_rules::is_complex(d)) {
-    fail("mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: " + std::string(dtype_name(d)));
+    fail(
+        "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+        "complex dtype. Got: " +
+        std::string(dtype_name(d)));
   }
   return d;
 }
@@ -47,7 +53,8 @@ Expected<InferredOutputs> sum_all(const BoundCall& c) {
 }
 Expected<InferredOutputs> sum_dims(const BoundCall& c) {
   ConcreteTensor x = arg_tensor(c, 0);
-  return one(contiguous(reduced_sizes(x, c.int_list(1), c.boolean(2)), sum_dtype(x, c.dtype(3)), x.device));
+  return one(contiguous(reduced_sizes(x, c.int_list(1), c.boolean(2)), sum_dtype(x, c.dtype(3)),
+                        x.device));
 }
 Expected<InferredOutputs> mean_all(const BoundCall& c) {
   ConcreteTensor x = arg_tensor(c, 0);
@@ -55,7 +62,8 @@ Expected<InferredOutputs> mean_all(const BoundCall& c) {
 }
 Expected<InferredOutputs> mean_dims(const BoundCall& c) {
   ConcreteTensor x = arg_tensor(c, 0);
-  return one(contiguous(reduced_sizes(x, c.int_list(1), c.boolean(2)), mean_dtype(x, c.dtype(3)), x.device));
+  return one(contiguous(reduced_sizes(x, c.int_list(1), c.boolean(2)), mean_dtype(x, c.dtype(3)),
+                        x.device));
 }
 Expected<InferredOutputs> amax(const BoundCall& c) {
   ConcreteTensor x = arg_tensor(c, 0);
@@ -66,7 +74,8 @@ Expected<InferredOutputs> softmax(const BoundCall& c) {
   ConcreteTensor x = arg_tensor(c, 0);
   shape_rules::wrap_dim(c.integer(1), x.rank());
   bool half_to_float = c.boolean(2);
-  if (half_to_float && x.dtype != DType::Float16) fail("conversion is supported for Half type only");
+  if (half_to_float && x.dtype != DType::Float16)
+    fail("conversion is supported for Half type only");
   return one(contiguous(x.sizes, half_to_float ? DType::Float32 : x.dtype, x.device));
 }
 
@@ -80,14 +89,22 @@ int64_t input_numel_flops(const BoundCall& c, const InferredOutputs&) {
 void add_reduction_ops(std::vector<OpInfo>& ops) {
   constexpr OpCategory kReduction = OpCategory::Reduction | OpCategory::Recomputable;
   auto add = [&](std::string_view schema, Expected<InferredOutputs> (*fn)(const BoundCall&),
-                 OpCategory cats) { ops.push_back({schema, cats, fn, input_numel_flops, {}, {}, {}}); };
+                 OpCategory cats) {
+    ops.push_back({schema, cats, fn, input_numel_flops, {}, {}, {}});
+  };
   add("aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", sum_all, kReduction);
-  add("aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", sum_dims, kReduction);
+  add("aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? "
+      "dtype=None) -> Tensor",
+      sum_dims, kReduction);
   add("aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", mean_all, kReduction);
-  add("aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", mean_dims, kReduction);
+  add("aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> "
+      "Tensor",
+      mean_dims, kReduction);
   add("aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", amax, kReduction);
-  add("aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", softmax, OpCategory::None);
-  add("aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", softmax, OpCategory::None);
+  add("aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", softmax,
+      OpCategory::None);
+  add("aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", softmax,
+      OpCategory::None);
 }
 
 }  // namespace remat::detail

@@ -29,7 +29,9 @@ Expected<InferredOutputs> transpose_dims(const ConcreteTensor& x, int64_t d0, in
 
 Expected<InferredOutputs> t(const BoundCall& c) {
   ConcreteTensor x = arg_tensor(c, 0);
-  if (x.rank() > 2) fail("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(x.rank()) + "D");
+  if (x.rank() > 2)
+    fail("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(x.rank()) +
+         "D");
   return transpose_dims(x, 0, x.rank() == 2 ? 1 : 0);
 }
 
@@ -40,7 +42,11 @@ Expected<InferredOutputs> transpose(const BoundCall& c) {
 Expected<InferredOutputs> permute(const BoundCall& c) {
   ConcreteTensor x = arg_tensor(c, 0);
   Dims dims = *c.int_list(1);
-  if (static_cast<int64_t>(dims.size()) != x.rank()) fail("permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = " + std::to_string(x.rank()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
+  if (static_cast<int64_t>(dims.size()) != x.rank())
+    fail(
+        "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+        "of the desired ordering of dimensions i.e. input.dim() = " +
+        std::to_string(x.rank()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
   Dims sizes(dims.size()), strides(dims.size());
   std::vector<bool> seen(dims.size(), false);
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -57,7 +63,10 @@ Expected<InferredOutputs> view(const BoundCall& c) {
   ConcreteTensor x = arg_tensor(c, 0);
   Dims sizes = shape_rules::infer_size(*c.int_list(1), x.numel());
   auto strides = shape_rules::view_strides(x, sizes);
-  if (!strides) fail("view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  if (!strides)
+    fail(
+        "view size is not compatible with input tensor's size and stride (at least one dimension "
+        "spans across two contiguous subspaces). Use .reshape(...) instead.");
   return view_of(x, sizes, *strides);
 }
 
@@ -77,7 +86,10 @@ Expected<InferredOutputs> unsafe_view(const BoundCall& c) {
 Expected<InferredOutputs> expand(const BoundCall& c) {
   ConcreteTensor x = arg_tensor(c, 0);
   Dims target = *c.int_list(1);
-  if (target.size() < x.sizes.size()) fail("expand: the number of sizes provided (" + std::to_string(target.size()) + ") must be greater or equal to the number of dimensions in the tensor (" + std::to_string(x.rank()) + ")");
+  if (target.size() < x.sizes.size())
+    fail("expand: the number of sizes provided (" + std::to_string(target.size()) +
+         ") must be greater or equal to the number of dimensions in the tensor (" +
+         std::to_string(x.rank()) + ")");
   size_t offset = target.size() - x.sizes.size();
   Dims sizes(target.size()), strides(target.size());
   for (size_t i = target.size(); i-- > 0;) {
@@ -90,7 +102,12 @@ Expected<InferredOutputs> expand(const BoundCall& c) {
     int64_t have = x.sizes[i - offset];
     int64_t want = target[i] == -1 ? have : target[i];
     if (have != want) {
-      if (have != 1) fail("The expanded size of the tensor (" + std::to_string(want) + ") must match the existing size (" + std::to_string(have) + ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " + shape_rules::shape_text(target) + ".  Tensor sizes: " + shape_rules::shape_text(x.sizes));
+      if (have != 1)
+        fail("The expanded size of the tensor (" + std::to_string(want) +
+             ") must match the existing size (" + std::to_string(have) +
+             ") at non-singleton dimension " + std::to_string(i) +
+             ".  Target sizes: " + shape_rules::shape_text(target) +
+             ".  Tensor sizes: " + shape_rules::shape_text(x.sizes));
       sizes[i] = want;
       strides[i] = 0;
     } else {
@@ -159,7 +176,9 @@ Expected<InferredOutputs> select(const BoundCall& c) {
   if (x.rank() == 0) fail("select() cannot be applied to a 0-dim tensor.");
   int64_t d = shape_rules::wrap_dim(c.integer(1), x.rank());
   int64_t index = c.integer(2);
-  if (index < -x.sizes[d] || index >= x.sizes[d]) fail("select(): index " + std::to_string(index) + " out of range for tensor of size " + shape_rules::shape_text(x.sizes) + " at dimension " + std::to_string(d));
+  if (index < -x.sizes[d] || index >= x.sizes[d])
+    fail("select(): index " + std::to_string(index) + " out of range for tensor of size " +
+         shape_rules::shape_text(x.sizes) + " at dimension " + std::to_string(d));
   Dims sizes = x.sizes, strides = x.strides;
   sizes.erase(sizes.begin() + d);
   strides.erase(strides.begin() + d);
@@ -182,8 +201,11 @@ Expected<InferredOutputs> split(const BoundCall& c) {
   if (x.rank() == 0) fail("split expects at least a 1-dimensional tensor");
   int64_t d = shape_rules::wrap_dim(c.integer(2), x.rank());
   int64_t size = c.integer(1), total = x.sizes[d];
-  if (size < 0) fail("split expects split_size be non-negative, but got split_size=" + std::to_string(size));
-  if (size == 0 && total != 0) fail("split_size can only be 0 if dimension size is 0, but got dimension size of " + std::to_string(total));
+  if (size < 0)
+    fail("split expects split_size be non-negative, but got split_size=" + std::to_string(size));
+  if (size == 0 && total != 0)
+    fail("split_size can only be 0 if dimension size is 0, but got dimension size of " +
+         std::to_string(total));
   Dims lengths;
   int64_t chunks = size == 0 ? 1 : std::max<int64_t>((total + size - 1) / size, 1);
   for (int64_t i = 0; i < chunks; ++i) lengths.push_back(std::min(size, total - i * size));
@@ -195,7 +217,10 @@ Expected<InferredOutputs> split_with_sizes(const BoundCall& c) {
   int64_t d = shape_rules::wrap_dim(c.integer(2), x.rank());
   Dims lengths = *c.int_list(1);
   int64_t sum = std::accumulate(lengths.begin(), lengths.end(), int64_t{0});
-  if (sum != x.sizes[d]) fail("split_with_sizes expects split_sizes to sum exactly to " + std::to_string(x.sizes[d]) + " (input tensor's size at dimension " + std::to_string(d) + "), but got split_sizes=" + shape_rules::shape_text(lengths));
+  if (sum != x.sizes[d])
+    fail("split_with_sizes expects split_sizes to sum exactly to " + std::to_string(x.sizes[d]) +
+         " (input tensor's size at dimension " + std::to_string(d) +
+         "), but got split_sizes=" + shape_rules::shape_text(lengths));
   return split_into(x, d, lengths);
 }
 
@@ -223,26 +248,40 @@ Expected<InferredOutputs> to_copy(const BoundCall& c) {
 
 void add_view_ops(std::vector<OpInfo>& ops) {
   auto add = [&](std::string_view schema, Expected<InferredOutputs> (*fn)(const BoundCall&),
-                 OpCategory cats) { ops.push_back({schema, cats, fn, nullptr, {}, {}, {}}); };
+                 OpCategory cats) {
+    ops.push_back({schema, cats, fn, nullptr, {}, {}, {}});
+  };
   auto zero_flops = [](const BoundCall&, const InferredOutputs&) -> int64_t { return 0; };
   add("aten::t(Tensor(a) self) -> Tensor(a)", t, kView);
-  add("aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", transpose, OpCategory::None);
+  add("aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", transpose,
+      OpCategory::None);
   add("aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)", permute, kView);
   add("aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)", view, kView);
-  add("aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", reshape, OpCategory::Recomputable);
-  add("aten::_unsafe_view(Tensor self, SymInt[] size) -> Tensor", unsafe_view, OpCategory::Recomputable);
-  add("aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", expand, kView);
+  add("aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", reshape,
+      OpCategory::Recomputable);
+  add("aten::_unsafe_view(Tensor self, SymInt[] size) -> Tensor", unsafe_view,
+      OpCategory::Recomputable);
+  add("aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", expand,
+      kView);
   add("aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", unsqueeze, kView);
   add("aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", squeeze_dim, kView);
   add("aten::squeeze(Tensor(a) self) -> Tensor(a)", squeeze_all, kView);
-  add("aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)", slice, kView);
+  add("aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt "
+      "step=1) -> Tensor(a)",
+      slice, kView);
   add("aten::select.int(Tensor(a) self, int dim, int index) -> Tensor(a)", select, kView);
-  add("aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]", split, kView);
-  add("aten::split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]", split_with_sizes, OpCategory::None);
+  add("aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]", split,
+      kView);
+  add("aten::split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]",
+      split_with_sizes, OpCategory::None);
   add("aten::alias(Tensor(a) self) -> Tensor(a)", same_view, kView);
   add("aten::detach(Tensor(a) self) -> Tensor(a)", same_view, OpCategory::None);
-  add("aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", clone, OpCategory::Recomputable);
-  add("aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", to_copy, OpCategory::Recomputable);
+  add("aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", clone,
+      OpCategory::Recomputable);
+  add("aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? "
+      "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "
+      "memory_format=None) -> Tensor",
+      to_copy, OpCategory::Recomputable);
   // Views move no data.
   for (OpInfo& op : ops) {
     if (op.schema_text.find("-> Tensor(a)") != std::string_view::npos) op.flops = zero_flops;

@@ -8,12 +8,18 @@ namespace {
 
 SchemaBaseType base_type_of(std::string_view word) {
   static constexpr std::pair<std::string_view, SchemaBaseType> kTypes[] = {
-      {"Tensor", SchemaBaseType::Tensor},          {"int", SchemaBaseType::Int},
-      {"SymInt", SchemaBaseType::SymInt},          {"float", SchemaBaseType::Float},
-      {"bool", SchemaBaseType::Bool},              {"str", SchemaBaseType::Str},
-      {"Scalar", SchemaBaseType::Scalar},          {"ScalarType", SchemaBaseType::ScalarType},
-      {"Layout", SchemaBaseType::Layout},          {"Device", SchemaBaseType::Device},
-      {"MemoryFormat", SchemaBaseType::MemoryFormat}, {"Generator", SchemaBaseType::Generator},
+      {"Tensor", SchemaBaseType::Tensor},
+      {"int", SchemaBaseType::Int},
+      {"SymInt", SchemaBaseType::SymInt},
+      {"float", SchemaBaseType::Float},
+      {"bool", SchemaBaseType::Bool},
+      {"str", SchemaBaseType::Str},
+      {"Scalar", SchemaBaseType::Scalar},
+      {"ScalarType", SchemaBaseType::ScalarType},
+      {"Layout", SchemaBaseType::Layout},
+      {"Device", SchemaBaseType::Device},
+      {"MemoryFormat", SchemaBaseType::MemoryFormat},
+      {"Generator", SchemaBaseType::Generator},
   };
   for (auto [w, t] : kTypes) {
     if (w == word) return t;
@@ -118,8 +124,8 @@ class SchemaParser {
   Expected<SchemaArg> parse_arg(bool is_return) {
     SchemaArg a;
     size_t start = pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
-                                   text_[pos_] == '_')) {
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
       ++pos_;
     }
     if (pos_ == start) return error(pos_, "expected a type");
@@ -148,7 +154,8 @@ class SchemaParser {
         if (!n.empty()) {
           int v = 0;
           auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
-          if (ec != std::errc() || p != n.data() + n.size()) return error(pos_ + 1, "bad list size");
+          if (ec != std::errc() || p != n.data() + n.size())
+            return error(pos_ + 1, "bad list size");
           a.fixed_size = v;
         }
         pos_ = close + 1;
@@ -162,8 +169,8 @@ class SchemaParser {
     a.type_text = std::string(text_.substr(start, pos_ - start));
     skip_spaces();
     size_t name_start = pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
-                                   text_[pos_] == '_')) {
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
       ++pos_;
     }
     a.name = std::string(text_.substr(name_start, pos_ - name_start));
@@ -208,7 +215,9 @@ void append_arg(std::string& out, const SchemaArg& a) {
 
 }  // namespace
 
-Expected<OpSchema> parse_schema(std::string_view text) { return SchemaParser(text).parse(); }
+Expected<OpSchema> parse_schema(std::string_view text) {
+  return SchemaParser(text).parse();
+}
 
 std::string OpSchema::target() const {
   return ns + "." + name + "." + (overload.empty() ? "default" : overload);

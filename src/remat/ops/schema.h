@@ -30,17 +30,17 @@ enum class SchemaBaseType : uint8_t {
 /// One argument or return of a schema. The type's text is kept verbatim so that printing a parsed
 /// schema gives back the declaration byte for byte.
 struct SchemaArg {
-  std::string type_text;  ///< e.g. `Tensor(a -> *)`, `int[1]?`, `SymInt[]`
-  std::string name;       ///< empty for unnamed returns
+  std::string type_text;                    ///< e.g. `Tensor(a -> *)`, `int[1]?`, `SymInt[]`
+  std::string name;                         ///< empty for unnamed returns
   std::optional<std::string> default_text;  ///< e.g. `None`, `1`, `[]`, `"none"`
   bool kwarg_only = false;
 
   SchemaBaseType base = SchemaBaseType::Other;
-  bool is_optional = false;          ///< `T?`
-  bool is_list = false;              ///< `T[]` or `T[N]`
-  std::optional<int> fixed_size;     ///< N of `T[N]`
-  std::string alias_set;             ///< `a` of `Tensor(a)`; empty when none
-  bool is_write = false;             ///< `Tensor(a!)`
+  bool is_optional = false;       ///< `T?`
+  bool is_list = false;           ///< `T[]` or `T[N]`
+  std::optional<int> fixed_size;  ///< N of `T[N]`
+  std::string alias_set;          ///< `a` of `Tensor(a)`; empty when none
+  bool is_write = false;          ///< `Tensor(a!)`
 
   [[nodiscard]] bool is_tensor() const { return base == SchemaBaseType::Tensor && !is_list; }
   [[nodiscard]] bool is_tensor_list() const { return base == SchemaBaseType::Tensor && is_list; }

@@ -5,7 +5,9 @@
 
 namespace remat::shape_rules {
 
-void fail(const std::string& message) { throw InferError(message); }
+void fail(const std::string& message) {
+  throw InferError(message);
+}
 
 int64_t numel(const Dims& sizes) {
   int64_t n = 1;
@@ -13,14 +15,17 @@ int64_t numel(const Dims& sizes) {
   return n;
 }
 
-int64_t ConcreteTensor::numel() const { return shape_rules::numel(sizes); }
+int64_t ConcreteTensor::numel() const {
+  return shape_rules::numel(sizes);
+}
 
 ConcreteTensor concrete(const TensorMeta& t) {
   ConcreteTensor c;
   c.dtype = t.dtype;
   c.device = t.device;
   for (SymInt s : t.sizes()) {
-    if (s.is_symbolic()) fail("symbolic size " + s.to_string() + " (shape inference needs concrete sizes)");
+    if (s.is_symbolic())
+      fail("symbolic size " + s.to_string() + " (shape inference needs concrete sizes)");
     c.sizes.push_back(s.value());
   }
   if (auto st = t.strides()) {
@@ -143,10 +148,12 @@ Dims pointwise_output_strides(const Dims& shape, std::span<const ConcreteTensor*
   for (const ConcreteTensor* t : inputs) same_shapes = same_shapes && t->sizes == shape;
   if (same_shapes) {
     bool all_contiguous = true;
-    for (const ConcreteTensor* t : inputs) all_contiguous = all_contiguous && is_contiguous(t->sizes, t->strides);
+    for (const ConcreteTensor* t : inputs)
+      all_contiguous = all_contiguous && is_contiguous(t->sizes, t->strides);
     if (all_contiguous) return contiguous_strides(shape);
     bool all_same_dense = is_non_overlapping_and_dense(inputs[0]->sizes, inputs[0]->strides);
-    for (const ConcreteTensor* t : inputs) all_same_dense = all_same_dense && t->strides == inputs[0]->strides;
+    for (const ConcreteTensor* t : inputs)
+      all_same_dense = all_same_dense && t->strides == inputs[0]->strides;
     if (all_same_dense) return inputs[0]->strides;
   }
   std::vector<Dims> strides;
@@ -200,7 +207,8 @@ std::optional<Dims> view_strides(const ConcreteTensor& x, const Dims& new_sizes)
   // each run must be covered exactly by a run of new dims.
   for (int64_t d = x.rank() - 1; d >= 0; --d) {
     tensor_numel *= x.sizes[d];
-    bool run_ends = d == 0 || (x.sizes[d - 1] != 1 && x.strides[d - 1] != tensor_numel * chunk_base_stride);
+    bool run_ends =
+        d == 0 || (x.sizes[d - 1] != 1 && x.strides[d - 1] != tensor_numel * chunk_base_stride);
     if (!run_ends) continue;
     while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
       out[view_d] = view_numel * chunk_base_stride;
@@ -234,11 +242,13 @@ Dims infer_size(const Dims& requested, int64_t total) {
   }
   if (infer_at) {
     if (known == 0 || total % known != 0) {
-      fail("shape '" + shape_text(requested) + "' is invalid for input of size " + std::to_string(total));
+      fail("shape '" + shape_text(requested) + "' is invalid for input of size " +
+           std::to_string(total));
     }
     out[*infer_at] = total / known;
   } else if (known != total) {
-    fail("shape '" + shape_text(requested) + "' is invalid for input of size " + std::to_string(total));
+    fail("shape '" + shape_text(requested) + "' is invalid for input of size " +
+         std::to_string(total));
   }
   return out;
 }
@@ -352,7 +362,9 @@ DType promote_types(DType a, DType b) {
   if (a == DType::Unknown) return b;
   if (b == DType::Unknown) return a;
   int ca = category(a), cb = category(b);
-  if (ca < 0 || cb < 0) fail("promotion of " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)) + " is not supported");
+  if (ca < 0 || cb < 0)
+    fail("promotion of " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)) +
+         " is not supported");
   if (ca != cb) {
     if (ca < cb) std::swap(a, b), std::swap(ca, cb);
     // a is of the higher category.
@@ -367,11 +379,14 @@ DType promote_types(DType a, DType b) {
         if (signed_rank(other) > 0) return other;
       }
       if (signed_rank(a) > 0 && signed_rank(b) > 0) return signed_rank(a) > signed_rank(b) ? a : b;
-      fail("promotion of " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)) + " is not supported");
+      fail("promotion of " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)) +
+           " is not supported");
     }
     case 2: {
       int ra = float_rank(a), rb = float_rank(b);
-      if (ra == 0 || rb == 0) fail("promotion of " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)) + " is not supported");
+      if (ra == 0 || rb == 0)
+        fail("promotion of " + std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)) +
+             " is not supported");
       if (ra == rb) return DType::Float32;  // float16 with bfloat16
       return ra > rb ? a : b;
     }

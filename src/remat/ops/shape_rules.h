@@ -37,7 +37,8 @@ TensorMeta contiguous_meta(const Dims& sizes, DType dtype, InternedString device
 
 Dims contiguous_strides(const Dims& sizes);
 int64_t numel(const Dims& sizes);
-/// Wraps a possibly negative dim into [0, rank) (rank 0 accepts -1 and 0), as ATen's maybe_wrap_dim.
+/// Wraps a possibly negative dim into [0, rank) (rank 0 accepts -1 and 0), as ATen's
+/// maybe_wrap_dim.
 int64_t wrap_dim(int64_t dim, int64_t rank);
 /// Broadcasts two shapes (numpy rules) or fails with ATen's message.
 Dims broadcast_shapes(const Dims& a, const Dims& b);

@@ -25,9 +25,11 @@ struct Relaxation {
 constexpr Relaxation kRelaxations[] = {
     {PartitionStage::RelaxedBans,
      [](MinCutConfig& c) {
-       c.ban_recompute_used_far_apart = c.ban_recompute_long_fusible_chains = c.ban_recompute_materialized_backward = false;
+       c.ban_recompute_used_far_apart = c.ban_recompute_long_fusible_chains =
+           c.ban_recompute_materialized_backward = false;
      },
-     "the ban heuristics for far-apart uses, long fusible chains and materialized backward values are off"},
+     "the ban heuristics for far-apart uses, long fusible chains and materialized backward values "
+     "are off"},
     {PartitionStage::Aggressive, [](MinCutConfig& c) { c.ban_recompute_not_in_allowlist = false; },
      "aggressive recomputation (allowlist off)"},
 };
@@ -42,30 +44,40 @@ BudgetChoice inputs_only(const GraphModule& joint, const NodeInfo& info) {
   BudgetChoice choice;
   choice.cut.saved = info.inputs;
   choice.stage = PartitionStage::InputsOnly;
-  choice.notes.push_back("memory budget 0: only the primals are saved; everything else is recomputed, MUST_SAVE values included (as PyTorch does)");
+  choice.notes.push_back(
+      "memory budget 0: only the primals are saved; everything else is recomputed, MUST_SAVE "
+      "values included (as PyTorch does)");
   for (const Node* n : joint.graph().nodes()) {
     int64_t dist = info.dist_from_bw[n];
-    if (n->op() != OpKind::CallFunction || is_getitem(*n) || node_op(*n) || dist == 0 || dist >= kFarFromBackward) continue;
+    if (n->op() != OpKind::CallFunction || is_getitem(*n) || node_op(*n) || dist == 0 ||
+        dist >= kFarFromBackward)
+      continue;
     choice.cut.saved.push_back(n);
-    choice.notes.push_back("memory budget 0: " + n->name() + " is saved all the same: " + std::string(n->target().view()) +
-                           " is outside remat's op registry, so recomputing it is never assumed safe");
+    choice.notes.push_back(
+        "memory budget 0: " + n->name() +
+        " is saved all the same: " + std::string(n->target().view()) +
+        " is outside remat's op registry, so recomputing it is never assumed safe");
   }
   return choice;
 }
 
 // The knapsack over the banned values of the most relaxed cut: which may be recomputed after all.
-Expected<BudgetChoice> knapsack_over_bans(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& relaxed,
-                                const CutSolution& most_relaxed, double lo, double hi) {
+Expected<BudgetChoice> knapsack_over_bans(const GraphModule& joint, const NodeInfo& info,
+                                          const MinCutConfig& relaxed,
+                                          const CutSolution& most_relaxed, double lo, double hi) {
   const Graph& g = joint.graph();
   double budget = relaxed.memory_budget;
   std::vector<const Node*> candidates, must_save;
   for (const Node* n : g.nodes()) {
     // Inputs share storage with themselves: saving them costs nothing extra (spec §7.2.7).
-    if (!most_relaxed.banned_nodes.contains(n) || n->op() == OpKind::Placeholder || info.dist_from_bw[n] >= kFarFromBackward) continue;
+    if (!most_relaxed.banned_nodes.contains(n) || n->op() == OpKind::Placeholder ||
+        info.dist_from_bw[n] >= kFarFromBackward)
+      continue;
     bool keep = n->meta.recompute == CheckpointPolicy::MustSave || node_op(*n) == nullptr;
     (keep ? must_save : candidates).push_back(n);
   }
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Node* a, const Node* b) { return value_bytes(*a) > value_bytes(*b); });
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Node* a, const Node* b) { return value_bytes(*a) > value_bytes(*b); });
   BudgetChoice choice;
   if (candidates.empty()) {
     // No cut describes this partition: its bans, cut value and network are not the earlier
@@ -73,9 +85,10 @@ Expected<BudgetChoice> knapsack_over_bans(const GraphModule& joint, const NodeIn
     choice.cut.saved = info.inputs;
     choice.cut.saved.insert(choice.cut.saved.end(), must_save.begin(), must_save.end());
     choice.stage = PartitionStage::InputsAndMustSave;
-    choice.notes.push_back(budget_text(budget) + ": no banned value is left for the knapsack; only the inputs and " +
-                           std::to_string(must_save.size()) +
-                           " values that cannot be recomputed (MUST_SAVE, or outside remat's op registry) are saved");
+    choice.notes.push_back(
+        budget_text(budget) + ": no banned value is left for the knapsack; only the inputs and " +
+        std::to_string(must_save.size()) +
+        " values that cannot be recomputed (MUST_SAVE, or outside remat's op registry) are saved");
     return choice;
   }
   std::vector<double> memory, runtime;
@@ -87,34 +100,42 @@ Expected<BudgetChoice> knapsack_over_bans(const GraphModule& joint, const NodeIn
   if (relaxed.knapsack == KnapsackSolver::Dynamic) {
     KnapsackEvaluator evaluator(knapsack_items(g, candidates, memory, runtime));
     capacity = evaluator.knee_point_budget(dp_knapsack, budget, 0.001, 100);
-    choice.notes.push_back("dynamic memory budget: the knee of the saved-memory / recompute-runtime curve is at " + std::to_string(capacity));
+    choice.notes.push_back(
+        "dynamic memory budget: the knee of the saved-memory / recompute-runtime curve is at " +
+        std::to_string(capacity));
   }
-  KnapsackResult k = relaxed.knapsack == KnapsackSolver::Greedy ? greedy_knapsack(memory, runtime, capacity)
-                     : relaxed.knapsack == KnapsackSolver::Exact ? exact_knapsack(memory, runtime, capacity)
-                                                                 : dp_knapsack(memory, runtime, capacity);
+  KnapsackResult k =
+      relaxed.knapsack == KnapsackSolver::Greedy  ? greedy_knapsack(memory, runtime, capacity)
+      : relaxed.knapsack == KnapsackSolver::Exact ? exact_knapsack(memory, runtime, capacity)
+                                                  : dp_knapsack(memory, runtime, capacity);
   NodeSet dont_ban(g);
   for (int i : k.recompute) dont_ban.insert(candidates[i]);
   auto cut = solve_cut(joint, info, relaxed, dont_ban);
   if (!cut) return std::move(cut).take_errors();
   choice.cut = std::move(*cut);
   choice.stage = PartitionStage::Knapsack;
-  choice.notes.push_back(budget_text(budget) + ": the knapsack lets " + std::to_string(k.recompute.size()) + " of " +
+  choice.notes.push_back(budget_text(budget) + ": the knapsack lets " +
+                         std::to_string(k.recompute.size()) + " of " +
                          std::to_string(candidates.size()) + " banned values be recomputed");
   return choice;
 }
 
 }  // namespace
 
-Expected<BudgetChoice> cut_within_budget(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config) {
+Expected<BudgetChoice> cut_within_budget(const GraphModule& joint, const NodeInfo& info,
+                                         const MinCutConfig& config) {
   double budget = config.memory_budget;
   if (budget == 0) return inputs_only(joint, info);
   auto plain = solve_cut(joint, info, config, NodeSet());
   if (!plain) return std::move(plain).take_errors();
-  double lo = static_cast<double>(total_bytes(info.inputs)), hi = static_cast<double>(total_bytes(plain->saved));
+  double lo = static_cast<double>(total_bytes(info.inputs)),
+         hi = static_cast<double>(total_bytes(plain->saved));
   BudgetChoice choice;
   choice.cut = std::move(*plain);
   if (budget >= 1 || hi <= lo) return choice;
-  auto ratio = [&](const CutSolution& s) { return (static_cast<double>(total_bytes(s.saved)) - lo) / (hi - lo); };
+  auto ratio = [&](const CutSolution& s) {
+    return (static_cast<double>(total_bytes(s.saved)) - lo) / (hi - lo);
+  };
   MinCutConfig relaxed = config;
   for (const Relaxation& rung : kRelaxations) {
     rung.relax(relaxed);

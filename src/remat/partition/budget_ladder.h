@@ -20,6 +20,7 @@ struct BudgetChoice {
 /// twice). In between, each relaxation level turns more ban heuristics off until the saved
 /// bytes beyond the primals fall under `budget` of the plain cut's; if none does, a knapsack
 /// (config.knapsack) picks which banned values may be recomputed after all.
-Expected<BudgetChoice> cut_within_budget(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config);
+Expected<BudgetChoice> cut_within_budget(const GraphModule& joint, const NodeInfo& info,
+                                         const MinCutConfig& config);
 
 }  // namespace remat::partition

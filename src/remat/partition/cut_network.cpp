@@ -18,7 +18,8 @@ namespace {
 // order) and found through per-node slots; edge reasons are indices into a short table.
 class NetworkBuilder {
  public:
-  NetworkBuilder(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config, const NodeSet& dont_ban)
+  NetworkBuilder(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config,
+                 const NodeSet& dont_ban)
       : joint_(joint),
         info_(info),
         config_(config),
@@ -41,7 +42,8 @@ class NetworkBuilder {
   }
 
   void ban(const Node* n, std::string reason) {
-    if (info_.ops.view(n) || must_recompute(*n) || banned_.contains(n) || dont_ban_.contains(n)) return;
+    if (info_.ops.view(n) || must_recompute(*n) || banned_.contains(n) || dont_ban_.contains(n))
+      return;
     banned_.insert(n);
     banned_list_.push_back({n->name(), reason});
     reasons_.push_back("banned from recomputation: " + reason);
@@ -54,20 +56,23 @@ class NetworkBuilder {
     if (n->meta.recompute == CheckpointPolicy::MustSave) return "marked MUST_SAVE";
     if (config_.recompute_views && info_.ops.view(n)) return std::nullopt;
     if (config_.ban_recompute_not_in_allowlist) {
-      if (!info_.ops.recomputable(n)) return "not in the recomputable-ops allowlist (" + std::string(n->target().view()) + ")";
+      if (!info_.ops.recomputable(n))
+        return "not in the recomputable-ops allowlist (" + std::string(n->target().view()) + ")";
     } else if (!node_op(*n)) {
       // Nothing says recomputing it is safe (it may be random or in-place): PyTorch's rule too.
       return "outside remat's op registry (" + std::string(n->target().view()) + ")";
     } else if (info_.ops.random(n) || node_op(*n)->is(OpCategory::ComputeIntensive)) {
       return info_.ops.random(n) ? "random op" : "compute-intensive op";
     }
-    if (config_.ban_recompute_materialized_backward && materialized_backwards(n)) return "its output is materialized in the backward";
+    if (config_.ban_recompute_materialized_backward && materialized_backwards(n))
+      return "its output is materialized in the backward";
     if (config_.ban_recompute_reductions) {
       int64_t inputs = 0;
       for (const Argument& a : n->args()) {
         if (a.is_node()) inputs += value_bytes(*a.as_node());
       }
-      if (4 * value_bytes(*n) < inputs) return "reduction op (output under a quarter of its inputs)";
+      if (4 * value_bytes(*n) < inputs)
+        return "reduction op (output under a quarter of its inputs)";
     }
     return std::nullopt;
   }
@@ -75,10 +80,12 @@ class NetworkBuilder {
   double capacity(const Node* n) const {
     if (n->meta.sym_value()) return 1;
     if (!n->meta.tensor()) return kInfiniteCapacity;  // tuple parents: never saved themselves
-    if (config_.treat_parameters_as_free_to_save && info_.static_lifetime_inputs.contains(n)) return 0;
+    if (config_.treat_parameters_as_free_to_save && info_.static_lifetime_inputs.contains(n))
+      return 0;
     if (config_.recompute_views && info_.ops.view(n)) return kInfiniteCapacity;
     int64_t dist = std::max<int64_t>(std::min<int64_t>(info_.dist_from_bw[n], 100), 1);
-    auto w = static_cast<double>(static_cast<int64_t>(static_cast<double>(value_bytes(*n)) * std::pow(1.1, static_cast<double>(dist))));
+    auto w = static_cast<double>(static_cast<int64_t>(static_cast<double>(value_bytes(*n)) *
+                                                      std::pow(1.1, static_cast<double>(dist))));
     return info_.ops.materialized(n) ? w : 2 * w;
   }
 
@@ -100,7 +107,8 @@ class NetworkBuilder {
         edge(from, sink(), kInfiniteCapacity, kTaggedRecompute);
         continue;
       }
-      if (n->op() == OpKind::Placeholder && !is_tangent(*n)) ban(n, "primal input");
+      if (n->op() == OpKind::Placeholder && !is_tangent(*n))
+        ban(n, "primal input");
       else if (info_.is_required_fw(n)) {
         if (auto reason = should_ban(n)) ban(n, *reason);
       }
@@ -135,7 +143,9 @@ class NetworkBuilder {
 
   using Entry = std::tuple<int64_t, const Node*, bool>;
   struct Later {
-    bool operator()(const Entry& a, const Entry& b) const { return std::get<0>(a) > std::get<0>(b); }
+    bool operator()(const Entry& a, const Entry& b) const {
+      return std::get<0>(a) > std::get<0>(b);
+    }
   };
 
   // A binary heap in a reused vector (what std::priority_queue does, without a fresh
@@ -179,7 +189,8 @@ class NetworkBuilder {
       if (fw_users.empty()) continue;
       int64_t first = first_unfusible_use(fw_users, max_order);
       for (const Node* u : fw_users) {
-        if (info_.order(u) > first && info_.ops.fusible(n, u) && !banned_.contains(u)) ban(u, "used far apart from " + n->name());
+        if (info_.order(u) > first && info_.ops.fusible(n, u) && !banned_.contains(u))
+          ban(u, "used far apart from " + n->name());
       }
     }
   }
@@ -189,7 +200,9 @@ class NetworkBuilder {
     for (const Node* start : joint_.graph().nodes()) {
       if (!info_.is_required_fw(start)) continue;
       int64_t start_order = info_.order(start);
-      std::priority_queue<std::pair<int64_t, const Node*>, std::vector<std::pair<int64_t, const Node*>>, std::greater<>> heap;
+      std::priority_queue<std::pair<int64_t, const Node*>,
+                          std::vector<std::pair<int64_t, const Node*>>, std::greater<>>
+          heap;
       heap.emplace(start_order, start);
       while (!heap.empty()) {
         const Node* cur = heap.top().second;
@@ -200,13 +213,21 @@ class NetworkBuilder {
           break;
         }
         for (const Node* u : cur->users()) {
-          if (info_.is_required_fw(u) && info_.ops.fusible(cur, u) && !banned_.contains(u)) heap.emplace(info_.order(u), u);
+          if (info_.is_required_fw(u) && info_.ops.fusible(cur, u) && !banned_.contains(u))
+            heap.emplace(info_.order(u), u);
         }
       }
     }
   }
 
-  enum Reason : int { kNeededInBackward, kDependsOnTangent, kTaggedRecompute, kNotATensor, kSavingCost, kDataDependency };
+  enum Reason : int {
+    kNeededInBackward,
+    kDependsOnTangent,
+    kTaggedRecompute,
+    kNotATensor,
+    kSavingCost,
+    kDataDependency
+  };
   int vertex(const Node* n, NodeMap<int>& vertices, const char* suffix) {
     int& v = vertices[n];
     if (v < 0) {
@@ -240,9 +261,12 @@ class NetworkBuilder {
   std::vector<const Node*> vertex_node_;  // per vertex; null for source and sink
   std::vector<int> edge_reason_;
   // Indexed by Reason, then one entry per ban.
-  std::vector<std::string> reasons_ = {"must be computed in the backward", "depends on a tangent",
-                                       "tagged for recomputation: cannot be saved", "cannot be saved (not a tensor)",
-                                       "saving cost", "data dependency"};
+  std::vector<std::string> reasons_ = {"must be computed in the backward",
+                                       "depends on a tangent",
+                                       "tagged for recomputation: cannot be saved",
+                                       "cannot be saved (not a tensor)",
+                                       "saving cost",
+                                       "data dependency"};
   NodeSet banned_;
   std::vector<BannedNode> banned_list_;
   mutable NodeMarks marks_;  // for the searches of one node's users
@@ -251,8 +275,8 @@ class NetworkBuilder {
 
 }  // namespace
 
-Expected<CutSolution> solve_cut(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config,
-                                const NodeSet& dont_ban) {
+Expected<CutSolution> solve_cut(const GraphModule& joint, const NodeInfo& info,
+                                const MinCutConfig& config, const NodeSet& dont_ban) {
   NetworkBuilder net(joint, info, config, dont_ban);
   net.build();
   FlowGraph& fg = net.graph();
@@ -263,19 +287,24 @@ Expected<CutSolution> solve_cut(const GraphModule& joint, const NodeInfo& info, 
       int from = cut.infinite_path[i], to = cut.infinite_path[i + 1];
       std::string why;
       for (size_t e = 0; e < fg.edges().size(); ++e) {
-        if (fg.edges()[e].from == from && fg.edges()[e].to == to && std::isinf(fg.edges()[e].capacity)) why = net.reason(static_cast<int>(e));
+        if (fg.edges()[e].from == from && fg.edges()[e].to == to &&
+            std::isinf(fg.edges()[e].capacity))
+          why = net.reason(static_cast<int>(e));
       }
       path += "\n  " + fg.names()[from] + " -> " + fg.names()[to] + ": " + why;
     }
-    return error_message("min-cut partition: no finite cut exists: every edge of this path is infinite (a value "
-                         "that can be neither saved nor recomputed):" + path);
+    return error_message(
+        "min-cut partition: no finite cut exists: every edge of this path is infinite (a value "
+        "that can be neither saved nor recomputed):" +
+        path);
   }
   CutSolution s;
   NodeSet cut_nodes(joint.graph());
   for (int e : cut.cut_edges) {
     const FlowGraph::Edge& edge = fg.edges()[e];
     const Node* n = net.saved_by(edge);
-    REMAT_ASSERT(n != nullptr) << "cut edge " << fg.names()[edge.from] << " -> " << fg.names()[edge.to];
+    REMAT_ASSERT(n != nullptr) << "cut edge " << fg.names()[edge.from] << " -> "
+                               << fg.names()[edge.to];
     cut_nodes.insert(n);
   }
   for (const Node* n : joint.graph().nodes()) {

@@ -25,7 +25,7 @@ struct CutSolution {
 
 /// Builds the network (nodes in `dont_ban` are never banned: the knapsack's choice) and cuts
 /// it. An unbounded cut is an error naming the all-infinite path and why each edge is infinite.
-Expected<CutSolution> solve_cut(const GraphModule& joint, const NodeInfo& info, const MinCutConfig& config,
-                                const NodeSet& dont_ban);
+Expected<CutSolution> solve_cut(const GraphModule& joint, const NodeInfo& info,
+                                const MinCutConfig& config, const NodeSet& dont_ban);
 
 }  // namespace remat::partition

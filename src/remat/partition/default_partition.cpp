@@ -16,13 +16,16 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
   Graph& g = joint.graph();
   std::vector<std::string> made_must_save, recompute_inputs;
   if (has_recomputable_ops(g)) {
-    for (Node* n : cleanup_recompute_tags(g, /*is_default_partition=*/true)) made_must_save.push_back(n->name());
+    for (Node* n : cleanup_recompute_tags(g, /*is_default_partition=*/true))
+      made_must_save.push_back(n->name());
   }
   // The forward region: by tags up to the last forward-tagged node, else by dataflow.
   NodeSet forward(g);
   const Node* last = nullptr;
   for (const Node* n : g.nodes()) {
-    if (n->meta.partitioner_tag == PartitionerTag::IsForward || (n->op() == OpKind::Placeholder && !is_tangent(*n))) last = n;
+    if (n->meta.partitioner_tag == PartitionerTag::IsForward ||
+        (n->op() == OpKind::Placeholder && !is_tangent(*n)))
+      last = n;
   }
   std::string region_rule;
   bool tagged = false;
@@ -67,7 +70,8 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
       if (u->op() != OpKind::Output && !forward.contains(u)) bw_users.push_back(u);
     }
     bool only_sym_users = true;
-    for (const Node* u : bw_users) only_sym_users = only_sym_users && u->meta.sym_value().has_value();
+    for (const Node* u : bw_users)
+      only_sym_users = only_sym_users && u->meta.sym_value().has_value();
     if (only_sym_users) {
       for (const Node* u : bw_users) {
         if (seen.insert(u)) saved_sym.push_back(u);
@@ -104,20 +108,24 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
       }
     }
   }
-  std::sort(saved.begin(), saved.end(), [](const Node* a, const Node* b) { return a->is_before(b); });
+  std::sort(saved.begin(), saved.end(),
+            [](const Node* a, const Node* b) { return a->is_before(b); });
   JointOrigins origins;
   auto graphs = extract_forward_backward(joint, saved, saved_sym, &origins);
   if (!graphs) return std::move(graphs).take_errors();
   std::vector<std::string> rng = functionalize_recomputed_rng(*graphs);
   std::vector<std::pair<std::string, std::string>> reasons;
-  for (const std::string& n : made_must_save) reasons.emplace_back(n, "checkpoint-region input (tag clean-up made it MUST_SAVE)");
-  for (const std::string& n : recompute_inputs) reasons.emplace_back(n, "read by a node the backward recomputes");
+  for (const std::string& n : made_must_save)
+    reasons.emplace_back(n, "checkpoint-region input (tag clean-up made it MUST_SAVE)");
+  for (const std::string& n : recompute_inputs)
+    reasons.emplace_back(n, "read by a node the backward recomputes");
   DefaultPartition result;
   result.report = describe_partition(joint, *graphs, origins, "default", reasons);
   result.report.stage = PartitionStage::Default;
   result.report.tags_made_must_save = std::move(made_must_save);
   result.report.notes.push_back("forward region found by " + region_rule);
-  for (const std::string& n : rng) result.report.notes.push_back("random op " + n + " is recomputed with the forward's RNG state");
+  for (const std::string& n : rng)
+    result.report.notes.push_back("random op " + n + " is recomputed with the forward's RNG state");
   result.graphs = std::move(*graphs);
   return result;
 }

@@ -14,8 +14,8 @@ namespace {
 
 // Which nodes of `joint` a graph with `inputs` can compute: the inputs, then every call_function
 // (not tagged `invalid_tag`) whose inputs are all available (spec §8.1).
-NodeSet available_nodes(const GraphModule& joint, const InputLists& input_lists, const std::vector<const Node*>& inputs,
-                        PartitionerTag invalid_tag) {
+NodeSet available_nodes(const GraphModule& joint, const InputLists& input_lists,
+                        const std::vector<const Node*>& inputs, PartitionerTag invalid_tag) {
   NodeSet available(joint.graph());
   for (const Node* in : inputs) available.insert(in);
   for (const Node* n : joint.graph().nodes()) {
@@ -29,8 +29,8 @@ NodeSet available_nodes(const GraphModule& joint, const InputLists& input_lists,
 
 // The nodes the values in `roots` are computed from, stopping at `inputs` (which replace what
 // they were computed from).
-NodeSet needed_nodes(const Graph& joint, const InputLists& input_lists, std::vector<const Node*> roots,
-                     const std::vector<const Node*>& inputs) {
+NodeSet needed_nodes(const Graph& joint, const InputLists& input_lists,
+                     std::vector<const Node*> roots, const std::vector<const Node*>& inputs) {
   NodeSet stop(joint), needed(joint);
   for (const Node* in : inputs) stop.insert(in);
   while (!roots.empty()) {
@@ -58,7 +58,8 @@ bool mutates_only_an_intermediate(const Node& n) {
 Expected<GraphModule> extract_subgraph(const GraphModule& joint, const InputLists& input_lists,
                                        const std::vector<const Node*>& inputs,
                                        const std::vector<Argument>& outputs, std::string_view what,
-                                       PartitionerTag invalid_tag, std::vector<const Node*>& origins) {
+                                       PartitionerTag invalid_tag,
+                                       std::vector<const Node*>& origins) {
   NodeSet available = available_nodes(joint, input_lists, inputs, invalid_tag);
   std::vector<const Node*> roots;
   for (const Argument& a : outputs) {
@@ -80,11 +81,13 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const InputList
         break;
       }
     }
-    return error_message("the " + std::string(what) + " graph cannot compute " + chain + ": " + missing->name() +
+    return error_message("the " + std::string(what) + " graph cannot compute " + chain + ": " +
+                         missing->name() +
                          " is neither one of its inputs nor computable from them");
   }
   for (const Node* n : joint.graph().nodes()) {
-    if (n->op() == OpKind::CallFunction && available.contains(n) && is_impure(*n) && !mutates_only_an_intermediate(*n))
+    if (n->op() == OpKind::CallFunction && available.contains(n) && is_impure(*n) &&
+        !mutates_only_an_intermediate(*n))
       roots.push_back(n);
   }
   NodeSet needed = needed_nodes(joint.graph(), input_lists, std::move(roots), inputs);
@@ -135,8 +138,9 @@ void reorder_like_autograd(Graph& g) {
   for (Node* n : g.nodes()) {
     if (n->op() == OpKind::Placeholder) continue;
     auto ins = input_lists.of(n);
-    if (std::any_of(ins.begin(), ins.end(),
-                    [](const Node* in) { return in->op() == OpKind::Placeholder && is_tangent(*in); })) {
+    if (std::any_of(ins.begin(), ins.end(), [](const Node* in) {
+          return in->op() == OpKind::Placeholder && is_tangent(*in);
+        })) {
       first_bw = n;
       break;
     }
@@ -146,7 +150,9 @@ void reorder_like_autograd(Graph& g) {
   for (Node* n : g.nodes()) originals.push_back(n);
   std::vector<Node*> order;
   NodeSet placed(g);
-  auto waiting = [&](const Node* n) { return !placed.contains(n) && n->op() != OpKind::Placeholder; };
+  auto waiting = [&](const Node* n) {
+    return !placed.contains(n) && n->op() != OpKind::Placeholder;
+  };
   // Depth first, inputs in graph order, each placed after its inputs. An explicit stack: a
   // backward that recomputes a whole forward would nest as deep as the forward is long.
   struct Frame {
@@ -207,7 +213,8 @@ void raise_getitems(Graph& g) {
   for (Node* n : g.nodes()) {
     if (is_getitem(*n) && !n->args().empty() && n->args()[0].is_node()) getitems.push_back(n);
   }
-  for (auto it = getitems.rbegin(); it != getitems.rend(); ++it) g.move_after(*it, (*it)->args()[0].as_node());
+  for (auto it = getitems.rbegin(); it != getitems.rend(); ++it)
+    g.move_after(*it, (*it)->args()[0].as_node());
 }
 
 }  // namespace
@@ -234,9 +241,11 @@ Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
   std::vector<Argument> fwd_outputs(outputs.begin(), outputs.begin() + static_cast<long>(num_fwd));
   std::vector<Argument> grads(outputs.begin() + static_cast<long>(num_fwd), outputs.end());
   std::vector<const Node*> primals, tangents;
-  for (const Node* p : joint.graph().placeholders()) (is_tangent(*p) ? tangents : primals).push_back(p);
+  for (const Node* p : joint.graph().placeholders())
+    (is_tangent(*p) ? tangents : primals).push_back(p);
 
-  auto bw_inputs = [&](const std::vector<const Node*>& values, const std::vector<const Node*>& syms) {
+  auto bw_inputs = [&](const std::vector<const Node*>& values,
+                       const std::vector<const Node*>& syms) {
     std::vector<const Node*> in = syms;
     in.insert(in.end(), values.begin(), values.end());
     in.insert(in.end(), tangents.begin(), tangents.end());
@@ -262,10 +271,11 @@ Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
   for (const Node* v : syms) fw_out.push_back(Argument::node(const_cast<Node*>(v)));
   JointOrigins local;
   JointOrigins& from = origins != nullptr ? *origins : local;
-  auto forward = extract_subgraph(joint, input_lists, primals, fw_out, "forward", PartitionerTag::MustBeInBackward, from.forward);
+  auto forward = extract_subgraph(joint, input_lists, primals, fw_out, "forward",
+                                  PartitionerTag::MustBeInBackward, from.forward);
   if (!forward) return std::move(forward).take_errors();
-  auto backward = extract_subgraph(joint, input_lists, bw_inputs(values, syms), grads, "backward", PartitionerTag::MustBeInForward,
-                                   from.backward);
+  auto backward = extract_subgraph(joint, input_lists, bw_inputs(values, syms), grads, "backward",
+                                   PartitionerTag::MustBeInForward, from.backward);
   if (!backward) return std::move(backward).take_errors();
   reorder_like_autograd(backward->graph());
   raise_getitems(forward->graph());

@@ -27,11 +27,13 @@ KnapsackResult finish(std::vector<bool> take, const std::vector<double>& runtime
 
 }  // namespace
 
-KnapsackResult dp_knapsack(const std::vector<double>& memory, const std::vector<double>& runtime, double capacity) {
+KnapsackResult dp_knapsack(const std::vector<double>& memory, const std::vector<double>& runtime,
+                           double capacity) {
   REMAT_ASSERT(memory.size() == runtime.size()) << "memory and runtime differ in length";
   size_t n = memory.size();
   std::vector<int64_t> w(n);
-  for (size_t i = 0; i < n; ++i) w[i] = std::max<int64_t>(0, std::llround(memory[i] * kQuantization));
+  for (size_t i = 0; i < n; ++i)
+    w[i] = std::max<int64_t>(0, std::llround(memory[i] * kQuantization));
   int64_t cap = std::max<int64_t>(0, std::llround(capacity * kQuantization));
   // Items heavier than the capacity can never be saved; the table only needs the rest.
   size_t width = static_cast<size_t>(cap) + 1;
@@ -42,7 +44,8 @@ KnapsackResult dp_knapsack(const std::vector<double>& memory, const std::vector<
     auto r = static_cast<float>(runtime[i - 1]);
     for (size_t j = 0; j < width; ++j) {
       float best = at(i - 1, j);
-      if (w[i - 1] <= static_cast<int64_t>(j)) best = std::max(best, at(i - 1, j - static_cast<size_t>(w[i - 1])) + r);
+      if (w[i - 1] <= static_cast<int64_t>(j))
+        best = std::max(best, at(i - 1, j - static_cast<size_t>(w[i - 1])) + r);
       at(i, j) = best;
     }
   }
@@ -57,12 +60,16 @@ KnapsackResult dp_knapsack(const std::vector<double>& memory, const std::vector<
   return finish(std::move(take), runtime);
 }
 
-KnapsackResult greedy_knapsack(const std::vector<double>& memory, const std::vector<double>& runtime, double capacity) {
+KnapsackResult greedy_knapsack(const std::vector<double>& memory,
+                               const std::vector<double>& runtime, double capacity) {
   size_t n = memory.size();
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  auto ratio = [&](size_t i) { return memory[i] == 0 ? std::numeric_limits<double>::infinity() : runtime[i] / memory[i]; };
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ratio(a) > ratio(b); });
+  auto ratio = [&](size_t i) {
+    return memory[i] == 0 ? std::numeric_limits<double>::infinity() : runtime[i] / memory[i];
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return ratio(a) > ratio(b); });
   std::vector<bool> take(n, false);
   double used = 0;
   for (size_t i : order) {
@@ -74,13 +81,17 @@ KnapsackResult greedy_knapsack(const std::vector<double>& memory, const std::vec
   return finish(std::move(take), runtime);
 }
 
-KnapsackResult exact_knapsack(const std::vector<double>& memory, const std::vector<double>& runtime, double capacity) {
+KnapsackResult exact_knapsack(const std::vector<double>& memory, const std::vector<double>& runtime,
+                              double capacity) {
   size_t n = memory.size();
   constexpr double kSlack = 1e-9;  // sums of decimal memories are inexact in binary
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  auto ratio = [&](size_t i) { return memory[i] == 0 ? std::numeric_limits<double>::infinity() : runtime[i] / memory[i]; };
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ratio(a) > ratio(b); });
+  auto ratio = [&](size_t i) {
+    return memory[i] == 0 ? std::numeric_limits<double>::infinity() : runtime[i] / memory[i];
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return ratio(a) > ratio(b); });
   std::vector<bool> take(n, false), best_take(n, false);
   double best = -1;
   // Upper bound: the fractional knapsack over the remaining items.

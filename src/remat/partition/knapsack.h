@@ -15,10 +15,14 @@ struct KnapsackResult {
 /// PyTorch's default: memories quantised to 1/10,000 of a unit (round(m * 10000)), a DP table
 /// over (items, capacity); zero-weight items are always saved. The result never exceeds the
 /// quantised capacity.
-KnapsackResult dp_knapsack(const std::vector<double>& memory, const std::vector<double>& runtime, double capacity);
+KnapsackResult dp_knapsack(const std::vector<double>& memory, const std::vector<double>& runtime,
+                           double capacity);
 /// Greedy by runtime/memory, descending, while the memory fits.
-KnapsackResult greedy_knapsack(const std::vector<double>& memory, const std::vector<double>& runtime, double capacity);
-/// Exact (branch and bound on unquantised memories); for small instances and for testing the others.
-KnapsackResult exact_knapsack(const std::vector<double>& memory, const std::vector<double>& runtime, double capacity);
+KnapsackResult greedy_knapsack(const std::vector<double>& memory,
+                               const std::vector<double>& runtime, double capacity);
+/// Exact (branch and bound on unquantised memories); for small instances and for testing the
+/// others.
+KnapsackResult exact_knapsack(const std::vector<double>& memory, const std::vector<double>& runtime,
+                              double capacity);
 
 }  // namespace remat::partition

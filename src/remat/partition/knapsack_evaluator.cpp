@@ -10,8 +10,8 @@
 
 namespace remat::partition {
 
-KnapsackItems knapsack_items(const Graph& graph, const std::vector<const Node*>& items, std::vector<double> memory,
-                             std::vector<double> runtime) {
+KnapsackItems knapsack_items(const Graph& graph, const std::vector<const Node*>& items,
+                             std::vector<double> memory, std::vector<double> runtime) {
   KnapsackItems out;
   out.memory = std::move(memory);
   out.runtime = std::move(runtime);
@@ -48,22 +48,26 @@ KnapsackItems knapsack_items(const Graph& graph, const std::vector<const Node*>&
   return out;
 }
 
-Expected<KnapsackEvaluation> KnapsackEvaluator::evaluate(const std::vector<int>& saved, const std::vector<int>& recomputed,
+Expected<KnapsackEvaluation> KnapsackEvaluator::evaluate(const std::vector<int>& saved,
+                                                         const std::vector<int>& recomputed,
                                                          bool simulate_backward) const {
   size_t n = items_.names.size();
   std::vector<int> seen(n, 0);
   for (int i : saved) {
-    if (i < 0 || static_cast<size_t>(i) >= n) return error_message("saved item " + std::to_string(i) + " does not exist");
+    if (i < 0 || static_cast<size_t>(i) >= n)
+      return error_message("saved item " + std::to_string(i) + " does not exist");
     ++seen[i];
   }
   for (int i : recomputed) {
-    if (i < 0 || static_cast<size_t>(i) >= n) return error_message("recomputed item " + std::to_string(i) + " does not exist");
+    if (i < 0 || static_cast<size_t>(i) >= n)
+      return error_message("recomputed item " + std::to_string(i) + " does not exist");
     ++seen[i];
   }
   for (size_t i = 0; i < n; ++i) {
     if (seen[i] != 1) {
-      return error_message("item " + std::to_string(i) + " (" + items_.names[i] + ") is " +
-                           (seen[i] ? "both saved and recomputed" : "neither saved nor recomputed"));
+      return error_message(
+          "item " + std::to_string(i) + " (" + items_.names[i] + ") is " +
+          (seen[i] ? "both saved and recomputed" : "neither saved nor recomputed"));
     }
   }
   KnapsackEvaluation e;
@@ -73,7 +77,8 @@ Expected<KnapsackEvaluation> KnapsackEvaluator::evaluate(const std::vector<int>&
     std::vector<bool> is_saved(n, false);
     for (int i : saved) is_saved[i] = true;
     double peak = e.peak_memory;
-    for (const MemoryStep& s : backward_memory(is_saved, e.peak_memory)) peak = std::max(peak, s.memory);
+    for (const MemoryStep& s : backward_memory(is_saved, e.peak_memory))
+      peak = std::max(peak, s.memory);
     e.peak_memory = peak;
   }
   e.non_ac_peak_memory = std::accumulate(items_.memory.begin(), items_.memory.end(), 0.0);
@@ -81,7 +86,8 @@ Expected<KnapsackEvaluation> KnapsackEvaluator::evaluate(const std::vector<int>&
   return e;
 }
 
-std::vector<MemoryStep> KnapsackEvaluator::backward_memory(const std::vector<bool>& saved, double start) const {
+std::vector<MemoryStep> KnapsackEvaluator::backward_memory(const std::vector<bool>& saved,
+                                                           double start) const {
   size_t n = items_.names.size();
   std::vector<std::vector<int>> preds(n), succs(n);
   std::vector<int> indegree(n, 0);
@@ -105,7 +111,9 @@ std::vector<MemoryStep> KnapsackEvaluator::backward_memory(const std::vector<boo
     }
   }
   std::vector<MemoryStep> steps = {{start, "Initial Peak/Current Memory"}};
-  auto step = [&](double delta, std::string what) { steps.push_back({steps.back().memory + delta, std::move(what)}); };
+  auto step = [&](double delta, std::string what) {
+    steps.push_back({steps.back().memory + delta, std::move(what)});
+  };
   std::vector<bool> computed(n, false);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     int v = *it;
@@ -126,7 +134,8 @@ std::vector<MemoryStep> KnapsackEvaluator::backward_memory(const std::vector<boo
       computed[dep] = true;
       step(items_.memory[dep], "Recomputing Predecessor of " + name + ": " + items_.names[dep]);
       for (int pp : preds[dep]) {
-        if (computed[pp] || saved[pp] || std::find(queue.begin(), queue.end(), pp) != queue.end()) continue;
+        if (computed[pp] || saved[pp] || std::find(queue.begin(), queue.end(), pp) != queue.end())
+          continue;
         queue.push_back(pp);
       }
     }
@@ -135,7 +144,8 @@ std::vector<MemoryStep> KnapsackEvaluator::backward_memory(const std::vector<boo
   return steps;
 }
 
-std::vector<KnapsackEvaluation> KnapsackEvaluator::evaluate_budgets(const KnapsackSolve& solve, const std::vector<double>& budgets) const {
+std::vector<KnapsackEvaluation> KnapsackEvaluator::evaluate_budgets(
+    const KnapsackSolve& solve, const std::vector<double>& budgets) const {
   std::vector<KnapsackEvaluation> out;
   for (double b : budgets) {
     KnapsackResult k = solve(items_.memory, items_.runtime, b);
@@ -147,18 +157,25 @@ std::vector<KnapsackEvaluation> KnapsackEvaluator::evaluate_budgets(const Knapsa
   return out;
 }
 
-double KnapsackEvaluator::knee_point_budget(const KnapsackSolve& solve, double max_budget, double min_budget, int iterations) const {
-  std::vector<KnapsackEvaluation> results = evaluate_budgets(solve, linspace(min_budget, max_budget, iterations));
+double KnapsackEvaluator::knee_point_budget(const KnapsackSolve& solve, double max_budget,
+                                            double min_budget, int iterations) const {
+  std::vector<KnapsackEvaluation> results =
+      evaluate_budgets(solve, linspace(min_budget, max_budget, iterations));
   if (results.empty()) return max_budget;
-  auto [rt_lo, rt_hi] = std::minmax_element(results.begin(), results.end(), [](const auto& a, const auto& b) { return a.runtime_fraction() < b.runtime_fraction(); });
-  auto [mem_lo, mem_hi] = std::minmax_element(results.begin(), results.end(), [](const auto& a, const auto& b) { return a.memory_fraction() < b.memory_fraction(); });
+  auto [rt_lo, rt_hi] = std::minmax_element(
+      results.begin(), results.end(),
+      [](const auto& a, const auto& b) { return a.runtime_fraction() < b.runtime_fraction(); });
+  auto [mem_lo, mem_hi] = std::minmax_element(
+      results.begin(), results.end(),
+      [](const auto& a, const auto& b) { return a.memory_fraction() < b.memory_fraction(); });
   double rt_min = rt_lo->runtime_fraction(), rt_range = rt_hi->runtime_fraction() - rt_min;
   double mem_min = mem_lo->memory_fraction(), mem_range = mem_hi->memory_fraction() - mem_min;
   if (rt_range == 0 || mem_range == 0) return max_budget;
   size_t best = 0;
   double best_distance = INFINITY;
   for (size_t i = 0; i < results.size(); ++i) {
-    double r = (results[i].runtime_fraction() - rt_min) / rt_range, m = (results[i].memory_fraction() - mem_min) / mem_range;
+    double r = (results[i].runtime_fraction() - rt_min) / rt_range,
+           m = (results[i].memory_fraction() - mem_min) / mem_range;
     double d = std::sqrt(r * r + m * m);
     if (d < best_distance) {  // the first of equals, as argmin
       best_distance = d;

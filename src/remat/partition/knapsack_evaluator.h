@@ -26,8 +26,8 @@ struct KnapsackItems {
 };
 
 /// Items from a graph: `items` in graph order with their memories and runtimes.
-KnapsackItems knapsack_items(const Graph& graph, const std::vector<const Node*>& items, std::vector<double> memory,
-                             std::vector<double> runtime);
+KnapsackItems knapsack_items(const Graph& graph, const std::vector<const Node*>& items,
+                             std::vector<double> memory, std::vector<double> runtime);
 
 struct KnapsackEvaluation {
   double memory_budget = 0;
@@ -35,7 +35,9 @@ struct KnapsackEvaluation {
   double recomputation_runtime = 0;
   double non_ac_peak_memory = 0;       ///< every item saved
   double theoretical_max_runtime = 0;  ///< every item recomputed
-  [[nodiscard]] double memory_fraction() const { return non_ac_peak_memory > 0 ? peak_memory / non_ac_peak_memory : 0; }
+  [[nodiscard]] double memory_fraction() const {
+    return non_ac_peak_memory > 0 ? peak_memory / non_ac_peak_memory : 0;
+  }
   [[nodiscard]] double runtime_fraction() const {
     return theoretical_max_runtime > 0 ? recomputation_runtime / theoretical_max_runtime : 0;
   }
@@ -47,7 +49,8 @@ struct MemoryStep {
   std::string what;
 };
 
-using KnapsackSolve = std::function<KnapsackResult(const std::vector<double>& memory, const std::vector<double>& runtime, double capacity)>;
+using KnapsackSolve = std::function<KnapsackResult(
+    const std::vector<double>& memory, const std::vector<double>& runtime, double capacity)>;
 
 class KnapsackEvaluator {
  public:
@@ -55,19 +58,22 @@ class KnapsackEvaluator {
 
   /// `saved` and `recomputed` must split the items exactly. Peak memory is the saved items'
   /// total, or with `simulate_backward` the peak of `backward_memory`.
-  [[nodiscard]] Expected<KnapsackEvaluation> evaluate(const std::vector<int>& saved, const std::vector<int>& recomputed,
+  [[nodiscard]] Expected<KnapsackEvaluation> evaluate(const std::vector<int>& saved,
+                                                      const std::vector<int>& recomputed,
                                                       bool simulate_backward = false) const;
   /// The backward in reverse topological order of the item graph: a saved (or already
   /// recomputed) item is dropped; another is recomputed with its unsaved predecessors, then
   /// dropped. Starts from `start` (typically the saved items' total).
-  [[nodiscard]] std::vector<MemoryStep> backward_memory(const std::vector<bool>& saved, double start) const;
+  [[nodiscard]] std::vector<MemoryStep> backward_memory(const std::vector<bool>& saved,
+                                                        double start) const;
   /// `solve` at each budget.
-  [[nodiscard]] std::vector<KnapsackEvaluation> evaluate_budgets(const KnapsackSolve& solve, const std::vector<double>& budgets) const;
+  [[nodiscard]] std::vector<KnapsackEvaluation> evaluate_budgets(
+      const KnapsackSolve& solve, const std::vector<double>& budgets) const;
   /// The budget among `iterations` evenly spaced ones in [min, max] whose (runtime, memory)
   /// fractions, each scaled to [0, 1] over the sweep, are closest to the origin; `max` when
   /// either fraction does not vary.
-  [[nodiscard]] double knee_point_budget(const KnapsackSolve& solve, double max_budget = 0.1, double min_budget = 0.001,
-                                         int iterations = 100) const;
+  [[nodiscard]] double knee_point_budget(const KnapsackSolve& solve, double max_budget = 0.1,
+                                         double min_budget = 0.001, int iterations = 100) const;
 
  private:
   KnapsackItems items_;

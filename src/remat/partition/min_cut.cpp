@@ -65,7 +65,8 @@ void breadth_first(const Adjacency& a, int start, int stop, std::vector<int>& pa
 std::vector<int> infinite_path(const FlowGraph& g, int source, int sink) {
   const auto& edges = g.edges();
   Adjacency infinite = adjacency(g.num_vertices(), edges.size(), [&](size_t i) {
-    return std::isinf(edges[i].capacity) ? std::optional(std::pair(edges[i].from, edges[i].to)) : std::nullopt;
+    return std::isinf(edges[i].capacity) ? std::optional(std::pair(edges[i].from, edges[i].to))
+                                         : std::nullopt;
   });
   std::vector<int> parent(g.num_vertices(), -2);
   breadth_first(infinite, source, sink, parent);
@@ -84,7 +85,8 @@ int FlowGraph::add_vertex(std::string name) {
 }
 
 void FlowGraph::add_edge(int from, int to, double capacity) {
-  REMAT_ASSERT(from >= 0 && from < num_vertices() && to >= 0 && to < num_vertices()) << "edge to an unknown vertex";
+  REMAT_ASSERT(from >= 0 && from < num_vertices() && to >= 0 && to < num_vertices())
+      << "edge to an unknown vertex";
   REMAT_ASSERT(capacity >= 0) << "negative capacity";
   edges_.push_back({from, to, capacity});
 }
@@ -131,8 +133,9 @@ MinCut solve_min_cut(const FlowGraph& graph, int source, int sink, MaxFlowAlgori
   for (size_t i = 0; i < edges.size(); ++i) {
     if (edges[i].from == edges[i].to) continue;
     Edge fe = by_input[2 * i], re = by_input[2 * i + 1];
-    capacity[index_of(fe)] =
-        std::isinf(edges[i].capacity) ? infinity : static_cast<Capacity>(std::llround(edges[i].capacity));
+    capacity[index_of(fe)] = std::isinf(edges[i].capacity)
+                                 ? infinity
+                                 : static_cast<Capacity>(std::llround(edges[i].capacity));
     reverse[index_of(fe)] = re;
     reverse[index_of(re)] = fe;
   }
@@ -142,7 +145,8 @@ MinCut solve_min_cut(const FlowGraph& graph, int source, int sink, MaxFlowAlgori
   auto vertex_index = boost::get(boost::vertex_index, net);
   Capacity flow = 0;
   if (algorithm == MaxFlowAlgorithm::PushRelabel) {
-    flow = boost::push_relabel_max_flow(net, source, sink, capacity_map, residual_map, reverse_map, vertex_index);
+    flow = boost::push_relabel_max_flow(net, source, sink, capacity_map, residual_map, reverse_map,
+                                        vertex_index);
   } else {
     std::vector<Edge> predecessor(n);
     std::vector<boost::default_color_type> color(n);
@@ -151,22 +155,27 @@ MinCut solve_min_cut(const FlowGraph& graph, int source, int sink, MaxFlowAlgori
         net, capacity_map, residual_map, reverse_map,
         boost::make_iterator_property_map(predecessor.begin(), vertex_index),
         boost::make_iterator_property_map(color.begin(), vertex_index),
-        boost::make_iterator_property_map(distance.begin(), vertex_index), vertex_index, source, sink);
+        boost::make_iterator_property_map(distance.begin(), vertex_index), vertex_index, source,
+        sink);
   }
   result.value = static_cast<double>(flow);
 
   // The sink side: every vertex with a residual path to the sink (edges followed backwards).
   // by_input holds every network edge (and nothing at the self-loops' positions).
-  Adjacency into = adjacency(n, by_input.size(), [&](size_t k) -> std::optional<std::pair<int, int>> {
-    if (edges[k / 2].from == edges[k / 2].to || residual[index_of(by_input[k])] <= 0) return std::nullopt;
-    return std::pair(static_cast<int>(boost::target(by_input[k], net)), static_cast<int>(boost::source(by_input[k], net)));
-  });
+  Adjacency into =
+      adjacency(n, by_input.size(), [&](size_t k) -> std::optional<std::pair<int, int>> {
+        if (edges[k / 2].from == edges[k / 2].to || residual[index_of(by_input[k])] <= 0)
+          return std::nullopt;
+        return std::pair(static_cast<int>(boost::target(by_input[k], net)),
+                         static_cast<int>(boost::source(by_input[k], net)));
+      });
   std::vector<int> reached(n, -2);
   breadth_first(into, sink, -1, reached);
   for (int v = 0; v < n; ++v) result.source_side[v] = reached[v] == -2;
   for (size_t i = 0; i < graph.edges().size(); ++i) {
     const auto& e = graph.edges()[i];
-    if (result.source_side[e.from] && !result.source_side[e.to]) result.cut_edges.push_back(static_cast<int>(i));
+    if (result.source_side[e.from] && !result.source_side[e.to])
+      result.cut_edges.push_back(static_cast<int>(i));
   }
   return result;
 }

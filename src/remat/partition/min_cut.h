@@ -38,8 +38,9 @@ enum class MaxFlowAlgorithm { PushRelabel, BoykovKolmogorov };
 
 struct MinCut {
   double value = 0;  ///< the maximum flow; +infinity when some source-sink path is all infinite
-  std::vector<bool> source_side;  ///< per vertex; the maximal source side (the unique one PyTorch takes)
-  std::vector<int> cut_edges;     ///< indices of edges from the source side to the sink side
+  std::vector<bool>
+      source_side;  ///< per vertex; the maximal source side (the unique one PyTorch takes)
+  std::vector<int> cut_edges;      ///< indices of edges from the source side to the sink side
   std::vector<int> infinite_path;  ///< when unbounded: the vertices of an all-infinite path
   [[nodiscard]] bool unbounded() const { return !infinite_path.empty(); }
 };

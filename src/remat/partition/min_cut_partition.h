@@ -16,7 +16,7 @@ namespace remat::partition {
 struct MinCutPartition {
   ForwardBackward graphs;
   PartitionReport report;
-  FlowGraph network;  ///< the network solved (for --dump-flow)
+  FlowGraph network;              ///< the network solved (for --dump-flow)
   std::vector<StageTime> stages;  ///< wall time per pass, for progress output and metrics
   /// Joint nodes CSE removed, each with the node that replaced it: the graphs name only the
   /// latter (a caller cutting modules out of its own copy of the joint applies the same merges).
@@ -27,6 +27,7 @@ struct MinCutPartition {
 
 /// Partitions `joint`. An unbounded cut (a value that can be neither saved nor recomputed) is an
 /// error naming the nodes on the all-infinite path and why each edge is infinite.
-Expected<MinCutPartition> min_cut_partition(const GraphModule& joint, const MinCutConfig& config = {});
+Expected<MinCutPartition> min_cut_partition(const GraphModule& joint,
+                                            const MinCutConfig& config = {});
 
 }  // namespace remat::partition

@@ -55,7 +55,8 @@ NodeInfo classify_nodes(const GraphModule& joint) {
   info.static_lifetime_inputs = NodeSet(g);
   info.ops = OpClasses(g);
   for (const Node* n : g.nodes()) {
-    if (is_tangent(*n) || n->meta.partitioner_tag == PartitionerTag::MustBeInBackward) info.required_bw.insert(n);
+    if (is_tangent(*n) || n->meta.partitioner_tag == PartitionerTag::MustBeInBackward)
+      info.required_bw.insert(n);
     if (info.required_bw.contains(n)) {
       for (const Node* u : n->users()) {
         if (u->op() != OpKind::Output) info.required_bw.insert(u);
@@ -72,8 +73,10 @@ NodeInfo classify_nodes(const GraphModule& joint) {
   for (const Node* n : g.nodes()) {
     if (n->op() == OpKind::Placeholder && !is_tangent(*n)) {
       info.inputs.push_back(n);
-      std::string_view desc = n->meta.desc().is(ArgKind::String) ? n->meta.desc().as_text() : std::string_view();
-      if (desc.starts_with("ParamAOTInput") || desc.starts_with("BufferAOTInput")) info.static_lifetime_inputs.insert(n);
+      std::string_view desc =
+          n->meta.desc().is(ArgKind::String) ? n->meta.desc().as_text() : std::string_view();
+      if (desc.starts_with("ParamAOTInput") || desc.starts_with("BufferAOTInput"))
+        info.static_lifetime_inputs.insert(n);
     }
     if (info.required_fw.contains(n)) info.fw_order[n] = order++;
   }

@@ -16,8 +16,8 @@ struct NodeInfo {
   NodeSet required_fw;
   NodeSet required_bw;
   NodeSet tangents_closure;
-  NodeMap<int64_t> fw_order;      ///< position among the required_fw nodes
-  NodeMap<int64_t> dist_from_bw;  ///< every node has one
+  NodeMap<int64_t> fw_order;       ///< position among the required_fw nodes
+  NodeMap<int64_t> dist_from_bw;   ///< every node has one
   NodeSet static_lifetime_inputs;  ///< parameters and buffers
   OpClasses ops;                   ///< views, random, recomputable, fusible
 

@@ -13,9 +13,11 @@ OpClasses::OpClasses(const Graph& g) : bits_(g, 0) {
     const OpInfo* op = node_op(*n);
     bool view = op && op->is(OpCategory::View), random = op && op->is(OpCategory::Random);
     bool recomputable =
-        is_getitem(*n) || (op && (op->is(OpCategory::Recomputable) || op->is(OpCategory::Pointwise) || view));
+        is_getitem(*n) ||
+        (op && (op->is(OpCategory::Recomputable) || op->is(OpCategory::Pointwise) || view));
     bits_[n] = (view ? kView : 0) | (random ? kRandom : 0) | (recomputable ? kRecomputable : 0) |
-               (recomputable || random ? kFusibleOp : 0) | (n->target().view() == "aten.cat.default" ? kCat : 0);
+               (recomputable || random ? kFusibleOp : 0) |
+               (n->target().view() == "aten.cat.default" ? kCat : 0);
   }
 }
 

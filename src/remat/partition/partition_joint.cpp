@@ -10,7 +10,8 @@ std::optional<Strategy> parse_strategy(std::string_view name) {
   return std::nullopt;
 }
 
-Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy, const MinCutConfig& config) {
+Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy,
+                                    const MinCutConfig& config) {
   Partition out;
   if (strategy == Strategy::Default) {
     auto p = default_partition(joint);
@@ -23,7 +24,8 @@ Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy,
   if (!p) return std::move(p).take_errors();
   out.graphs = std::move(p->graphs);
   out.report = std::move(p->report);
-  if (p->report.cut_value) out.network = std::move(p->network);  // no network chose a budget-0 or fallback set
+  if (p->report.cut_value)
+    out.network = std::move(p->network);  // no network chose a budget-0 or fallback set
   out.stages = std::move(p->stages);
   out.merged = std::move(p->merged);
   out.rng_replayed = std::move(p->rng_replayed);

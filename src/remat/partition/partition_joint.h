@@ -20,13 +20,15 @@ std::optional<Strategy> parse_strategy(std::string_view name);
 struct Partition {
   ForwardBackward graphs;
   PartitionReport report;
-  std::optional<FlowGraph> network;  ///< min-cut only
-  std::vector<StageTime> stages;     ///< min-cut only: wall time per pass
+  std::optional<FlowGraph> network;                         ///< min-cut only
+  std::vector<StageTime> stages;                            ///< min-cut only: wall time per pass
   std::vector<std::pair<std::string, std::string>> merged;  ///< min-cut only: CSE, removed -> kept
-  std::vector<std::string> rng_replayed;  ///< min-cut only: random ops recomputed with saved RNG state
+  std::vector<std::string>
+      rng_replayed;  ///< min-cut only: random ops recomputed with saved RNG state
 };
 
 /// PyTorch's default partition, or the min-cut partition with `config`.
-Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy, const MinCutConfig& config = {});
+Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy,
+                                    const MinCutConfig& config = {});
 
 }  // namespace remat::partition

@@ -42,13 +42,20 @@ int64_t peak_bytes(const Graph& g, int64_t carried) {
 
 std::string_view stage_name(PartitionStage stage) {
   switch (stage) {
-    case PartitionStage::Cut: return "min-cut";
-    case PartitionStage::RelaxedBans: return "min-cut without the far-apart, fusible-chain and materialized-backward bans";
-    case PartitionStage::Aggressive: return "min-cut with aggressive recomputation (no bans but the hard ones)";
-    case PartitionStage::Knapsack: return "min-cut after the knapsack un-banned values";
-    case PartitionStage::InputsAndMustSave: return "the inputs and MUST_SAVE values (nothing left for the knapsack)";
-    case PartitionStage::InputsOnly: return "the inputs only (memory budget 0)";
-    case PartitionStage::Default: return "default partition";
+    case PartitionStage::Cut:
+      return "min-cut";
+    case PartitionStage::RelaxedBans:
+      return "min-cut without the far-apart, fusible-chain and materialized-backward bans";
+    case PartitionStage::Aggressive:
+      return "min-cut with aggressive recomputation (no bans but the hard ones)";
+    case PartitionStage::Knapsack:
+      return "min-cut after the knapsack un-banned values";
+    case PartitionStage::InputsAndMustSave:
+      return "the inputs and MUST_SAVE values (nothing left for the knapsack)";
+    case PartitionStage::InputsOnly:
+      return "the inputs only (memory budget 0)";
+    case PartitionStage::Default:
+      return "default partition";
   }
   return "?";
 }
@@ -72,13 +79,14 @@ const Node& storage_root(const Node& n) {
   return *at;
 }
 
-PartitionReport describe_partition(const GraphModule& joint, const ForwardBackward& graphs, const JointOrigins& origins,
-                                   std::string strategy,
-                                   const std::vector<std::pair<std::string, std::string>>& reasons) {
+PartitionReport describe_partition(
+    const GraphModule& joint, const ForwardBackward& graphs, const JointOrigins& origins,
+    std::string strategy, const std::vector<std::pair<std::string, std::string>>& reasons) {
   PartitionReport r;
   r.strategy = std::move(strategy);
   absl::flat_hash_map<std::string, std::string> why(reasons.begin(), reasons.end());
-  REMAT_ASSERT(origins.saved_values.size() == graphs.saved_values.size()) << "origins of another partition";
+  REMAT_ASSERT(origins.saved_values.size() == graphs.saved_values.size())
+      << "origins of another partition";
   for (size_t i = 0; i < graphs.saved_values.size(); ++i) {
     const std::string& name = graphs.saved_values[i];
     int64_t bytes = value_bytes(*origins.saved_values[i]);
@@ -89,7 +97,8 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
   NodeSet storages(joint.graph());
   for (const Node* n : origins.saved_values) {
     const Node& root = storage_root(*n);
-    if (root.op() != OpKind::Placeholder && storages.insert(&root)) r.activation_bytes += value_bytes(root);
+    if (root.op() != OpKind::Placeholder && storages.insert(&root))
+      r.activation_bytes += value_bytes(root);
   }
   r.saved_symints = graphs.saved_symints;
   // Recomputed: what the backward computes again, i.e. what both graphs compute (PyTorch's
@@ -109,12 +118,13 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
     if (n->op() != OpKind::CallFunction) continue;
     const Node* j = JointOrigins::of(origins.backward, n);
     if (!(j && in_forward.contains(j)) && !made_in_forward.contains(n->name())) continue;
-    std::string reason = j && j->meta.recompute == CheckpointPolicy::MustSave && node_is(*n, OpCategory::View)
-                             ? "a view: recomputing it is free (PyTorch never bans views, MUST_SAVE ones included)"
-                         : j && j->meta.recompute && is_recompute(*j->meta.recompute)
-                             ? "tagged " + std::string(policy_name(*j->meta.recompute)) + " (checkpoint region " +
-                                   (j->meta.ac_graph_id() ? std::to_string(*j->meta.ac_graph_id()) : "-") + ")"
-                             : "cheaper to recompute from saved values than to save";
+    std::string reason =
+        j && j->meta.recompute == CheckpointPolicy::MustSave && node_is(*n, OpCategory::View)
+            ? "a view: recomputing it is free (PyTorch never bans views, MUST_SAVE ones included)"
+        : j && j->meta.recompute && is_recompute(*j->meta.recompute)
+            ? "tagged " + std::string(policy_name(*j->meta.recompute)) + " (checkpoint region " +
+                  (j->meta.ac_graph_id() ? std::to_string(*j->meta.ac_graph_id()) : "-") + ")"
+            : "cheaper to recompute from saved values than to save";
     int64_t flops = node_flops(*n);
     r.recomputed.push_back({n->name(), std::string(n->target().view()), reason, flops});
     r.recompute_flops += flops;
@@ -126,18 +136,25 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
 }
 
 std::string PartitionReport::text() const {
-  std::string out = fmt::format("partition ({}): {} saved values, {} bytes; {} recomputed nodes, {} FLOPs\n", strategy,
-                                saved_values.size(), saved_bytes_total, recomputed.size(), recompute_flops);
+  std::string out = fmt::format(
+      "partition ({}): {} saved values, {} bytes; {} recomputed nodes, {} FLOPs\n", strategy,
+      saved_values.size(), saved_bytes_total, recomputed.size(), recompute_flops);
   if (stage != PartitionStage::Default) out += fmt::format("chosen by: {}\n", stage_name(stage));
   if (cut_value) out += fmt::format("cut value: {}\n", *cut_value);
-  out += fmt::format("activation memory (storage kept for the backward beyond the inputs): {} bytes\n", activation_bytes);
-  out += fmt::format("peak memory estimate (forward, then backward): {} bytes\n", peak_memory_bytes);
+  out +=
+      fmt::format("activation memory (storage kept for the backward beyond the inputs): {} bytes\n",
+                  activation_bytes);
+  out +=
+      fmt::format("peak memory estimate (forward, then backward): {} bytes\n", peak_memory_bytes);
   for (const std::string& n : notes) out += "note: " + n + "\n";
   out += "saved:\n";
-  for (const SavedValue& v : saved_values) out += fmt::format("  {:<24} {:>12} bytes  {}\n", v.name, v.bytes, v.reason);
-  for (const std::string& s : saved_symints) out += fmt::format("  {:<24} {:>12}        symbolic size\n", s, "");
+  for (const SavedValue& v : saved_values)
+    out += fmt::format("  {:<24} {:>12} bytes  {}\n", v.name, v.bytes, v.reason);
+  for (const std::string& s : saved_symints)
+    out += fmt::format("  {:<24} {:>12}        symbolic size\n", s, "");
   out += "recomputed in the backward:\n";
-  for (const RecomputedNode& n : recomputed) out += fmt::format("  {:<24} {:<32} {}\n", n.name, n.target, n.reason);
+  for (const RecomputedNode& n : recomputed)
+    out += fmt::format("  {:<24} {:<32} {}\n", n.name, n.target, n.reason);
   if (!banned.empty()) {
     out += "banned from recomputation:\n";
     for (const BannedNode& b : banned) out += fmt::format("  {:<24} {}\n", b.name, b.reason);
@@ -146,27 +163,36 @@ std::string PartitionReport::text() const {
 }
 
 std::string PartitionReport::json() const {
-  std::string out = "{\n  \"schema\": " + json::quoted(kPartitionReportSchema) + ",\n  \"strategy\": " + json::quoted(strategy) + ",\n  \"stage\": " + json::quoted(stage_name(stage)) +
+  std::string out = "{\n  \"schema\": " + json::quoted(kPartitionReportSchema) +
+                    ",\n  \"strategy\": " + json::quoted(strategy) +
+                    ",\n  \"stage\": " + json::quoted(stage_name(stage)) +
                     ",\n  \"saved_values\": [";
   for (size_t i = 0; i < saved_values.size(); ++i) {
     const SavedValue& v = saved_values[i];
-    out += fmt::format("{}\n    {{\"name\": {}, \"bytes\": {}, \"reason\": {}}}", i ? "," : "", json::quoted(v.name), v.bytes, json::quoted(v.reason));
+    out += fmt::format("{}\n    {{\"name\": {}, \"bytes\": {}, \"reason\": {}}}", i ? "," : "",
+                       json::quoted(v.name), v.bytes, json::quoted(v.reason));
   }
   out += "\n  ],\n  \"saved_symints\": [";
-  for (size_t i = 0; i < saved_symints.size(); ++i) out += (i ? ", " : "") + json::quoted(saved_symints[i]);
-  out += fmt::format("],\n  \"saved_bytes_total\": {},\n  \"activation_bytes\": {},\n  \"recomputed\": [", saved_bytes_total, activation_bytes);
+  for (size_t i = 0; i < saved_symints.size(); ++i)
+    out += (i ? ", " : "") + json::quoted(saved_symints[i]);
+  out += fmt::format(
+      "],\n  \"saved_bytes_total\": {},\n  \"activation_bytes\": {},\n  \"recomputed\": [",
+      saved_bytes_total, activation_bytes);
   for (size_t i = 0; i < recomputed.size(); ++i) {
     const RecomputedNode& n = recomputed[i];
-    out += fmt::format("{}\n    {{\"name\": {}, \"target\": {}, \"flops\": {}, \"reason\": {}}}", i ? "," : "", json::quoted(n.name), json::quoted(n.target),
-                       n.flops, json::quoted(n.reason));
+    out += fmt::format("{}\n    {{\"name\": {}, \"target\": {}, \"flops\": {}, \"reason\": {}}}",
+                       i ? "," : "", json::quoted(n.name), json::quoted(n.target), n.flops,
+                       json::quoted(n.reason));
   }
   out += "\n  ],\n  \"banned\": [";
   for (size_t i = 0; i < banned.size(); ++i) {
-    out += fmt::format("{}\n    {{\"name\": {}, \"reason\": {}}}", i ? "," : "", json::quoted(banned[i].name), json::quoted(banned[i].reason));
+    out += fmt::format("{}\n    {{\"name\": {}, \"reason\": {}}}", i ? "," : "",
+                       json::quoted(banned[i].name), json::quoted(banned[i].reason));
   }
   out += "\n  ],\n";
   if (cut_value) out += fmt::format("  \"cut_value\": {},\n", *cut_value);
-  out += fmt::format("  \"recompute_flops\": {},\n  \"peak_memory_bytes\": {},\n  \"notes\": [", recompute_flops, peak_memory_bytes);
+  out += fmt::format("  \"recompute_flops\": {},\n  \"peak_memory_bytes\": {},\n  \"notes\": [",
+                     recompute_flops, peak_memory_bytes);
   for (size_t i = 0; i < notes.size(); ++i) out += (i ? ", " : "") + json::quoted(notes[i]);
   return out + "]\n}\n";
 }

@@ -31,13 +31,13 @@ struct BannedNode {
 /// partition keeps depend on it: below a budget of 1 the ban heuristics are switched off step by
 /// step, and at budget 0 nothing but the inputs is saved, MUST_SAVE values included.
 enum class PartitionStage {
-  Cut,                 ///< the min-cut with every ban heuristic (budget 1, or within budget)
-  RelaxedBans,         ///< far-apart, long-fusible-chain and materialized-backward bans off
-  Aggressive,          ///< also the allowlist ban off
-  Knapsack,            ///< the knapsack let some banned values be recomputed
-  InputsAndMustSave,   ///< nothing left for the knapsack: the inputs and MUST_SAVE values
-  InputsOnly,          ///< budget 0: the inputs alone, no cut
-  Default,             ///< the default partition (no cut)
+  Cut,                ///< the min-cut with every ban heuristic (budget 1, or within budget)
+  RelaxedBans,        ///< far-apart, long-fusible-chain and materialized-backward bans off
+  Aggressive,         ///< also the allowlist ban off
+  Knapsack,           ///< the knapsack let some banned values be recomputed
+  InputsAndMustSave,  ///< nothing left for the knapsack: the inputs and MUST_SAVE values
+  InputsOnly,         ///< budget 0: the inputs alone, no cut
+  Default,            ///< the default partition (no cut)
 };
 std::string_view stage_name(PartitionStage stage);
 
@@ -51,7 +51,8 @@ struct PartitionReport {
   std::vector<std::string> saved_symints;
   std::vector<RecomputedNode> recomputed;
   std::vector<BannedNode> banned;
-  std::vector<std::string> tags_made_must_save;  ///< nodes the recompute-tag clean-up made MUST_SAVE
+  std::vector<std::string>
+      tags_made_must_save;          ///< nodes the recompute-tag clean-up made MUST_SAVE
   std::optional<double> cut_value;  ///< min-cut only
   int64_t saved_bytes_total = 0;
   /// What saving costs in memory: the distinct storages the saved values keep alive, other than
@@ -71,8 +72,8 @@ struct PartitionReport {
 /// Fills the parts every strategy shares: saved values' bytes (reasons from `reasons`, by name),
 /// the recomputed nodes (joint forward nodes the backward computes again), FLOPs and peak memory.
 /// `origins`: where extract_forward_backward took the graphs' nodes from in `joint`.
-PartitionReport describe_partition(const GraphModule& joint, const ForwardBackward& graphs, const JointOrigins& origins,
-                                   std::string strategy,
+PartitionReport describe_partition(const GraphModule& joint, const ForwardBackward& graphs,
+                                   const JointOrigins& origins, std::string strategy,
                                    const std::vector<std::pair<std::string, std::string>>& reasons);
 
 /// Bytes of a node's value: tensor numel x itemsize (tuples: the sum), 0 for symbolic values.

@@ -2,7 +2,9 @@
 
 namespace remat::partition {
 
-bool must_recompute(const Node& n) { return n.meta.recompute && is_recompute(*n.meta.recompute); }
+bool must_recompute(const Node& n) {
+  return n.meta.recompute && is_recompute(*n.meta.recompute);
+}
 
 bool has_recomputable_ops(const Graph& g) {
   for (const Node* n : g.nodes()) {

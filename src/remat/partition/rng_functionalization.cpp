@@ -32,9 +32,10 @@ std::vector<std::string> functionalize_recomputed_rng(ForwardBackward& graphs) {
     args.insert(args.end(), f->args().begin(), f->args().end());
     std::vector<Kwarg> kwargs(f->kwargs().begin(), f->kwargs().end());
     fw.set_insert_point(f);
-    Node* saved = fw.create_node(OpKind::CallFunction, "higher_order.run_and_save_rng_state", std::move(args), std::move(kwargs));
-    Node* state = fw.create_node_exact(OpKind::CallFunction, InternedString("operator.getitem"), state_name,
-                                       {Argument::node(saved), Argument::integer(0)});
+    Node* saved = fw.create_node(OpKind::CallFunction, "higher_order.run_and_save_rng_state",
+                                 std::move(args), std::move(kwargs));
+    Node* state = fw.create_node_exact(OpKind::CallFunction, InternedString("operator.getitem"),
+                                       state_name, {Argument::node(saved), Argument::integer(0)});
     REMAT_ASSERT(state != nullptr) << state_name << " is taken";
     fw.set_insert_point(nullptr);
     saved->meta.stack_trace = f->meta.stack_trace;
@@ -57,7 +58,8 @@ std::vector<std::string> functionalize_recomputed_rng(ForwardBackward& graphs) {
   if (!states.empty()) {
     // Forward outputs: real outputs, saved tensors, RNG states, then saved symints.
     Node* out = fw.output_node();
-    std::vector<Argument> outputs(out->args()[0].elements().begin(), out->args()[0].elements().end());
+    std::vector<Argument> outputs(out->args()[0].elements().begin(),
+                                  out->args()[0].elements().end());
     size_t at = outputs.size() - graphs.saved_symints.size();
     outputs.insert(outputs.begin() + static_cast<long>(at), states.begin(), states.end());
     out->set_arg(0, Argument::list(std::move(outputs)));

@@ -270,7 +270,8 @@ std::string_view py_strip(std::string_view s) {
 }
 
 /// `File "(.+)", line (\d+), in (.+)$` with the greedy file group: the path and line number.
-std::optional<std::pair<std::string_view, std::string_view>> match_file_line(std::string_view line) {
+std::optional<std::pair<std::string_view, std::string_view>> match_file_line(
+    std::string_view line) {
   constexpr std::string_view kHead = "File \"", kLine = "\", line ";
   if (!line.starts_with(kHead)) return std::nullopt;
   for (size_t at = line.rfind(kLine); at != std::string_view::npos && at > kHead.size();
@@ -278,7 +279,8 @@ std::optional<std::pair<std::string_view, std::string_view>> match_file_line(std
     size_t digits = at + kLine.size(), end = digits;
     while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) ++end;
     if (end == digits || !line.substr(end).starts_with(", in ") || end + 5 >= line.size()) continue;
-    return std::pair{line.substr(kHead.size(), at - kHead.size()), line.substr(digits, end - digits)};
+    return std::pair{line.substr(kHead.size(), at - kHead.size()),
+                     line.substr(digits, end - digits)};
   }
   return std::nullopt;
 }
@@ -308,7 +310,8 @@ std::string MetaText::summary_1_13(std::string_view stack_trace) {
     out += (idx ? ", " : "") + std::string(py_strip(lines[idx]));
   if (idx + 1 < lines.size()) {
     if (auto m = match_file_line(py_strip(lines[idx])))
-      out += (out.empty() ? "" : ", ") + ("File: " + std::string(m->first) + ":" + std::string(m->second));
+      out += (out.empty() ? "" : ", ") +
+             ("File: " + std::string(m->first) + ":" + std::string(m->second));
     out += (out.empty() ? "" : ", ") + ("code: " + std::string(py_strip(lines[idx + 1])));
   }
   return out;

@@ -236,7 +236,7 @@ class CodeGen {
   std::vector<std::string> renamed_;
   absl::flat_hash_set<std::string, StringViewHash, StringViewEq> others_;
 
-  std::unordered_map<std::string, std::string> globals_;  // target -> printed global name
+  std::unordered_map<std::string, std::string> globals_;         // target -> printed global name
   absl::flat_hash_map<const std::string*, Callable> callables_;  // by interned target
   NodeMap<const Node*> last_user_;
   std::vector<Node*> inputs_;

@@ -45,9 +45,29 @@ size_t operator_length(std::string_view s, size_t i) {
     return i + 2 < s.size() && s[i + 2] == '=' ? 3 : 2;
   if (next == '=' && std::string_view("<>=!+-*/%@&|^").find(c) != std::string_view::npos) return 2;
   switch (c) {
-    case '(': case ')': case '[': case ']': case '{': case '}': case ',': case ':': case '.':
-    case '=': case '+': case '-': case '*': case '/': case '%': case '@': case '<': case '>':
-    case '&': case '|': case '^': case '~': case ';':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+    case ',':
+    case ':':
+    case '.':
+    case '=':
+    case '+':
+    case '-':
+    case '*':
+    case '/':
+    case '%':
+    case '@':
+    case '<':
+    case '>':
+    case '&':
+    case '|':
+    case '^':
+    case '~':
+    case ';':
       return 1;
     default:
       return 0;

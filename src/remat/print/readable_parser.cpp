@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -124,7 +124,8 @@ void for_each_top_level(std::string_view s, std::string_view sep, Part&& part) {
 }
 
 /// The pieces of `s` split at `sep` outside of quoted strings and brackets, into `parts`.
-void split_top_level(std::string_view s, std::string_view sep, std::vector<std::string_view>& parts) {
+void split_top_level(std::string_view s, std::string_view sep,
+                     std::vector<std::string_view>& parts) {
   parts.clear();
   if (s.find(sep[0]) == std::string_view::npos) {  // most lines: no separator at all
     parts.push_back(s);
@@ -219,11 +220,12 @@ struct GroupMeta {
 /// nullopt where nothing in the text tells.
 struct StyleEvidence {
   bool torch_1_13 = false;  // the body starts with a blank line, then a comment
-  std::optional<bool> quoted, stride, device, expanded_def, names_function, deep_comments, truncate_annotations;
+  std::optional<bool> quoted, stride, device, expanded_def, names_function, deep_comments,
+      truncate_annotations;
   std::optional<TagStyle> tags;
   std::optional<bool> free_dead_results;
   bool colored = false;
-  bool show_meta = false;  // a `"""` block of FX_GRAPH_SHOW_META
+  bool show_meta = false;                    // a `"""` block of FX_GRAPH_SHOW_META
   std::vector<std::string> additional_meta;  // keys in the order comments show them
 
   /// The era the evidence points to, with each observed rule laid over it.
@@ -267,7 +269,8 @@ class ReadableParser {
       std::string_view line = text.substr(start, nl == std::string_view::npos ? nl : nl - start);
       if (line.find('\033') != std::string_view::npos) {
         std::string_view plain = stripped_.emplace_back(strip_ansi(line));
-        seen_.colored = seen_.colored || plain.size() < line.size();  // a color code, not a stray ESC
+        seen_.colored =
+            seen_.colored || plain.size() < line.size();  // a color code, not a stray ESC
         line = plain;
       }
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -312,7 +315,8 @@ class ReadableParser {
     if (seen_.show_meta)
       for (Graph* g : graphs_)
         for (Node* n : g->nodes())
-          if (!node_type_text(*n, "meta_block")) n->meta.mutable_node_fields().push_back({"meta_block", "\"\""});
+          if (!node_type_text(*n, "meta_block"))
+            n->meta.mutable_node_fields().push_back({"meta_block", "\"\""});
     // A result nobody uses shows whether the era freed it on its own line.
     for (auto [node, freed] : freed_itself_)
       if (node->users().empty()) {
@@ -362,7 +366,8 @@ class ReadableParser {
     TensorMeta meta;
     bool quoted, strides, device;  // what the text showed (style evidence)
   };
-  absl::flat_hash_map<std::string, TensorAnnotation, StringViewHash, StringViewEq> tensor_annotations_;
+  absl::flat_hash_map<std::string, TensorAnnotation, StringViewHash, StringViewEq>
+      tensor_annotations_;
 
   Graph* graph_ = nullptr;
   GroupMeta group_;
@@ -380,23 +385,23 @@ class ReadableParser {
   std::vector<Param> params_;
   std::unordered_map<std::string, Param> pytree_annotations_;
   StyleEvidence seen_;
-  size_t depth_ = 0;  // of nested classes
+  size_t depth_ = 0;          // of nested classes
   bool pytree_body_ = false;  // the body being read binds its placeholders by tree_flatten_spec
   std::vector<std::pair<const Node*, bool>> freed_itself_;  // each statement: freed on its line?
   // FX_GRAPH_SHOW_META blocks waiting for the node they belong to, kept as text (remat does not
   // model every value they show). A node's block follows its comment; placeholders' blocks come
   // first in the body, before any comment.
   struct PendingBlock {
-    std::string text;     // its lines, `"""` included, relative to the body's indent
-    bool after_comment;   // a comment came between the last statement and it
+    std::string text;          // its lines, `"""` included, relative to the body's indent
+    bool after_comment;        // a comment came between the last statement and it
     const Node* after_rename;  // the last placeholder renamed above it (`l_x_ = L_x_`), if any
     const SourceLine* line;
   };
   std::vector<PendingBlock> blocks_;
   bool comment_since_statement_ = false;
-  bool ops_started_ = false;  // a node other than a placeholder was made in this body
+  bool ops_started_ = false;            // a node other than a placeholder was made in this body
   const Node* last_renamed_ = nullptr;  // placeholders print their block, then their rename line
-  std::vector<Graph*> graphs_;  // every graph read, to mark the nodes that showed no block
+  std::vector<Graph*> graphs_;          // every graph read, to mark the nodes that showed no block
   bool read_block(size_t indent);
   bool give_blocks(Node* n);
 };
@@ -523,7 +528,8 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
         }
         if (type.empty()) return fail_at(t, "device() without type=");
         // `cuda`, `cpu`, `meta`: repr() puts the index in index=, never in the type.
-        if (!is_python_identifier(type)) return fail_at(t, "device() type must be a device name, not '" + type + "'");
+        if (!is_python_identifier(type))
+          return fail_at(t, "device() type must be a device name, not '" + type + "'");
         out = Argument::device(index.empty() ? type : type + ":" + index);
         return true;
       }
@@ -844,8 +850,7 @@ bool parse_dim(std::string_view p, std::vector<SymInt>& out) {
   if (p.empty()) return false;
   bool digits = true;
   for (size_t i = 0; i < p.size(); ++i)
-    digits =
-        digits && (std::isdigit(static_cast<unsigned char>(p[i])) || (i == 0 && p[i] == '-'));
+    digits = digits && (std::isdigit(static_cast<unsigned char>(p[i])) || (i == 0 && p[i] == '-'));
   if (digits && p != "-") {
     long long v = 0;
     auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), v);
@@ -886,7 +891,8 @@ bool is_type_expression(std::string_view a) {
   size_t start = 0;
   while (start <= a.size()) {
     size_t dot = a.find('.', start);
-    if (!is_python_identifier(a.substr(start, dot == std::string_view::npos ? dot : dot - start))) return false;
+    if (!is_python_identifier(a.substr(start, dot == std::string_view::npos ? dot : dot - start)))
+      return false;
     if (dot == std::string_view::npos) return true;
     start = dot + 1;
   }
@@ -912,7 +918,8 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
     // parentheses, no brackets, quotes or statement punctuation.
     int depth = 0;
     for (char c : a.substr(4, a.size() - 5)) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_ +-*/%(),.<>=!~&|^").find(c) == std::string_view::npos)
+      if (!std::isalnum(static_cast<unsigned char>(c)) &&
+          std::string_view("_ +-*/%(),.<>=!~&|^").find(c) == std::string_view::npos)
         return fail(*line_, column, "malformed Sym(...) annotation");
       depth += c == '(' ? 1 : c == ')' ? -1 : 0;
       if (depth < 0) return fail(*line_, column, "malformed Sym(...) annotation");
@@ -1027,9 +1034,13 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
       for (const DictEntry& e : g.custom.dict_entries()) {
         if (!e.value.is(ArgKind::String)) continue;
         std::string_view v = e.value.as_text();
-        size_t chars = std::count_if(v.begin(), v.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
-        if (chars > 43 || (chars > 40 && !v.ends_with("..."))) g.truncated = false;
-        else if (chars == 43 && v.ends_with("...") && !g.truncated) g.truncated = true;
+        size_t chars = std::count_if(v.begin(), v.end(), [](char c) {
+          return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+        });
+        if (chars > 43 || (chars > 40 && !v.ends_with("...")))
+          g.truncated = false;
+        else if (chars == 43 && v.ends_with("...") && !g.truncated)
+          g.truncated = true;
       }
     }
     s = s.substr(end + 1);
@@ -1061,7 +1072,8 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
   // ` in fn` only when what follows is a function's name (`forward`, `<lambda>`): a path may hold
   // " in " too.
   size_t in = where.rfind(" in ");
-  if (in != std::string_view::npos && !is_function_name(where.substr(in + 4))) in = std::string_view::npos;
+  if (in != std::string_view::npos && !is_function_name(where.substr(in + 4)))
+    in = std::string_view::npos;
   g.names_function = in != std::string_view::npos;
   std::string_view fn =
       in == std::string_view::npos ? std::string_view("<unknown>") : where.substr(in + 4);
@@ -1069,7 +1081,8 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
   size_t colon = file_line.rfind(':');
   if (colon == std::string_view::npos) return false;
   std::string_view line = file_line.substr(colon + 1);
-  if (line.empty() || !std::all_of(line.begin(), line.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  if (line.empty() ||
+      !std::all_of(line.begin(), line.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return false;  // `path:N`: a line number, or not a frame
   g.stack_trace = InternedString("  File \"" + std::string(file_line.substr(0, colon)) +
                                  "\", line " + std::string(file_line.substr(colon + 1)) + ", in " +
@@ -1110,7 +1123,8 @@ bool ReadableParser::parse_comment(std::string_view c) {
   auto take = [this](GroupMeta g) {
     if (g.names_function) seen_.names_function = g.names_function;
     if (g.tag_style) seen_.tags = g.tag_style;
-    if (g.truncated && seen_.truncate_annotations != false) seen_.truncate_annotations = g.truncated;
+    if (g.truncated && seen_.truncate_annotations != false)
+      seen_.truncate_annotations = g.truncated;
     group_ = std::move(g);
   };
   GroupMeta g;
@@ -1187,7 +1201,8 @@ bool ReadableParser::parse_comment(std::string_view c) {
     // (`File: f.py:N in fn`, 2025's `# File: ...`, one inside the context), which would read back
     // as another trace; anything else keeps no trace.
     std::string_view context = text.substr(0, file);  // all of it when no `, File: ` follows
-    if (!text.empty() && MetaText::summary_1_13(trace) == text && !parse_tag(text) && context.find("File") == std::string_view::npos)
+    if (!text.empty() && MetaText::summary_1_13(trace) == text && !parse_tag(text) &&
+        context.find("File") == std::string_view::npos)
       group_.stack_trace = InternedString(trace);
   }
   // Anything else starts a group without metadata remat can use.
@@ -1543,7 +1558,9 @@ bool ReadableParser::parse_body(GraphModule& m, size_t indent) {
     }
     lead = prologue ? Lead::Nothing : Lead::More;
   }
-  if (!blocks_.empty()) return fail(*blocks_.front().line, blocks_.front().line->indent, "a meta block that no node follows");
+  if (!blocks_.empty())
+    return fail(*blocks_.front().line, blocks_.front().line->indent,
+                "a meta block that no node follows");
   return true;
 }
 
@@ -1554,7 +1571,9 @@ bool ReadableParser::read_block(size_t indent) {
     if (pos_ >= lines_.size()) return fail(*open, open->indent, "unterminated \"\"\" block");
     const SourceLine& l = lines_[pos_];
     if (l.blank() || l.indent < indent)
-      return fail(l, l.indent, "a meta block ends before its closing \"\"\": its lines are indented like the body, none blank");
+      return fail(l, l.indent,
+                  "a meta block ends before its closing \"\"\": its lines are indented like the "
+                  "body, none blank");
     if (!text.empty()) text += '\n';
     text.append(l.indent - indent, ' ');
     text += l.body();
@@ -1572,7 +1591,8 @@ bool ReadableParser::give_blocks(Node* n) {
   };
   std::vector<const PendingBlock*> before, after;  // before or after the node's comment
   for (const PendingBlock& b : blocks_) (b.after_comment ? after : before).push_back(&b);
-  if (after.size() > 1) return fail(*after[1]->line, after[1]->line->indent, "a second meta block for one node");
+  if (after.size() > 1)
+    return fail(*after[1]->line, after[1]->line->indent, "a second meta block for one node");
   const PendingBlock* own = after.empty() ? nullptr : after.front();
   size_t next = 0;
   if (!ops_started_) {
@@ -1592,7 +1612,8 @@ bool ReadableParser::give_blocks(Node* n) {
     }
   }
   if (next < before.size()) {
-    const PendingBlock* extra = before.size() - next > 1 || own ? before[own ? next : next + 1] : nullptr;
+    const PendingBlock* extra =
+        before.size() - next > 1 || own ? before[own ? next : next + 1] : nullptr;
     if (extra) return fail(*extra->line, extra->line->indent, "a second meta block for one node");
     own = before[next];
   }

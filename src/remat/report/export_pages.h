@@ -14,7 +14,7 @@ namespace remat::report {
 
 /// One row of the export failures table (tlparse's wording).
 struct ExportFailure {
-  std::string type;         ///< "Guard Evaluated", "Data Dependent Error", "Missing Fake Kernel", ...
+  std::string type;  ///< "Guard Evaluated", "Data Dependent Error", "Missing Fake Kernel", ...
   std::string reason_html;  ///< what happened, with the expression in <code>
   std::string info_html;    ///< where to read more: the guard's page, or the fake-kernel guide
 };
@@ -36,10 +36,13 @@ bool has_symbolic_guard_page(const std::string& event, const nlohmann::json& met
 
 /// The symbolic guard page: the expression, the user's and the framework's stacks (as rendered
 /// frame lines), the locals of the frame, and the trie of sub-expressions it was built from.
-std::string symbolic_guard_body(const nlohmann::json& meta, const std::vector<std::string>& user_stack,
-                                const std::vector<std::string>& framework_stack, const SymExprIndex& index);
+std::string symbolic_guard_body(const nlohmann::json& meta,
+                                const std::vector<std::string>& user_stack,
+                                const std::vector<std::string>& framework_stack,
+                                const SymExprIndex& index);
 
 /// The export index: success or the failures table, and the exported program's link.
-std::string export_index_body(const std::vector<ExportFailure>& failures, const std::string& program_url);
+std::string export_index_body(const std::vector<ExportFailure>& failures,
+                              const std::string& program_url);
 
 }  // namespace remat::report

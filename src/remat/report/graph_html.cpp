@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 
 #include "remat/report/html.h"
@@ -31,7 +31,8 @@ std::optional<int64_t> int_after(std::string_view s, std::string_view key) {
   while (i < s.size() && s[i] == ' ') ++i;
   int64_t v = 0;
   size_t start = i;
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) v = v * 10 + (s[i++] - '0');
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+    v = v * 10 + (s[i++] - '0');
   if (i == start) return std::nullopt;
   return v;
 }
@@ -44,12 +45,14 @@ std::string policy_in(std::string_view s) {
 }
 
 // `name: "annotation"` / `name = ...` at the start of a statement; the name, or empty.
-std::string leading_name(std::string_view body, std::string_view& annotation, bool parameter = false) {
+std::string leading_name(std::string_view body, std::string_view& annotation,
+                         bool parameter = false) {
   size_t i = 0;
   while (i < body.size() && ident_char(body[i])) ++i;
   if (i == 0 || std::isdigit(static_cast<unsigned char>(body[0]))) return "";
   std::string_view name = body.substr(0, i), rest = body.substr(i);
-  static constexpr std::string_view kNotNames[] = {"return", "def", "class", "self", "import", "from", "if", "for", "with"};
+  static constexpr std::string_view kNotNames[] = {"return", "def", "class", "self", "import",
+                                                   "from",   "if",  "for",   "with"};
   for (std::string_view k : kNotNames) {
     if (name == k) return "";
   }
@@ -62,7 +65,8 @@ std::string leading_name(std::string_view body, std::string_view& annotation, bo
     return std::string(name);
   }
   if (rest.starts_with(" = ")) return std::string(name);
-  if (parameter && (rest.starts_with(",") || rest.starts_with(")") || rest.empty())) return std::string(name);  // a bare parameter
+  if (parameter && (rest.starts_with(",") || rest.starts_with(")") || rest.empty()))
+    return std::string(name);  // a bare parameter
   return "";
 }
 
@@ -73,7 +77,8 @@ bool is_standalone_tag(std::string_view comment) {
   std::string_view rest = trim(comment.substr(1));
   if (rest.starts_with("ac_graph_id: ")) {
     rest.remove_prefix(13);
-    while (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest.front()))) rest.remove_prefix(1);
+    while (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest.front())))
+      rest.remove_prefix(1);
     if (rest.empty()) return true;
     if (!rest.starts_with(" - ")) return false;
     rest.remove_prefix(3);
@@ -82,7 +87,8 @@ bool is_standalone_tag(std::string_view comment) {
   } else {
     return false;
   }
-  for (std::string_view policy : {"MUST_SAVE", "PREFER_SAVE", "MUST_RECOMPUTE", "PREFER_RECOMPUTE"}) {
+  for (std::string_view policy :
+       {"MUST_SAVE", "PREFER_SAVE", "MUST_RECOMPUTE", "PREFER_RECOMPUTE"}) {
     if (rest == policy) return true;
   }
   return false;
@@ -96,8 +102,9 @@ std::optional<uint64_t> annotation_bytes(std::string_view a) {
   std::string_view dtype = a.substr(0, open);
   uint64_t item = 0;
   static const std::pair<std::string_view, uint64_t> kSizes[] = {
-      {"f64", 8}, {"f32", 4}, {"f16", 2}, {"bf16", 2}, {"i64", 8}, {"i32", 4}, {"i16", 2}, {"i8", 1}, {"u8", 1}, {"b8", 1},
-      {"c64", 8}, {"c128", 16}, {"c32", 4}, {"f8e4m3fn", 1}, {"f8e5m2", 1}, {"u16", 2}, {"u32", 4}, {"u64", 8}};
+      {"f64", 8}, {"f32", 4},      {"f16", 2},    {"bf16", 2}, {"i64", 8}, {"i32", 4},
+      {"i16", 2}, {"i8", 1},       {"u8", 1},     {"b8", 1},   {"c64", 8}, {"c128", 16},
+      {"c32", 4}, {"f8e4m3fn", 1}, {"f8e5m2", 1}, {"u16", 2},  {"u32", 4}, {"u64", 8}};
   for (auto [name, size] : kSizes) {
     if (dtype == name) item = size;
   }
@@ -112,7 +119,8 @@ std::optional<uint64_t> annotation_bytes(std::string_view a) {
     if (i >= dims.size()) break;
     if (!std::isdigit(static_cast<unsigned char>(dims[i]))) return std::nullopt;  // symbolic
     uint64_t d = 0;
-    while (i < dims.size() && std::isdigit(static_cast<unsigned char>(dims[i]))) d = d * 10 + static_cast<uint64_t>(dims[i++] - '0');
+    while (i < dims.size() && std::isdigit(static_cast<unsigned char>(dims[i])))
+      d = d * 10 + static_cast<uint64_t>(dims[i++] - '0');
     numel *= d;
   }
   return numel * item;
@@ -136,7 +144,8 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
   size_t start = 0, index = 0;
   while (start < text.size()) {
     size_t nl = text.find('\n', start);
-    std::string_view line = text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    std::string_view line =
+        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
     std::string_view body = trim(line);
     size_t this_line = index++;
     start = nl == std::string_view::npos ? text.size() : nl + 1;
@@ -152,7 +161,9 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
       // stack-trace comment (PyTorch's later placements).
       std::optional<int64_t> id = int_after(body, "ac_graph_id:");
       std::string policy;
-      if (body.find("recompute") != std::string_view::npos || body.find("ac_graph_id") != std::string_view::npos) policy = policy_in(body);
+      if (body.find("recompute") != std::string_view::npos ||
+          body.find("ac_graph_id") != std::string_view::npos)
+        policy = policy_in(body);
       if (is_standalone_tag(body)) {
         if (id) pending_id = id;
         if (!policy.empty()) pending_policy = policy;
@@ -206,10 +217,12 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
       if (pytree) continue;  // `primals, tangents`: the flatten statement binds the nodes
       std::string_view annotation;
       std::string name = leading_name(body, annotation, /*parameter=*/true);
-      if (!name.empty()) out.push_back({this_line, name, std::nullopt, "", annotation_bytes(annotation), true});
+      if (!name.empty())
+        out.push_back({this_line, name, std::nullopt, "", annotation_bytes(annotation), true});
       continue;
     }
-    if (size_t flatten = body.find("= fx_pytree.tree_flatten_spec("); flatten != std::string_view::npos) {
+    if (size_t flatten = body.find("= fx_pytree.tree_flatten_spec(");
+        flatten != std::string_view::npos) {
       std::string_view names = body.substr(0, flatten);
       size_t i = 0;
       while (i < names.size()) {
@@ -218,7 +231,8 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
         while (j < names.size() && ident_char(names[j])) ++j;
         if (j > i) {
           std::string name(names.substr(i, j - i));
-          if (seen.insert(name).second) out.push_back({this_line, name, std::nullopt, "", std::nullopt, true});
+          if (seen.insert(name).second)
+            out.push_back({this_line, name, std::nullopt, "", std::nullopt, true});
         }
         i = j + 1;
       }
@@ -234,14 +248,16 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
         std::string_view part = trim(rest.substr(0, semi));
         std::string_view a;
         std::string n = leading_name(part, a);
-        if (!n.empty() && seen.insert(n).second) out.push_back({this_line, n, std::nullopt, "", annotation_bytes(a), true});
+        if (!n.empty() && seen.insert(n).second)
+          out.push_back({this_line, n, std::nullopt, "", annotation_bytes(a), true});
         if (semi == std::string_view::npos) break;
         rest = rest.substr(semi + 2);
       }
       continue;
     }
     if (pytree) seen.insert(name);  // only pytree inputs are checked against it
-    out.push_back({this_line, name, pending_id ? pending_id : group_id, pending_policy.empty() ? group_policy : pending_policy,
+    out.push_back({this_line, name, pending_id ? pending_id : group_id,
+                   pending_policy.empty() ? group_policy : pending_policy,
                    annotation_bytes(annotation)});
     pending_id.reset();
     pending_policy.clear();
@@ -249,7 +265,8 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
   return out;
 }
 
-PartitionMarks marks_from_graphs(const std::vector<GraphLine>& forward, const std::vector<GraphLine>& backward) {
+PartitionMarks marks_from_graphs(const std::vector<GraphLine>& forward,
+                                 const std::vector<GraphLine>& backward) {
   PartitionMarks m;
   m.source = "derived from the logged forward and backward graphs (no partition record)";
   std::unordered_set<std::string> forward_statements;
@@ -279,8 +296,9 @@ std::optional<Mark> PartitionMarks::mark(const std::string& name) const {
   return std::nullopt;
 }
 
-void append_graph_html(std::string& out, std::string_view title, std::string_view text, const std::vector<GraphLine>& nodes,
-                       const PartitionMarks* marks, std::string_view text_url) {
+void append_graph_html(std::string& out, std::string_view title, std::string_view text,
+                       const std::vector<GraphLine>& nodes, const PartitionMarks* marks,
+                       std::string_view text_url) {
   // The text's lines, and for each the first of its nodes (graph_lines lists them in line order).
   std::vector<std::string_view> lines;
   for (size_t s = 0; s < text.size();) {
@@ -294,7 +312,8 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
   size_t inputs = 0;
   for (size_t k = 0; k < nodes.size(); ++k) {
     const GraphLine& g = nodes[k];
-    if (g.line < lines.size() && first_node[g.line] == kNone) first_node[g.line] = static_cast<uint32_t>(k);
+    if (g.line < lines.size() && first_node[g.line] == kNone)
+      first_node[g.line] = static_cast<uint32_t>(k);
     if (g.ac_graph_id) region_style.try_emplace(*g.ac_graph_id);
     inputs += g.input;
   }
@@ -302,20 +321,22 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
   auto region_color = [](int64_t id) { return fmt::format("hsl({}, 75%, 92%)", (id * 67) % 360); };
   auto region_border = [](int64_t id) { return fmt::format("hsl({}, 60%, 45%)", (id * 67) % 360); };
   for (auto& [id, style] : region_style) {
-    style = " data-ac-graph-id=\"" + std::to_string(id) + "\" style=\"background:" + region_color(id) + ";border-left:4px solid " +
+    style = " data-ac-graph-id=\"" + std::to_string(id) +
+            "\" style=\"background:" + region_color(id) + ";border-left:4px solid " +
             region_border(id) + "\"";
   }
   out += "<h1>";
   append_html_escaped(out, title);
-  out += "</h1>\n<p class=\"meta\">" + fmt::format("{} nodes: {} inputs, {} ops", nodes.size(), inputs, nodes.size() - inputs) +
+  out += "</h1>\n<p class=\"meta\">" +
+         fmt::format("{} nodes: {} inputs, {} ops", nodes.size(), inputs, nodes.size() - inputs) +
          " &middot; " + human_bytes(text.size()) + " &middot; <a href=\"";
   append_html_escaped(out, text_url);
   out += "\">plain text</a></p>\n";
   if (!region_style.empty()) {
     out += "<p class=\"legend\" id=\"regions\">Checkpoint regions: ";
     for (const auto& [id, style] : region_style) {
-      out += "<span style=\"background:" + region_color(id) + ";border-left:4px solid " + region_border(id) +
-             ";padding:0 .4em\">ac_graph_id " + std::to_string(id) + "</span>";
+      out += "<span style=\"background:" + region_color(id) + ";border-left:4px solid " +
+             region_border(id) + ";padding:0 .4em\">ac_graph_id " + std::to_string(id) + "</span>";
     }
     out += "</p>\n";
   }
@@ -327,10 +348,14 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
     }
     for (const auto& [name, bytes] : marks->saved) saved_bytes += bytes;
     out += fmt::format(
-        "<p class=\"legend\" id=\"partition-legend\"><span class=\"mark mark-saved\">saved</span> {} ({}) "
-        "<span class=\"mark mark-recomputed\">recomputed</span> {} <span class=\"mark mark-forward\">forward only</span> {} "
-        "<span class=\"mark mark-backward\">backward only</span> {} <span class=\"meta\">{}</span></p>\n",
-        counts[0], human_bytes(saved_bytes), counts[1], counts[2], counts[3], html_escape(marks->source));
+        "<p class=\"legend\" id=\"partition-legend\"><span class=\"mark mark-saved\">saved</span> "
+        "{} ({}) "
+        "<span class=\"mark mark-recomputed\">recomputed</span> {} <span class=\"mark "
+        "mark-forward\">forward only</span> {} "
+        "<span class=\"mark mark-backward\">backward only</span> {} <span "
+        "class=\"meta\">{}</span></p>\n",
+        counts[0], human_bytes(saved_bytes), counts[1], counts[2], counts[3],
+        html_escape(marks->source));
   }
   // The why, beside the text: every saved and recomputed node with the partitioner's reason,
   // linked to its line.
@@ -341,7 +366,8 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
     auto link = [&](const std::string& name) {
       auto at = line_of.find(name);
       return at == line_of.end() ? "<code>" + html_escape(name) + "</code>"
-                                 : "<a href=\"#L" + std::to_string(at->second) + "\"><code>" + html_escape(name) + "</code></a>";
+                                 : "<a href=\"#L" + std::to_string(at->second) + "\"><code>" +
+                                       html_escape(name) + "</code></a>";
     };
     auto why = [&](const std::string& name) {
       auto at = marks->why.find(name);
@@ -349,25 +375,37 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
     };
     // In the order of the text (names the text lacks last).
     auto in_text_order = [&](std::vector<std::string> names) {
-      auto line = [&](const std::string& n) { auto at = line_of.find(n); return at == line_of.end() ? SIZE_MAX : at->second; };
-      std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) { return line(a) < line(b); });
+      auto line = [&](const std::string& n) {
+        auto at = line_of.find(n);
+        return at == line_of.end() ? SIZE_MAX : at->second;
+      };
+      std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+        return line(a) < line(b);
+      });
       return names;
     };
     std::vector<std::string> saved_names;
     for (const auto& [name, bytes] : marks->saved) saved_names.push_back(name);
-    panel = "<aside id=\"why-panel\"><h2>Saved (" + human_count(marks->saved.size()) + ", " + human_bytes(saved_bytes) +
-            ")</h2>\n<table id=\"why-saved\"><tr><th>value</th><th>bytes</th><th>why saved</th></tr>\n";
+    panel =
+        "<aside id=\"why-panel\"><h2>Saved (" + human_count(marks->saved.size()) + ", " +
+        human_bytes(saved_bytes) +
+        ")</h2>\n<table id=\"why-saved\"><tr><th>value</th><th>bytes</th><th>why saved</th></tr>\n";
     for (const std::string& name : in_text_order(std::move(saved_names))) {
-      panel += "<tr><td>" + link(name) + "</td><td class=\"num\">" + human_bytes(marks->saved.at(name)) + "</td><td>" + why(name) + "</td></tr>\n";
+      panel += "<tr><td>" + link(name) + "</td><td class=\"num\">" +
+               human_bytes(marks->saved.at(name)) + "</td><td>" + why(name) + "</td></tr>\n";
     }
     uint64_t total_flops = 0;
     for (const auto& [name, f] : marks->flops) total_flops += f;
-    panel += "</table>\n<h2>Recomputed (" + human_count(marks->recomputed.size()) + ", " + human_flops(total_flops) +
-             ")</h2>\n<table id=\"why-recomputed\"><tr><th>node</th><th>cost</th><th>why recomputed</th></tr>\n";
-    for (const std::string& name : in_text_order({marks->recomputed.begin(), marks->recomputed.end()})) {
+    panel += "</table>\n<h2>Recomputed (" + human_count(marks->recomputed.size()) + ", " +
+             human_flops(total_flops) +
+             ")</h2>\n<table id=\"why-recomputed\"><tr><th>node</th><th>cost</th><th>why "
+             "recomputed</th></tr>\n";
+    for (const std::string& name :
+         in_text_order({marks->recomputed.begin(), marks->recomputed.end()})) {
       auto f = marks->flops.find(name);
-      panel += "<tr><td>" + link(name) + "</td><td class=\"num\">" + human_flops(f == marks->flops.end() ? 0 : f->second) + "</td><td>" +
-               why(name) + "</td></tr>\n";
+      panel += "<tr><td>" + link(name) + "</td><td class=\"num\">" +
+               human_flops(f == marks->flops.end() ? 0 : f->second) + "</td><td>" + why(name) +
+               "</td></tr>\n";
     }
     panel += "</table>\n</aside>\n";
     out += "<div class=\"graph-layout\">";
@@ -392,11 +430,14 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
     i = j;
   }
   if (input_tag_count) {
-    out += std::string("<p class=\"note\" id=\"input-tags\">The tag lines right after the signature (") +
+    out += std::string(
+               "<p class=\"note\" id=\"input-tags\">The tag lines right after the signature (") +
            (input_tag_count > 1 ? "lines " : "line ") + std::to_string(first_input_tag + 1) +
            (input_tag_count > 1 ? "&ndash;" + std::to_string(last_input_tag + 1) : "") +
-           ") belong to inputs: values the forward saved keep the recompute tags of the nodes they were, and PyTorch prints "
-           "them there (remat does the same, for byte parity). They say which checkpoint region produced a saved value; "
+           ") belong to inputs: values the forward saved keep the recompute tags of the nodes they "
+           "were, and PyTorch prints "
+           "them there (remat does the same, for byte parity). They say which checkpoint region "
+           "produced a saved value; "
            "nothing is recomputed for them.</p>\n";
   }
   out += "<pre class=\"code\">";
@@ -408,7 +449,9 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
     out += input_tag[n] ? "<span class=\"line input-tag\" id=\"L" : "<span class=\"line\" id=\"L";
     out += line_number;
     out += '"';
-    if (input_tag[n]) out += " title=\"the tag of an input (a saved value): printed by PyTorch, not a recomputation\"";
+    if (input_tag[n])
+      out +=
+          " title=\"the tag of an input (a saved value): printed by PyTorch, not a recomputation\"";
     if (g) {
       out += " data-node=\"";
       append_html_escaped(out, g->name);
@@ -423,19 +466,24 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
     if (marks) {
       out += "<span class=\"gutter\">";
       size_t on_line = 0;
-      for (size_t k = g ? first_node[n] : nodes.size(); k < nodes.size() && nodes[k].line == n; ++k) ++on_line;
-      for (size_t k = g ? first_node[n] : nodes.size(); k < nodes.size() && nodes[k].line == n; ++k) {
+      for (size_t k = g ? first_node[n] : nodes.size(); k < nodes.size() && nodes[k].line == n; ++k)
+        ++on_line;
+      for (size_t k = g ? first_node[n] : nodes.size(); k < nodes.size() && nodes[k].line == n;
+           ++k) {
         const GraphLine* node = &nodes[k];
         auto m = marks->mark(node->name);
         if (!m) continue;
         static constexpr const char* kClass[] = {"saved", "recomputed", "forward", "backward"};
-        static constexpr const char* kText[] = {"saved", "recomputed", "forward only", "backward only"};
+        static constexpr const char* kText[] = {"saved", "recomputed", "forward only",
+                                                "backward only"};
         auto c = static_cast<int>(*m);
         std::optional<uint64_t> bytes = node->bytes;
         if (*m == Mark::Saved) bytes = marks->saved.at(node->name);
         std::string tip = node->name + ": " + kText[c];
-        if (auto w = marks->why.find(node->name); w != marks->why.end()) tip += " \u2014 " + w->second;
-        if (auto f = marks->flops.find(node->name); f != marks->flops.end()) tip += " (" + human_flops(f->second) + ")";
+        if (auto w = marks->why.find(node->name); w != marks->why.end())
+          tip += " \u2014 " + w->second;
+        if (auto f = marks->flops.find(node->name); f != marks->flops.end())
+          tip += " (" + human_flops(f->second) + ")";
         out += "<span class=\"mark mark-";
         out += kClass[c];
         out += "\" title=\"";
@@ -458,7 +506,8 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
   if (!panel.empty()) out += panel + "</div>\n";
 }
 
-std::string graph_html(std::string_view title, std::string_view text, const PartitionMarks* marks, std::string_view text_url) {
+std::string graph_html(std::string_view title, std::string_view text, const PartitionMarks* marks,
+                       std::string_view text_url) {
   std::string out;
   append_graph_html(out, title, text, graph_lines(text), marks, text_url);
   return out;

@@ -41,7 +41,8 @@ struct PartitionMarks {
   std::set<std::string> recomputed;
   std::map<std::string, std::string> why;  ///< saved or recomputed node -> the partitioner's reason
   std::map<std::string, uint64_t> flops;   ///< recomputed node -> what recomputing it costs
-  std::unordered_set<std::string> forward;   ///< nodes the forward graph defines (a lookup per node: hashed)
+  std::unordered_set<std::string>
+      forward;  ///< nodes the forward graph defines (a lookup per node: hashed)
   std::unordered_set<std::string> backward;  ///< nodes the backward graph defines
   std::string source;  ///< where the saved and recomputed sets came from, for the page's legend
   [[nodiscard]] std::optional<Mark> mark(const std::string& name) const;
@@ -50,13 +51,15 @@ struct PartitionMarks {
 /// Marks for a compile that logged forward and backward graphs but no partition record (PyTorch's
 /// own logs): saved = the backward's inputs other than tangents, with their annotated bytes;
 /// recomputed = statements both graphs compute.
-PartitionMarks marks_from_graphs(const std::vector<GraphLine>& forward, const std::vector<GraphLine>& backward);
+PartitionMarks marks_from_graphs(const std::vector<GraphLine>& forward,
+                                 const std::vector<GraphLine>& backward);
 
 /// The page body for one graph artifact. `marks` only for a joint graph with a partition.
 std::string graph_html(std::string_view title, std::string_view text, const PartitionMarks* marks,
                        std::string_view text_url);
 /// The same body appended to `out`, from the nodes `graph_lines(text)` found.
-void append_graph_html(std::string& out, std::string_view title, std::string_view text, const std::vector<GraphLine>& nodes,
-                       const PartitionMarks* marks, std::string_view text_url);
+void append_graph_html(std::string& out, std::string_view title, std::string_view text,
+                       const std::vector<GraphLine>& nodes, const PartitionMarks* marks,
+                       std::string_view text_url);
 
 }  // namespace remat::report

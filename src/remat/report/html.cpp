@@ -21,11 +21,21 @@ void append_html_escaped(std::string& out, std::string_view text) {
     out.append(p, q);
     if (q == end) break;
     switch (*q) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += "&#39;";
+        break;
     }
     p = q + 1;
   }
@@ -93,7 +103,8 @@ std::string html_page(std::string_view title, std::string_view body, std::string
 std::string human_bytes(uint64_t bytes) {
   if (bytes < 1024) return fmt::format("{} B", bytes);
   if (bytes < 1024 * 1024) return fmt::format("{:.1f} KB", static_cast<double>(bytes) / 1024);
-  if (bytes < 1024ull * 1024 * 1024) return fmt::format("{:.1f} MB", static_cast<double>(bytes) / (1024.0 * 1024));
+  if (bytes < 1024ull * 1024 * 1024)
+    return fmt::format("{:.1f} MB", static_cast<double>(bytes) / (1024.0 * 1024));
   return fmt::format("{:.2f} GB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
 }
 
@@ -107,9 +118,11 @@ std::string human_count(uint64_t n) {
 }
 
 std::string human_flops(uint64_t flops) {
-  static constexpr std::pair<double, const char*> kUnits[] = {{1e12, "TFLOPs"}, {1e9, "GFLOPs"}, {1e6, "MFLOPs"}, {1e3, "KFLOPs"}};
+  static constexpr std::pair<double, const char*> kUnits[] = {
+      {1e12, "TFLOPs"}, {1e9, "GFLOPs"}, {1e6, "MFLOPs"}, {1e3, "KFLOPs"}};
   for (const auto& [scale, unit] : kUnits) {
-    if (static_cast<double>(flops) >= scale) return fmt::format("{:.2f} {}", static_cast<double>(flops) / scale, unit);
+    if (static_cast<double>(flops) >= scale)
+      return fmt::format("{:.2f} {}", static_cast<double>(flops) / scale, unit);
   }
   return fmt::format("{} FLOPs", flops);
 }

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
-#include <thread>
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -39,14 +39,16 @@ std::vector<DivergenceGroup> group_by(const std::map<int, std::string>& sequence
 
 /// Each compile folder of a rank's report (sorted: read_dir's order is the file system's) with
 /// the first `.json` artifact whose name starts with `prefix`.
-std::vector<std::pair<std::string, fs::path>> artifacts_named(const fs::path& rank_dir, std::string_view prefix) {
+std::vector<std::pair<std::string, fs::path>> artifacts_named(const fs::path& rank_dir,
+                                                              std::string_view prefix) {
   std::vector<std::pair<std::string, fs::path>> out;
   std::error_code ec;
   for (const auto& folder : fs::directory_iterator(rank_dir, ec)) {
     if (!folder.is_directory()) continue;
     std::vector<fs::path> files;
     for (const auto& f : fs::directory_iterator(folder.path(), ec))
-      if (f.path().extension() == ".json" && f.path().stem().string().starts_with(prefix)) files.push_back(f.path());
+      if (f.path().extension() == ".json" && f.path().stem().string().starts_with(prefix))
+        files.push_back(f.path());
     if (files.empty()) continue;
     std::sort(files.begin(), files.end());
     out.emplace_back(folder.path().filename().string(), files.front());
@@ -80,9 +82,11 @@ Json collectives_parity(const fs::path& rank_dir, const nlohmann::ordered_json& 
         for (const auto& a : entry["artifacts"])
           if (a.contains("url") && a["url"].is_string()) {
             std::string url = a["url"].get<std::string>();
-            if (size_t slash = url.find('/'); slash != std::string::npos) compile_of.try_emplace(url.substr(0, slash), cid);
+            if (size_t slash = url.find('/'); slash != std::string::npos)
+              compile_of.try_emplace(url.substr(0, slash), cid);
           }
-  static const std::regex kCall(R"(torch\s*\.\s*ops\s*\.\s*_?c10d_functional\s*\.\s*([A-Za-z0-9_]+)\s*\.\s*default\s*\()");
+  static const std::regex kCall(
+      R"(torch\s*\.\s*ops\s*\.\s*_?c10d_functional\s*\.\s*([A-Za-z0-9_]+)\s*\.\s*default\s*\()");
   static const std::regex kTag(R"(<[^>]*>)");
   static const std::regex kComment(R"(#[^\n]*)");
   Json graphs = Json::array();
@@ -90,7 +94,9 @@ Json collectives_parity(const fs::path& rank_dir, const nlohmann::ordered_json& 
     std::error_code ec;
     fs::path code;
     for (const auto& f : fs::directory_iterator(rank_dir / folder, ec))
-      if (f.path().stem().string().starts_with("inductor_output_code") && (code.empty() || f.path() < code)) code = f.path();
+      if (f.path().stem().string().starts_with("inductor_output_code") &&
+          (code.empty() || f.path() < code))
+        code = f.path();
     if (code.empty()) continue;
     std::map<std::string, size_t> planned, called;
     Json ops = read_json(schedule);
@@ -103,13 +109,19 @@ Json collectives_parity(const fs::path& rank_dir, const nlohmann::ordered_json& 
     // The page's markup (each tag a line break: the page's lines are spans) and Python comments
     // are not calls.
     std::string clean = std::regex_replace(*text, kTag, "\n");
-    for (auto [entity, c] : {std::pair{"&quot;", "\""}, {"&#39;", "'"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
+    for (auto [entity, c] : {std::pair{"&quot;", "\""},
+                             {"&#39;", "'"},
+                             {"&lt;", "<"},
+                             {"&gt;", ">"},
+                             {"&amp;", "&"}}) {
       std::string_view e = entity;
-      for (size_t at = 0; (at = clean.find(e, at)) != std::string::npos; ++at) clean.replace(at, e.size(), c);
+      for (size_t at = 0; (at = clean.find(e, at)) != std::string::npos; ++at)
+        clean.replace(at, e.size(), c);
     }
     clean = std::regex_replace(clean, kComment, "");
     size_t waits = 0, collectives = 0;
-    for (auto it = std::sregex_iterator(clean.begin(), clean.end(), kCall); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(clean.begin(), clean.end(), kCall);
+         it != std::sregex_iterator(); ++it) {
       std::string op = (*it)[1];
       if (op == "wait_tensor") {
         ++waits;
@@ -136,7 +148,8 @@ Json collectives_parity(const fs::path& rank_dir, const nlohmann::ordered_json& 
     }
   }
   Json report = {{"description",
-                  "Difference of # of collectives in scheduler and inductor output code and missing wait collectives"},
+                  "Difference of # of collectives in scheduler and inductor output code and "
+                  "missing wait collectives"},
                  {"graphs", graphs}};
   return report;
 }
@@ -159,7 +172,8 @@ void execution_order(MultiRankResult& r) {
     auto agree = [&](size_t i) {
       for (const DivergenceGroup& g : r.execution_groups) {
         const GraphExecutions* e = of.at(g.ranks.front());
-        if (i >= e->first.size() || i >= first->first.size() || e->first[i] != first->first[i]) return false;
+        if (i >= e->first.size() || i >= first->first.size() || e->first[i] != first->first[i])
+          return false;
       }
       return true;
     };
@@ -184,39 +198,58 @@ void execution_order(MultiRankResult& r) {
   }
 }
 
-std::string groups_table(const char* id, const std::vector<DivergenceGroup>& groups, const char* what) {
-  std::string out = std::string("<table id=\"") + id + "\"><tr><th>" + what + "</th><th>Ranks</th></tr>\n";
+std::string groups_table(const char* id, const std::vector<DivergenceGroup>& groups,
+                         const char* what) {
+  std::string out =
+      std::string("<table id=\"") + id + "\"><tr><th>" + what + "</th><th>Ranks</th></tr>\n";
   for (const DivergenceGroup& g : groups)
-    out += "<tr><td><code>" + html_escape(g.sequence.empty() ? "(none)" : g.sequence) + "</code></td><td>" +
-           join_ranks(g.ranks) + "</td></tr>\n";
+    out += "<tr><td><code>" + html_escape(g.sequence.empty() ? "(none)" : g.sequence) +
+           "</code></td><td>" + join_ranks(g.ranks) + "</td></tr>\n";
   return out + "</table>\n";
 }
 
-std::string landing_page(const MultiRankResult& r, const std::map<int, std::vector<std::string>>& compile_ids,
+std::string landing_page(const MultiRankResult& r,
+                         const std::map<int, std::vector<std::string>>& compile_ids,
                          bool runtime_trace, const ReportOptions& options) {
-  std::string body = "<h1>Multi-rank report</h1>\n<p>" + std::to_string(r.ranks.size()) +
-                     " ranks of one run. Each rank's own report is in <code>rank_&lt;n&gt;/</code>.</p>\n";
+  std::string body =
+      "<h1>Multi-rank report</h1>\n<p>" + std::to_string(r.ranks.size()) +
+      " ranks of one run. Each rank's own report is in <code>rank_&lt;n&gt;/</code>.</p>\n";
   if (r.diverged()) {
-    body += "<div id=\"desync-warning\" class=\"status-fail\"><b>The ranks diverged.</b> Ranks that compile different "
-            "graphs, hit the cache differently or schedule collectives in another order can hang or slow a "
-            "distributed run:<ul>";
-    if (r.compile_id_divergence) body += "<li id=\"divergence-compile-ids\">different compile ids</li>";
-    if (r.cache_groups.size() > 1) body += "<li id=\"divergence-cache\">different cache hits and misses</li>";
-    if (r.collective_groups.size() > 1) body += "<li id=\"divergence-collectives\">different collective schedules</li>";
-    if (r.tensor_meta_groups.size() > 1) body += "<li id=\"divergence-tensor-meta\">different tensor metadata</li>";
-    if (r.runtime_graph_counts_differ) body += "<li id=\"divergence-runtime\">different numbers of graphs with runtime estimates</li>";
-    if (r.execution_groups.size() > 1) body += "<li id=\"divergence-execution-order\">a different order of compiled graphs</li>";
+    body +=
+        "<div id=\"desync-warning\" class=\"status-fail\"><b>The ranks diverged.</b> Ranks that "
+        "compile different "
+        "graphs, hit the cache differently or schedule collectives in another order can hang or "
+        "slow a "
+        "distributed run:<ul>";
+    if (r.compile_id_divergence)
+      body += "<li id=\"divergence-compile-ids\">different compile ids</li>";
+    if (r.cache_groups.size() > 1)
+      body += "<li id=\"divergence-cache\">different cache hits and misses</li>";
+    if (r.collective_groups.size() > 1)
+      body += "<li id=\"divergence-collectives\">different collective schedules</li>";
+    if (r.tensor_meta_groups.size() > 1)
+      body += "<li id=\"divergence-tensor-meta\">different tensor metadata</li>";
+    if (r.runtime_graph_counts_differ)
+      body +=
+          "<li id=\"divergence-runtime\">different numbers of graphs with runtime estimates</li>";
+    if (r.execution_groups.size() > 1)
+      body += "<li id=\"divergence-execution-order\">a different order of compiled graphs</li>";
     body += "</ul></div>\n";
   } else {
-    body += "<p id=\"no-divergence\" class=\"status-ok\">No divergence between the ranks was found.</p>\n";
+    body +=
+        "<p id=\"no-divergence\" class=\"status-ok\">No divergence between the ranks was "
+        "found.</p>\n";
   }
-  body += "<h2>Ranks</h2>\n<table id=\"ranks\"><tr><th>Rank</th><th>Compile ids</th><th>Artifacts</th><th>Records</th>"
-          "<th>Bad lines</th></tr>\n";
+  body +=
+      "<h2>Ranks</h2>\n<table id=\"ranks\"><tr><th>Rank</th><th>Compile "
+      "ids</th><th>Artifacts</th><th>Records</th>"
+      "<th>Bad lines</th></tr>\n";
   for (const auto& [rank, rr] : r.ranks) {
     std::string ids;
     for (const std::string& id : compile_ids.at(rank)) ids += (ids.empty() ? "" : " ") + id;
-    body += "<tr id=\"rank-" + std::to_string(rank) + "\"><td><a href=\"rank_" + std::to_string(rank) + "/index.html\">Rank " +
-            std::to_string(rank) + "</a></td><td><code>" + html_escape(ids) + "</code></td><td class=\"num\">" +
+    body += "<tr id=\"rank-" + std::to_string(rank) + "\"><td><a href=\"rank_" +
+            std::to_string(rank) + "/index.html\">Rank " + std::to_string(rank) +
+            "</a></td><td><code>" + html_escape(ids) + "</code></td><td class=\"num\">" +
             std::to_string(rr.artifacts) + "</td><td class=\"num\">" + std::to_string(rr.stats.ok) +
             "</td><td class=\"num\">" + std::to_string(rr.stats.failures()) + "</td></tr>\n";
   }
@@ -227,45 +260,60 @@ std::string landing_page(const MultiRankResult& r, const std::map<int, std::vect
     for (DivergenceGroup& g : lettered) {
       for (auto [mark, letter] : {std::pair{"\u2705", "H"}, {"\u274c", "M"}, {"\u2753", "B"}}) {
         std::string_view m = mark;
-        for (size_t at = 0; (at = g.sequence.find(m, at)) != std::string::npos;) g.sequence.replace(at, m.size(), letter);
+        for (size_t at = 0; (at = g.sequence.find(m, at)) != std::string::npos;)
+          g.sequence.replace(at, m.size(), letter);
       }
     }
-    body += "<h2>Cache hits and misses</h2>\n<p>In artifact order (H hit, M miss, B bypass):</p>\n" +
-            groups_table("cache-groups", lettered, "Sequence");
+    body +=
+        "<h2>Cache hits and misses</h2>\n<p>In artifact order (H hit, M miss, B bypass):</p>\n" +
+        groups_table("cache-groups", lettered, "Sequence");
   }
   if (!r.execution_groups.empty()) {
     // tlparse's graph execution-order diagnostics, from Inductor's per-call artifacts.
     body += "<h2>Graph execution order</h2>\n";
     if (r.execution_groups.size() == 1) {
-      body += "<p id=\"execution-order-same\" class=\"status-ok\">Every rank ran its compiled graphs in the same order (" +
-              html_escape(r.execution_groups.front().sequence) + ").</p>\n";
+      body +=
+          "<p id=\"execution-order-same\" class=\"status-ok\">Every rank ran its compiled graphs "
+          "in the same order (" +
+          html_escape(r.execution_groups.front().sequence) + ").</p>\n";
     } else {
-      body += "<p id=\"execution-order-differs\" class=\"status-fail\">The ranks ran their compiled graphs in different orders, "
-              "first at execution " + std::to_string(*r.execution_divergence_at + 1) + ": a rank that runs another graph "
-              "than its peers issues other collectives, and the run can hang.";
+      body +=
+          "<p id=\"execution-order-differs\" class=\"status-fail\">The ranks ran their compiled "
+          "graphs in different orders, "
+          "first at execution " +
+          std::to_string(*r.execution_divergence_at + 1) +
+          ": a rank that runs another graph "
+          "than its peers issues other collectives, and the run can hang.";
       if (r.collective_groups.size() > 1) body += " Their collective schedules differ too (below).";
       if (r.cache_groups.size() > 1) body += " So do their cache hits and misses (below).";
       body += "</p>\n" + groups_table("execution-groups", r.execution_groups, "Graphs run");
     }
   }
   if (r.collective_groups.size() > 1)
-    body += "<h2>Collective schedules</h2>\n" + groups_table("collective-groups", r.collective_groups, "Collectives in order");
+    body += "<h2>Collective schedules</h2>\n" +
+            groups_table("collective-groups", r.collective_groups, "Collectives in order");
   if (r.tensor_meta_groups.size() > 1)
-    body += "<h2>Tensor metadata</h2>\n" + groups_table("tensor-meta-groups", r.tensor_meta_groups, "Fingerprint");
+    body += "<h2>Tensor metadata</h2>\n" +
+            groups_table("tensor-meta-groups", r.tensor_meta_groups, "Fingerprint");
   if (!r.runtime_deltas.empty()) {
-    body += "<h2>Estimated runtimes</h2>\n<table id=\"runtime-deltas\"><tr><th>Graph</th><th>Fastest</th><th>Slowest</th>"
-            "<th>Delta</th></tr>\n";
+    body +=
+        "<h2>Estimated runtimes</h2>\n<table "
+        "id=\"runtime-deltas\"><tr><th>Graph</th><th>Fastest</th><th>Slowest</th>"
+        "<th>Delta</th></tr>\n";
     for (const RuntimeDelta& d : r.runtime_deltas) {
       char buf[160];
-      std::snprintf(buf, sizeof buf, "<td>rank %d: %.3f ms</td><td>rank %d: %.3f ms</td><td class=\"num\">%.3f ms</td>",
-                    d.fastest_rank, d.fastest_ms, d.slowest_rank, d.slowest_ms, d.slowest_ms - d.fastest_ms);
+      std::snprintf(
+          buf, sizeof buf,
+          "<td>rank %d: %.3f ms</td><td>rank %d: %.3f ms</td><td class=\"num\">%.3f ms</td>",
+          d.fastest_rank, d.fastest_ms, d.slowest_rank, d.slowest_ms, d.slowest_ms - d.fastest_ms);
       body += "<tr><td><code>" + html_escape(d.graph) + "</code></td>" + buf + "</tr>\n";
     }
     body += "</table>\n";
   }
   if (r.collectives_parity_problems > 0) {
     body += "<p id=\"collectives-parity\">" + std::to_string(r.collectives_parity_problems) +
-            " graphs whose planned collectives differ from their output code or miss a wait: see each rank's "
+            " graphs whose planned collectives differ from their output code or miss a wait: see "
+            "each rank's "
             "<code>collectives_parity.json</code>.</p>\n";
   }
   // remat's addition: the partitions side by side.
@@ -273,14 +321,17 @@ std::string landing_page(const MultiRankResult& r, const std::map<int, std::vect
   for (const auto& [rank, rr] : r.ranks)
     for (const PartitionSummary& p : rr.partitions) partitioned.insert(p.compile_id);
   if (!partitioned.empty()) {
-    body += "<h2>What each rank saved and recomputed</h2>\n<table id=\"rank-partitions\"><tr><th>Compile id</th>";
+    body +=
+        "<h2>What each rank saved and recomputed</h2>\n<table "
+        "id=\"rank-partitions\"><tr><th>Compile id</th>";
     for (const auto& [rank, rr] : r.ranks) body += "<th>Rank " + std::to_string(rank) + "</th>";
     body += "</tr>\n";
     for (const std::string& cid : partitioned) {
       std::set<std::string> cells;
       std::string row;
       for (const auto& [rank, rr] : r.ranks) {
-        auto p = std::find_if(rr.partitions.begin(), rr.partitions.end(), [&](const auto& x) { return x.compile_id == cid; });
+        auto p = std::find_if(rr.partitions.begin(), rr.partitions.end(),
+                              [&](const auto& x) { return x.compile_id == cid; });
         std::string cell = "&mdash;";
         if (p != rr.partitions.end()) {
           uint64_t bytes = 0;
@@ -290,33 +341,41 @@ std::string landing_page(const MultiRankResult& r, const std::map<int, std::vect
             names += (names.empty() ? "" : ", ") + name;
           }
           cell = std::to_string(p->saved.size()) + " saved (" + human_bytes(bytes) + "), " +
-                 std::to_string(p->recomputed.size()) + " recomputed<br><small><code>" + html_escape(names) + "</code></small>";
+                 std::to_string(p->recomputed.size()) + " recomputed<br><small><code>" +
+                 html_escape(names) + "</code></small>";
         }
         cells.insert(cell);
         row += "<td>" + cell + "</td>";
       }
       bool differs = cells.size() > 1;
-      body += std::string("<tr") + (differs ? " class=\"status-fail\"" : "") + "><td><code>" + html_escape(cid) + "</code>" +
-              (differs ? " (ranks differ)" : "") + "</td>" + row + "</tr>\n";
+      body += std::string("<tr") + (differs ? " class=\"status-fail\"" : "") + "><td><code>" +
+              html_escape(cid) + "</code>" + (differs ? " (ranks differ)" : "") + "</td>" + row +
+              "</tr>\n";
     }
     body += "</table>\n";
   }
   body += "<h2>Traces</h2>\n<ul>";
   if (r.chromium_events > 0)
-    body += "<li><a href=\"chromium_events.json\">chromium_events.json</a>: every rank's events (one process per rank; "
-            "open in Perfetto)</li>";
+    body +=
+        "<li><a href=\"chromium_events.json\">chromium_events.json</a>: every rank's events (one "
+        "process per rank; "
+        "open in Perfetto)</li>";
   if (runtime_trace)
-    body += "<li><a href=\"chromium_trace_with_runtime.json\">chromium_trace_with_runtime.json</a>: the estimated "
-            "runtimes as a trace</li><li><a href=\"runtime_estimations.json\">runtime_estimations.json</a></li>";
+    body +=
+        "<li><a href=\"chromium_trace_with_runtime.json\">chromium_trace_with_runtime.json</a>: "
+        "the estimated "
+        "runtimes as a trace</li><li><a "
+        "href=\"runtime_estimations.json\">runtime_estimations.json</a></li>";
   body += "</ul>\n";
-  std::string footer = "Generated by remat " + html_escape(options.version) + " &middot; " + html_escape(options.command_line);
+  std::string footer = "Generated by remat " + html_escape(options.version) + " &middot; " +
+                       html_escape(options.command_line);
   return html_page("multi-rank report", body, footer);
 }
 
 /// Each rank's report, written side by side: they share nothing, and each is a sequential read
 /// with many file writes, so a thread per core (at most one per rank) takes the others' waits.
-std::vector<std::optional<Expected<ReportResult>>> write_rank_reports(const std::vector<RankLog>& logs, const fs::path& out,
-                                                                       const ReportOptions& options) {
+std::vector<std::optional<Expected<ReportResult>>> write_rank_reports(
+    const std::vector<RankLog>& logs, const fs::path& out, const ReportOptions& options) {
   std::vector<std::optional<Expected<ReportResult>>> reports(logs.size());
   std::mutex progress_lock;
   ReportOptions rank_options = options;
@@ -329,7 +388,8 @@ std::vector<std::optional<Expected<ReportResult>>> write_rank_reports(const std:
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i; (i = next++) < logs.size();) {
-      reports[i] = write_report(logs[i].path, (out / ("rank_" + std::to_string(logs[i].rank))).string(), rank_options);
+      reports[i] = write_report(
+          logs[i].path, (out / ("rank_" + std::to_string(logs[i].rank))).string(), rank_options);
     }
   };
   size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), logs.size());
@@ -340,8 +400,8 @@ std::vector<std::optional<Expected<ReportResult>>> write_rank_reports(const std:
   return reports;
 }
 
-Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs::path& out, const ReportOptions& options,
-                                     bool strict) {
+Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs::path& out,
+                                     const ReportOptions& options, bool strict) {
   MultiRankResult result;
   std::map<int, std::vector<std::string>> compile_ids;  // in log order
   std::map<int, std::string> cache_sequence;
@@ -352,17 +412,21 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
     fs::create_directories(dir, ec);
     if (ec) return error_message(dir.string() + ": cannot create: " + ec.message());
   }
-  std::vector<std::optional<Expected<ReportResult>>> reports = write_rank_reports(logs, out, options);
+  std::vector<std::optional<Expected<ReportResult>>> reports =
+      write_rank_reports(logs, out, options);
   for (size_t i = 0; i < logs.size(); ++i) {
     const RankLog& log = logs[i];
     fs::path dir = out / ("rank_" + std::to_string(log.rank));
     Expected<ReportResult>& r = *reports[i];
     if (!r) return std::move(r).take_errors();
-    if (Status c = check_strictness(log.path, *r, strict, options.strict_compile_id); !c.ok()) return c.errors();
+    if (Status c = check_strictness(log.path, *r, strict, options.strict_compile_id); !c.ok())
+      return c.errors();
     // Compile ids and the cache results in artifact order, from what the rank's report listed
     // (read in the file's order: the report lists compiles as they came).
     auto listing = read_file((dir / "compile_directory.json").string());
-    nlohmann::ordered_json directory = listing ? nlohmann::ordered_json::parse(*listing, nullptr, false) : nlohmann::ordered_json();
+    nlohmann::ordered_json directory = listing
+                                           ? nlohmann::ordered_json::parse(*listing, nullptr, false)
+                                           : nlohmann::ordered_json();
     std::vector<std::pair<int64_t, std::string>> marks;
     cache_sequence[log.rank];
     compile_ids[log.rank];
@@ -372,7 +436,8 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
         if (!entry.contains("artifacts")) continue;
         for (const auto& a : entry["artifacts"]) {
           std::string suffix = a.value("suffix", "");
-          if (!suffix.empty() && a.contains("number")) marks.emplace_back(a["number"].get<int64_t>(), suffix);
+          if (!suffix.empty() && a.contains("number"))
+            marks.emplace_back(a["number"].get<int64_t>(), suffix);
         }
       }
     }
@@ -380,7 +445,10 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
     for (const auto& [n, s] : marks) cache_sequence[log.rank] += s;
     Json parity = collectives_parity(dir, directory);
     result.collectives_parity_problems += parity["graphs"].size();
-    if (Status w = write_file_atomic((dir / "collectives_parity.json").string(), parity.dump(2) + "\n"); !w.ok()) return w.errors();
+    if (Status w =
+            write_file_atomic((dir / "collectives_parity.json").string(), parity.dump(2) + "\n");
+        !w.ok())
+      return w.errors();
     Json events = read_json(dir / "chromium_events.json");
     if (events.is_array())
       for (Json& e : events) {
@@ -389,14 +457,19 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
       }
     result.ranks.emplace_back(log.rank, std::move(*r));
   }
-  auto id_set = [&](int rank) { return std::set<std::string>(compile_ids[rank].begin(), compile_ids[rank].end()); };
+  auto id_set = [&](int rank) {
+    return std::set<std::string>(compile_ids[rank].begin(), compile_ids[rank].end());
+  };
   for (const RankLog& log : logs)
     if (id_set(log.rank) != id_set(logs.front().rank)) result.compile_id_divergence = true;
   result.cache_groups = group_by(cache_sequence);
   execution_order(result);
   result.chromium_events = chromium.size();
   if (!chromium.empty()) {
-    if (auto s = write_file_atomic((out / "chromium_events.json").string(), chromium.dump(2) + "\n"); !s.ok()) return s.errors();
+    if (auto s =
+            write_file_atomic((out / "chromium_events.json").string(), chromium.dump(2) + "\n");
+        !s.ok())
+      return s.errors();
   }
 
   // Collective schedules, runtime estimations and tensor metadata Inductor logged per graph.
@@ -409,7 +482,9 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
       Json ops = read_json(file);
       if (!ops.is_array() || ops.empty()) continue;
       schedules.push_back({{"rank", log.rank}, {"graph", graph}, {"ops", ops}});
-      for (const Json& op : ops) collective_sequence[log.rank] += (collective_sequence[log.rank].empty() ? "" : ",") + op.dump();
+      for (const Json& op : ops)
+        collective_sequence[log.rank] +=
+            (collective_sequence[log.rank].empty() ? "" : ",") + op.dump();
     }
     std::string fingerprints;
     for (const auto& [graph, file] : artifacts_named(dir, "inductor_runtime_and_tensor_meta")) {
@@ -427,7 +502,9 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
   if (!schedules.empty()) {
     for (const RankLog& log : logs) collective_sequence[log.rank];
     result.collective_groups = group_by(collective_sequence);
-    if (Status w = write_file_atomic((out / "collective_schedules.json").string(), schedules.dump(2) + "\n"); !w.ok())
+    if (Status w = write_file_atomic((out / "collective_schedules.json").string(),
+                                     schedules.dump(2) + "\n");
+        !w.ok())
       return w.errors();
   }
   if (!tensor_meta.empty()) {
@@ -436,31 +513,49 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
   }
   bool runtime_trace = !runtimes.empty();
   if (runtime_trace) {
-    if (Status w = write_file_atomic((out / "runtime_estimations.json").string(), runtimes.dump(2) + "\n"); !w.ok())
+    if (Status w =
+            write_file_atomic((out / "runtime_estimations.json").string(), runtimes.dump(2) + "\n");
+        !w.ok())
       return w.errors();
     // Each rank a process, each graph a thread, its ops back to back.
     Json trace = Json::array();
     for (const Json& g : runtimes) {
       int rank = g["rank"].get<int>();
-      int64_t tid = static_cast<int64_t>(std::hash<std::string>{}(g["graph"].get<std::string>()) & 0x7fffffff);
-      trace.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", tid},
+      int64_t tid = static_cast<int64_t>(std::hash<std::string>{}(g["graph"].get<std::string>()) &
+                                         0x7fffffff);
+      trace.push_back({{"name", "thread_name"},
+                       {"ph", "M"},
+                       {"pid", rank},
+                       {"tid", tid},
                        {"args", {{"name", "graph " + g["graph"].get<std::string>()}}}});
       uint64_t at = 0;
       for (const Json& op : g["ops"]) {
         double ns = op.value("estimated_runtime_ns", 0.0);
         uint64_t dur = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(ns / 1000.0)));
-        trace.push_back({{"name", op.value("name", "")}, {"ph", "X"}, {"ts", at}, {"dur", dur}, {"pid", rank}, {"tid", tid},
-                         {"cat", "runtime"}, {"args", {{"graph", g["graph"]}, {"rank", rank}, {"runtime_ns", ns}}}});
+        trace.push_back({{"name", op.value("name", "")},
+                         {"ph", "X"},
+                         {"ts", at},
+                         {"dur", dur},
+                         {"pid", rank},
+                         {"tid", tid},
+                         {"cat", "runtime"},
+                         {"args", {{"graph", g["graph"]}, {"rank", rank}, {"runtime_ns", ns}}}});
         at += dur;
       }
     }
     for (const auto& [rank, graphs] : runtime_of)
-      trace.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", rank}, {"args", {{"name", "Rank " + std::to_string(rank)}}}});
-    if (Status w = write_file_atomic((out / "chromium_trace_with_runtime.json").string(), trace.dump(2) + "\n"); !w.ok())
+      trace.push_back({{"name", "process_name"},
+                       {"ph", "M"},
+                       {"pid", rank},
+                       {"args", {{"name", "Rank " + std::to_string(rank)}}}});
+    if (Status w = write_file_atomic((out / "chromium_trace_with_runtime.json").string(),
+                                     trace.dump(2) + "\n");
+        !w.ok())
       return w.errors();
     // Graph by graph (in folder order), the fastest and the slowest rank.
     size_t counts = runtime_of.begin()->second.size();
-    for (const auto& [rank, graphs] : runtime_of) result.runtime_graph_counts_differ |= graphs.size() != counts;
+    for (const auto& [rank, graphs] : runtime_of)
+      result.runtime_graph_counts_differ |= graphs.size() != counts;
     if (!result.runtime_graph_counts_differ) {
       for (size_t i = 0; i < counts; ++i) {
         RuntimeDelta d;
@@ -476,7 +571,9 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
       }
     }
   }
-  if (auto s = write_file_atomic((out / "index.html").string(), landing_page(result, compile_ids, runtime_trace, options)); !s.ok())
+  if (auto s = write_file_atomic((out / "index.html").string(),
+                                 landing_page(result, compile_ids, runtime_trace, options));
+      !s.ok())
     return s.errors();
   return result;
 }
@@ -485,7 +582,8 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
 
 Expected<std::vector<RankLog>> find_rank_logs(const std::string& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return error_message(dir + ": --all-ranks-html needs the folder of one run's per-rank logs");
+  if (!fs::is_directory(dir, ec))
+    return error_message(dir + ": --all-ranks-html needs the folder of one run's per-rank logs");
   static const std::regex kName(R"(dedicated_log_torch_trace_rank_(\d+).*\.log)");
   std::vector<RankLog> logs;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -494,16 +592,23 @@ Expected<std::vector<RankLog>> find_rank_logs(const std::string& dir) {
     if (!e.is_regular_file() || !std::regex_match(name, m, kName)) continue;
     int rank = std::stoi(m[1].str());
     for (const RankLog& l : logs)
-      if (l.rank == rank) return error_message(dir + ": two logs for rank " + std::to_string(rank) + ": " + l.path + " and " + e.path().string());
+      if (l.rank == rank)
+        return error_message(dir + ": two logs for rank " + std::to_string(rank) + ": " + l.path +
+                             " and " + e.path().string());
     logs.push_back({rank, e.path().string()});
   }
-  if (logs.empty()) return error_message(dir + ": no per-rank logs (dedicated_log_torch_trace_rank_<n>*.log) in this folder");
-  std::sort(logs.begin(), logs.end(), [](const RankLog& a, const RankLog& b) { return a.rank < b.rank; });
+  if (logs.empty())
+    return error_message(
+        dir + ": no per-rank logs (dedicated_log_torch_trace_rank_<n>*.log) in this folder");
+  std::sort(logs.begin(), logs.end(),
+            [](const RankLog& a, const RankLog& b) { return a.rank < b.rank; });
   return logs;
 }
 
-Expected<MultiRankResult> write_multi_rank_report(const std::string& dir, const std::string& out_dir,
-                                                  const ReportOptions& options, bool overwrite, bool strict) {
+Expected<MultiRankResult> write_multi_rank_report(const std::string& dir,
+                                                  const std::string& out_dir,
+                                                  const ReportOptions& options, bool overwrite,
+                                                  bool strict) {
   auto logs = find_rank_logs(dir);
   if (!logs) return std::move(logs).take_errors();
   std::optional<MultiRankResult> result;

@@ -52,14 +52,17 @@ struct MultiRankResult {
   size_t chromium_events = 0;
   [[nodiscard]] bool diverged() const {
     return compile_id_divergence || cache_groups.size() > 1 || collective_groups.size() > 1 ||
-           tensor_meta_groups.size() > 1 || runtime_graph_counts_differ || execution_groups.size() > 1;
+           tensor_meta_groups.size() > 1 || runtime_graph_counts_differ ||
+           execution_groups.size() > 1;
   }
 };
 
 /// Writes the multi-rank site for the logs in `dir` into `out_dir`, whole or not at all (an
 /// existing `out_dir` is replaced only with `overwrite`). With `strict`, a bad line in any
 /// rank's log is an error.
-Expected<MultiRankResult> write_multi_rank_report(const std::string& dir, const std::string& out_dir,
-                                                  const ReportOptions& options, bool overwrite, bool strict);
+Expected<MultiRankResult> write_multi_rank_report(const std::string& dir,
+                                                  const std::string& out_dir,
+                                                  const ReportOptions& options, bool overwrite,
+                                                  bool strict);
 
 }  // namespace remat::report

@@ -10,25 +10,33 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 std::string string_field(const Json& object, const char* key) {
-  return object.is_object() && object.contains(key) && object[key].is_string() ? object[key].get<std::string>() : "";
+  return object.is_object() && object.contains(key) && object[key].is_string()
+             ? object[key].get<std::string>()
+             : "";
 }
 
 const Json& array_field(const Json& object, const char* key) {
   static const Json kEmpty = Json::array();
-  return object.is_object() && object.contains(key) && object[key].is_array() ? object[key] : kEmpty;
+  return object.is_object() && object.contains(key) && object[key].is_array() ? object[key]
+                                                                              : kEmpty;
 }
 
 }  // namespace
 
 uint64_t unsigned_field(const Json& object, const char* key) {
-  return object.is_object() && object.contains(key) && object[key].is_number_unsigned() ? object[key].get<uint64_t>() : 0;
+  return object.is_object() && object.contains(key) && object[key].is_number_unsigned()
+             ? object[key].get<uint64_t>()
+             : 0;
 }
 
 std::string partition_summary(const Json& p) {
   std::string out =
-      "<table class=\"partition\"><tr><th>strategy</th><th>chosen by</th><th>saved values</th><th>saved bytes</th>"
-      "<th title=\"distinct storage the saved values keep alive beyond the inputs\">activation memory</th>"
-      "<th>recomputed nodes</th><th>recompute cost</th><th title=\"live tensor bytes, forward then backward\">peak memory</th>"
+      "<table class=\"partition\"><tr><th>strategy</th><th>chosen by</th><th>saved "
+      "values</th><th>saved bytes</th>"
+      "<th title=\"distinct storage the saved values keep alive beyond the inputs\">activation "
+      "memory</th>"
+      "<th>recomputed nodes</th><th>recompute cost</th><th title=\"live tensor bytes, forward then "
+      "backward\">peak memory</th>"
       "<th title=\"value of the minimum cut (PyTorch's node weights)\">cut value</th></tr><tr>";
   out += "<td>" + html_escape(string_field(p, "strategy")) + "</td>";
   out += "<td>" + html_escape(string_field(p, "stage")) + "</td>";
@@ -41,7 +49,9 @@ std::string partition_summary(const Json& p) {
   std::string cut = "&mdash;";
   if (p.is_object() && p.contains("cut_value") && p["cut_value"].is_number()) {
     double v = p["cut_value"].get<double>();
-    cut = v >= 0 && v == static_cast<double>(static_cast<uint64_t>(v)) ? human_count(static_cast<uint64_t>(v)) : fmt::format("{}", v);
+    cut = v >= 0 && v == static_cast<double>(static_cast<uint64_t>(v))
+              ? human_count(static_cast<uint64_t>(v))
+              : fmt::format("{}", v);
   }
   out += "<td class=\"num\">" + cut + "</td></tr></table>";
   return out;
@@ -49,37 +59,47 @@ std::string partition_summary(const Json& p) {
 
 std::string partition_page(const Json& p, std::string_view compile_key) {
   std::string body = "<h1>Partition " + html_escape(compile_key) + "</h1>\n";
-  body += "<p>What the partitioner saved for the backward and what the backward computes again, each with the reason "
-          "the partitioner gave. The joint graph's page marks the same nodes in its text.</p>\n";
+  body +=
+      "<p>What the partitioner saved for the backward and what the backward computes again, each "
+      "with the reason "
+      "the partitioner gave. The joint graph's page marks the same nodes in its text.</p>\n";
   body += partition_summary(p) + "\n";
   const Json& saved = array_field(p, "saved_values");
-  body += "<h2>Saved values (" + human_count(saved.size()) + ")</h2>\n<table id=\"saved-values\"><tr><th>value</th><th>bytes</th><th>why saved</th></tr>\n";
+  body += "<h2>Saved values (" + human_count(saved.size()) +
+          ")</h2>\n<table id=\"saved-values\"><tr><th>value</th><th>bytes</th><th>why "
+          "saved</th></tr>\n";
   for (const Json& v : saved) {
-    body += "<tr><td><code>" + html_escape(string_field(v, "name")) + "</code></td><td class=\"num\">" + human_bytes(unsigned_field(v, "bytes")) +
+    body += "<tr><td><code>" + html_escape(string_field(v, "name")) +
+            "</code></td><td class=\"num\">" + human_bytes(unsigned_field(v, "bytes")) +
             "</td><td>" + html_escape(string_field(v, "reason")) + "</td></tr>\n";
   }
   body += "</table>\n";
   const Json& recomputed = array_field(p, "recomputed");
   body += "<h2>Recomputed in the backward (" + human_count(recomputed.size()) +
-          ")</h2>\n<table id=\"recomputed-nodes\"><tr><th>node</th><th>op</th><th>cost</th><th>why recomputed</th></tr>\n";
+          ")</h2>\n<table id=\"recomputed-nodes\"><tr><th>node</th><th>op</th><th>cost</th><th>why "
+          "recomputed</th></tr>\n";
   for (const Json& v : recomputed) {
-    body += "<tr><td><code>" + html_escape(string_field(v, "name")) + "</code></td><td><code>" + html_escape(string_field(v, "target")) +
-            "</code></td><td class=\"num\">" + human_flops(unsigned_field(v, "flops")) + "</td><td>" + html_escape(string_field(v, "reason")) +
-            "</td></tr>\n";
+    body += "<tr><td><code>" + html_escape(string_field(v, "name")) + "</code></td><td><code>" +
+            html_escape(string_field(v, "target")) + "</code></td><td class=\"num\">" +
+            human_flops(unsigned_field(v, "flops")) + "</td><td>" +
+            html_escape(string_field(v, "reason")) + "</td></tr>\n";
   }
   body += "</table>\n";
   const Json& banned = array_field(p, "banned");
   if (!banned.empty()) {
-    body += "<h2>Banned from recomputation (" + human_count(banned.size()) + ")</h2>\n<table id=\"banned-nodes\"><tr><th>node</th><th>why</th></tr>\n";
+    body += "<h2>Banned from recomputation (" + human_count(banned.size()) +
+            ")</h2>\n<table id=\"banned-nodes\"><tr><th>node</th><th>why</th></tr>\n";
     for (const Json& v : banned) {
-      body += "<tr><td><code>" + html_escape(string_field(v, "name")) + "</code></td><td>" + html_escape(string_field(v, "reason")) + "</td></tr>\n";
+      body += "<tr><td><code>" + html_escape(string_field(v, "name")) + "</code></td><td>" +
+              html_escape(string_field(v, "reason")) + "</td></tr>\n";
     }
     body += "</table>\n";
   }
   const Json& notes = array_field(p, "notes");
   if (!notes.empty()) {
     body += "<h2>Notes</h2>\n<ul id=\"partition-notes\">";
-    for (const Json& n : notes) body += "<li>" + html_escape(n.is_string() ? n.get<std::string>() : n.dump()) + "</li>";
+    for (const Json& n : notes)
+      body += "<li>" + html_escape(n.is_string() ? n.get<std::string>() : n.dump()) + "</li>";
     body += "</ul>\n";
   }
   return body;

@@ -42,8 +42,8 @@ std::map<std::string, size_t, std::less<>> node_lines(std::string_view graph) {
 
 /// Kernel name (`triton_poi_fused_mul_0`, or with Inductor's `:N` debug handle) -> the code's
 /// lines that launch it, from the call function on (`def call(args)`, or C++'s `::run_impl(`).
-std::map<std::string, std::vector<size_t>, std::less<>> kernel_lines(std::string_view code, const std::vector<std::string>& kernels,
-                                                                     std::string_view call_marker) {
+std::map<std::string, std::vector<size_t>, std::less<>> kernel_lines(
+    std::string_view code, const std::vector<std::string>& kernels, std::string_view call_marker) {
   std::map<std::string, std::vector<size_t>, std::less<>> out;
   std::vector<std::string_view> lines = lines_of(code);
   size_t start = 0;
@@ -84,8 +84,10 @@ Json map_lines(const Json& mapping, const From& from, const To& to) {
       if (!t.is_string()) continue;
       auto d = to.find(t.get<std::string>());
       if (d == to.end()) continue;
-      if constexpr (std::is_same_v<typename To::mapped_type, size_t>) lines.push_back(d->second);
-      else lines.insert(lines.end(), d->second.begin(), d->second.end());
+      if constexpr (std::is_same_v<typename To::mapped_type, size_t>)
+        lines.push_back(d->second);
+      else
+        lines.insert(lines.end(), d->second.begin(), d->second.end());
     }
     if (lines.empty()) continue;
     if constexpr (std::is_same_v<typename From::mapped_type, size_t>) {
@@ -98,11 +100,12 @@ Json map_lines(const Json& mapping, const From& from, const To& to) {
 }
 
 std::string pane(const char* id, const char* title, std::string_view text) {
-  std::string out = std::string("<div class=\"pane\"><h2>") + title + "</h2><pre id=\"" + id + "\">";
+  std::string out =
+      std::string("<div class=\"pane\"><h2>") + title + "</h2><pre id=\"" + id + "\">";
   std::vector<std::string_view> lines = lines_of(text);
   for (size_t i = 0; i < lines.size(); ++i)
-    out += "<span class=\"line\" data-line=\"" + std::to_string(i + 1) + "\"><span class=\"ln\">" + std::to_string(i + 1) +
-           "</span>" + html_escape(lines[i]) + "\n</span>";
+    out += "<span class=\"line\" data-line=\"" + std::to_string(i + 1) + "\"><span class=\"ln\">" +
+           std::to_string(i + 1) + "</span>" + html_escape(lines[i]) + "\n</span>";
   return out + "</pre></div>\n";
 }
 
@@ -110,8 +113,9 @@ std::string pane(const char* id, const char* title, std::string_view text) {
 
 Json provenance_line_mappings(const ProvenanceSources& s) {
   Json mappings = Json::parse(s.node_mappings, nullptr, false);
-  Json out = {{"preToPost", Json::object()}, {"postToPre", Json::object()}, {"pyCodeToPost", Json::object()},
-              {"postToPyCode", Json::object()}, {"cppCodeToPost", Json::object()}, {"postToCppCode", Json::object()}};
+  Json out = {{"preToPost", Json::object()},     {"postToPre", Json::object()},
+              {"pyCodeToPost", Json::object()},  {"postToPyCode", Json::object()},
+              {"cppCodeToPost", Json::object()}, {"postToCppCode", Json::object()}};
   if (!mappings.is_object()) return out;
   auto pre = node_lines(s.pre_grad), post = node_lines(s.post_grad);
   std::vector<std::string> kernels;
@@ -130,33 +134,40 @@ Json provenance_line_mappings(const ProvenanceSources& s) {
 }
 
 std::string provenance_page_body(const ProvenanceSources& s, std::string_view compile_id) {
-  std::string body = "<h1>Provenance tracking " + html_escape(compile_id) +
-                     "</h1>\n<p>Click a line: the lines it came from and the lines it became are highlighted in the "
-                     "other panes.</p>\n<style>.panes{display:flex;gap:1em}.pane{flex:1;min-width:0;overflow:auto}"
-                     ".pane pre{font-size:12px}.line{display:block;cursor:pointer}.ln{color:#888;display:inline-block;"
-                     "width:3.5em}.line.hl{background:#ffef9a}.line.sel{background:#9ad0ff}</style>\n<div class=\"panes\">";
+  std::string body =
+      "<h1>Provenance tracking " + html_escape(compile_id) +
+      "</h1>\n<p>Click a line: the lines it came from and the lines it became are highlighted in "
+      "the "
+      "other panes.</p>\n<style>.panes{display:flex;gap:1em}.pane{flex:1;min-width:0;overflow:auto}"
+      ".pane "
+      "pre{font-size:12px}.line{display:block;cursor:pointer}.ln{color:#888;display:inline-block;"
+      "width:3.5em}.line.hl{background:#ffef9a}.line.sel{background:#9ad0ff}</style>\n<div "
+      "class=\"panes\">";
   body += pane("pre", "Pre-grad graph", s.pre_grad);
   body += pane("post", "Post-grad graph", s.post_grad);
   if (!s.output_code.empty()) body += pane("py", "Generated code", s.output_code);
   if (!s.aot_code.empty()) body += pane("cpp", "AOT wrapper code", s.aot_code);
-  body += "</div>\n<script id=\"line-mappings\" type=\"application/json\">" + provenance_line_mappings(s).dump() +
-          "</script>\n"
-          "<script>\n"
-          "const M = JSON.parse(document.getElementById('line-mappings').textContent);\n"
-          "const links = {pre: [['post', 'preToPost']], post: [['pre', 'postToPre'], ['py', 'postToPyCode'], ['cpp', 'postToCppCode']],\n"
-          "               py: [['post', 'pyCodeToPost']], cpp: [['post', 'cppCodeToPost']]};\n"
-          "document.querySelectorAll('pre[id]').forEach(pre => pre.addEventListener('click', ev => {\n"
-          "  const line = ev.target.closest('.line'); if (!line) return;\n"
-          "  document.querySelectorAll('.hl, .sel').forEach(e => e.classList.remove('hl', 'sel'));\n"
-          "  line.classList.add('sel');\n"
-          "  for (const [other, key] of links[pre.id] || []) {\n"
-          "    for (const n of (M[key] || {})[line.dataset.line] || []) {\n"
-          "      const t = document.querySelector('#' + other + ' .line[data-line=\"' + n + '\"]');\n"
-          "      if (t) { t.classList.add('hl'); t.scrollIntoView({block: 'nearest'}); }\n"
-          "    }\n"
-          "  }\n"
-          "}));\n"
-          "</script>\n";
+  body +=
+      "</div>\n<script id=\"line-mappings\" type=\"application/json\">" +
+      provenance_line_mappings(s).dump() +
+      "</script>\n"
+      "<script>\n"
+      "const M = JSON.parse(document.getElementById('line-mappings').textContent);\n"
+      "const links = {pre: [['post', 'preToPost']], post: [['pre', 'postToPre'], ['py', "
+      "'postToPyCode'], ['cpp', 'postToCppCode']],\n"
+      "               py: [['post', 'pyCodeToPost']], cpp: [['post', 'cppCodeToPost']]};\n"
+      "document.querySelectorAll('pre[id]').forEach(pre => pre.addEventListener('click', ev => {\n"
+      "  const line = ev.target.closest('.line'); if (!line) return;\n"
+      "  document.querySelectorAll('.hl, .sel').forEach(e => e.classList.remove('hl', 'sel'));\n"
+      "  line.classList.add('sel');\n"
+      "  for (const [other, key] of links[pre.id] || []) {\n"
+      "    for (const n of (M[key] || {})[line.dataset.line] || []) {\n"
+      "      const t = document.querySelector('#' + other + ' .line[data-line=\"' + n + '\"]');\n"
+      "      if (t) { t.classList.add('hl'); t.scrollIntoView({block: 'nearest'}); }\n"
+      "    }\n"
+      "  }\n"
+      "}));\n"
+      "</script>\n";
   return body;
 }
 

@@ -1,7 +1,7 @@
 #include "remat/report/python_html.h"
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "remat/report/html.h"
@@ -10,9 +10,10 @@ namespace remat::report {
 namespace {
 
 constexpr std::array<std::string_view, 35> kKeywords = {
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
-    "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
-    "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
+    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 
 bool is_keyword(std::string_view w) {
   if (w.size() < 2 || w.size() > 8) return false;  // every keyword is 2 to 8 letters
@@ -32,9 +33,15 @@ constexpr auto kClass = [] {
   t['_'] = kAlpha;  // starts and continues identifiers like a letter
   return t;
 }();
-bool ident_start(char c) { return kClass[static_cast<unsigned char>(c)] == kAlpha; }
-bool ident_char(char c) { return kClass[static_cast<unsigned char>(c)] != kOther; }
-bool is_digit(char c) { return kClass[static_cast<unsigned char>(c)] == kDigit; }
+bool ident_start(char c) {
+  return kClass[static_cast<unsigned char>(c)] == kAlpha;
+}
+bool ident_char(char c) {
+  return kClass[static_cast<unsigned char>(c)] != kOther;
+}
+bool is_digit(char c) {
+  return kClass[static_cast<unsigned char>(c)] == kDigit;
+}
 
 void span(std::string& out, const char* cls, std::string_view text) {
   out += "<span class=\"";
@@ -48,9 +55,7 @@ void span(std::string& out, const char* cls, std::string_view text) {
 
 void append_python_line(std::string& out, std::string_view line) {
   size_t i = 0, plain = 0;  // line[plain, i) is text without a span, not yet written
-  auto flush = [&] {
-    append_html_escaped(out, line.substr(plain, i - plain));
-  };
+  auto flush = [&] { append_html_escaped(out, line.substr(plain, i - plain)); };
   while (i < line.size()) {
     char c = line[i];
     if (c == '#') {
@@ -113,10 +118,12 @@ std::string highlight_python(std::string_view source) {
   size_t start = 0, n = 0;
   while (start <= source.size()) {
     size_t nl = source.find('\n', start);
-    std::string_view line = source.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    std::string_view line =
+        source.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
     if (nl == std::string_view::npos && line.empty() && n > 0) break;
     ++n;
-    out += "<span class=\"line\" id=\"L" + std::to_string(n) + "\"><span class=\"ln\">" + std::to_string(n) + "</span>";
+    out += "<span class=\"line\" id=\"L" + std::to_string(n) + "\"><span class=\"ln\">" +
+           std::to_string(n) + "</span>";
     append_python_line(out, line);
     out += "</span>";
     if (nl == std::string_view::npos) break;

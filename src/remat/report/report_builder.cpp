@@ -14,9 +14,9 @@
 
 #include "remat/report/export_pages.h"
 #include "remat/report/graph_html.h"
-#include "remat/report/provenance_page.h"
 #include "remat/report/html.h"
 #include "remat/report/partition_html.h"
+#include "remat/report/provenance_page.h"
 #include "remat/report/python_html.h"
 #include "remat/support/file_io.h"
 #include "remat/tracelog/trace_reader.h"
@@ -32,17 +32,22 @@ using tracelog::TraceRecord;
 // Events whose payload is graph text, written as `<event>_<N>.txt` (trace-log spec A.5).
 bool is_graph_dump(std::string_view e) {
   static constexpr std::string_view kGraphs[] = {
-      "dynamo_output_graph", "optimize_ddp_split_graph", "optimize_ddp_split_child", "compiled_autograd_graph",
-      "aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph", "inductor_pre_grad_graph",
-      "inductor_post_grad_graph", "dynamo_cpp_guards_str", "graph_dump", "exported_program"};
+      "dynamo_output_graph",      "optimize_ddp_split_graph", "optimize_ddp_split_child",
+      "compiled_autograd_graph",  "aot_joint_graph",          "aot_forward_graph",
+      "aot_backward_graph",       "aot_inference_graph",      "inductor_pre_grad_graph",
+      "inductor_post_grad_graph", "dynamo_cpp_guards_str",    "graph_dump",
+      "exported_program"};
   for (std::string_view g : kGraphs) {
     if (g == e) return true;
   }
   return false;
 }
-bool is_fx_graph(std::string_view e) { return e != "dynamo_cpp_guards_str" && e != "exported_program" && is_graph_dump(e); }
+bool is_fx_graph(std::string_view e) {
+  return e != "dynamo_cpp_guards_str" && e != "exported_program" && is_graph_dump(e);
+}
 bool is_metrics(std::string_view e) {
-  return e == "compilation_metrics" || e == "bwd_compilation_metrics" || e == "aot_autograd_backward_compilation_metrics";
+  return e == "compilation_metrics" || e == "bwd_compilation_metrics" ||
+         e == "aot_autograd_backward_compilation_metrics";
 }
 
 // The artifact remat's compile writes with the partition report (`remat compile`).
@@ -93,8 +98,8 @@ struct CompileDir {
   bool has_metrics = false;
   std::optional<std::string> failure;
   std::vector<std::string> stack;  // frames, outermost first
-  std::optional<Json> partition;  ///< the `remat_partition` artifact
-  PartitionMarks marks;           ///< filled from `partition` and the forward/backward graphs
+  std::optional<Json> partition;   ///< the `remat_partition` artifact
+  PartitionMarks marks;            ///< filled from `partition` and the forward/backward graphs
   std::vector<GraphLine> forward_lines, backward_lines;  ///< the logged aot_forward/backward graphs
   /// What its partition saved and recomputed, once the compile is finished.
   std::optional<PartitionSummary> summary;
@@ -126,7 +131,8 @@ struct TrieNode {
 std::string strip_prefix_path(const std::string& file) {
   // Long absolute paths read better from the package root (torch/..., site-packages/...).
   for (std::string_view marker : {"/site-packages/", "/dist-packages/"}) {
-    if (size_t at = file.rfind(marker); at != std::string::npos) return file.substr(at + marker.size());
+    if (size_t at = file.rfind(marker); at != std::string::npos)
+      return file.substr(at + marker.size());
   }
   if (size_t at = file.rfind("/torch/"); at != std::string::npos) return file.substr(at + 1);
   return file;
@@ -137,24 +143,32 @@ std::string strip_prefix_path(const std::string& file) {
 void keep_provenance(const TraceRecord& r, const std::string& artifact, ProvenanceSources& p) {
   const std::string& e = r.event;
   std::string_view what = e == "artifact" ? std::string_view(artifact) : std::string_view(e);
-  if (what == "before_pre_grad_graph" || (what == "inductor_pre_grad_graph" && p.pre_grad.empty())) p.pre_grad = r.payload;
-  else if (what == "after_post_grad_graph" || (what == "inductor_post_grad_graph" && p.post_grad.empty())) p.post_grad = r.payload;
-  else if (what == "inductor_output_code") p.output_code = r.payload;
-  else if (what == "inductor_aot_wrapper_code") p.aot_code = r.payload;
-  else if (what == "inductor_provenance_tracking_node_mappings") p.node_mappings = r.payload;
+  if (what == "before_pre_grad_graph" || (what == "inductor_pre_grad_graph" && p.pre_grad.empty()))
+    p.pre_grad = r.payload;
+  else if (what == "after_post_grad_graph" ||
+           (what == "inductor_post_grad_graph" && p.post_grad.empty()))
+    p.post_grad = r.payload;
+  else if (what == "inductor_output_code")
+    p.output_code = r.payload;
+  else if (what == "inductor_aot_wrapper_code")
+    p.aot_code = r.payload;
+  else if (what == "inductor_provenance_tracking_node_mappings")
+    p.node_mappings = r.payload;
 }
 
 class Builder {
  public:
-  Builder(std::string out, const ReportOptions& options) : out_(std::move(out)), options_(options) {}
+  Builder(std::string out, const ReportOptions& options)
+      : out_(std::move(out)), options_(options) {}
 
   Status run(tracelog::TraceReader& reader, const std::string& log_path, ReportResult& result);
 
  private:
   void handle(const TraceRecord& r, tracelog::TraceReader& reader);
   /// A graph's page, written now.
-  Status write_graph_page(std::string_view title, std::string_view text, const std::vector<GraphLine>& nodes,
-                          const PartitionMarks* marks, const std::string& txt, const std::string& html);
+  Status write_graph_page(std::string_view title, std::string_view text,
+                          const std::vector<GraphLine>& nodes, const PartitionMarks* marks,
+                          const std::string& txt, const std::string& html);
   /// Once a compile is finished (its compilation_metrics, or the end of the log): its partition
   /// marks, the pages of its joint graphs, its summary; the graphs read for the marks are freed.
   Status finish_compile(size_t dir);
@@ -163,7 +177,8 @@ class Builder {
   void add_file(size_t dir, std::string rel, std::string_view content, std::string detail = {},
                 std::optional<std::string> readable = std::nullopt);
   /// `<folder>/<stem>_<N><ext>`: the name the next numbered artifact gets.
-  std::string numbered(const std::string& folder, const std::string& stem, std::string_view ext) const {
+  std::string numbered(const std::string& folder, const std::string& stem,
+                       std::string_view ext) const {
     return folder + "/" + stem + "_" + std::to_string(counter_) + std::string(ext);
   }
   std::vector<std::string> frames_of(std::string_view stack_json, tracelog::TraceReader& reader);
@@ -174,8 +189,8 @@ class Builder {
 
   /// Export mode's records: the failures table, symbolic guard pages, the expressions behind them.
   /// True when the record was taken.
-  bool handle_export(const TraceRecord& r, const Json& meta, tracelog::TraceReader& reader, size_t dir,
-                     const std::string& folder);
+  bool handle_export(const TraceRecord& r, const Json& meta, tracelog::TraceReader& reader,
+                     size_t dir, const std::string& folder);
 
   std::string out_;
   const ReportOptions& options_;
@@ -188,7 +203,7 @@ class Builder {
   std::map<std::string, size_t> dir_index_;
   std::vector<PendingJoint> joints_;
   std::string page_;  // the graph page being built, its capacity kept from page to page
-  std::set<std::string, std::less<>> folders_;  // folders created so far
+  std::set<std::string, std::less<>> folders_;                 // folders created so far
   std::vector<std::pair<std::string, std::string>> failures_;  // compile id link, description html
   TrieNode trie_, unknown_trie_;
   std::ofstream raw_;       // raw.jsonl records, before the string table is known
@@ -198,13 +213,17 @@ class Builder {
 };
 
 std::string Builder::footer() const {
-  return "Generated by remat " + html_escape(options_.version) + (options_.command_line.empty() ? "" : " &middot; <code>" + html_escape(options_.command_line) + "</code>");
+  return "Generated by remat " + html_escape(options_.version) +
+         (options_.command_line.empty()
+              ? ""
+              : " &middot; <code>" + html_escape(options_.command_line) + "</code>");
 }
 
 Status Builder::write(const std::string& rel, std::string_view content) {
   std::string path = out_ + "/" + rel;
   // Most artifacts go into a folder made already: ask the file system once per folder.
-  if (size_t slash = rel.rfind('/'); slash != std::string::npos && !folders_.contains(std::string_view(rel).substr(0, slash))) {
+  if (size_t slash = rel.rfind('/');
+      slash != std::string::npos && !folders_.contains(std::string_view(rel).substr(0, slash))) {
     std::error_code ec;
     fs::create_directories(fs::path(out_) / rel.substr(0, slash), ec);
     folders_.insert(rel.substr(0, slash));
@@ -225,9 +244,12 @@ void Builder::add_file(size_t dir, std::string rel, std::string_view content, st
   f.url = rel;
   f.name = rel;
   f.number = counter_;
-  if (rel.find("cache_miss") != std::string::npos) f.suffix = "\u274c";
-  else if (rel.find("cache_hit") != std::string::npos) f.suffix = "\u2705";
-  else if (rel.find("cache_bypass") != std::string::npos) f.suffix = "\u2753";
+  if (rel.find("cache_miss") != std::string::npos)
+    f.suffix = "\u274c";
+  else if (rel.find("cache_hit") != std::string::npos)
+    f.suffix = "\u2705";
+  else if (rel.find("cache_bypass") != std::string::npos)
+    f.suffix = "\u2753";
   f.readable_url = std::move(readable);
   f.detail = detail.empty() ? human_bytes(content.size()) : std::move(detail);
   dirs_[dir].files.push_back(std::move(f));
@@ -247,7 +269,8 @@ size_t Builder::dir_for(const CompileId& id) {
   return it->second;
 }
 
-std::vector<std::string> Builder::frames_of(std::string_view stack_json, tracelog::TraceReader& reader) {
+std::vector<std::string> Builder::frames_of(std::string_view stack_json,
+                                            tracelog::TraceReader& reader) {
   std::vector<std::string> frames;
   Json stack = Json::parse(stack_json, nullptr, /*allow_exceptions=*/false);
   if (!stack.is_array()) return frames;
@@ -264,12 +287,15 @@ std::vector<std::string> Builder::frames_of(std::string_view stack_json, tracelo
         file = fn.get<std::string>();
       }
     }
-    std::string name = f.contains("name") && f["name"].is_string() ? f["name"].get<std::string>() : "?";
-    int64_t line = f.contains("line") && f["line"].is_number_integer() ? f["line"].get<int64_t>() : 0;
+    std::string name =
+        f.contains("name") && f["name"].is_string() ? f["name"].get<std::string>() : "?";
+    int64_t line =
+        f.contains("line") && f["line"].is_number_integer() ? f["line"].get<int64_t>() : 0;
     frames.push_back(fmt::format("{}:{} in {}", strip_prefix_path(file), line, name));
   }
   // The frames of Dynamo's own entry (convert_frame.py) say nothing about the user's code.
-  while (!frames.empty() && frames.back().starts_with("torch/_dynamo/convert_frame.py:")) frames.pop_back();
+  while (!frames.empty() && frames.back().starts_with("torch/_dynamo/convert_frame.py:"))
+    frames.pop_back();
   return frames;
 }
 
@@ -294,8 +320,8 @@ std::string Builder::metrics_page(const TraceRecord& r, const CompileDir& d, con
   std::string body = "<h1>" + html_escape(r.event) + " " + html_escape(d.key) + "</h1>\n";
   body += "<h2>Output files</h2>\n<ul>";
   for (const OutputFile& f : d.files) {
-    body += "<li><a href=\"../" + html_escape(f.readable_url.value_or(f.url)) + "\">" + html_escape(f.name) + "</a> (" +
-            std::to_string(f.number) + ")</li>";
+    body += "<li><a href=\"../" + html_escape(f.readable_url.value_or(f.url)) + "\">" +
+            html_escape(f.name) + "</a> (" + std::to_string(f.number) + ")</li>";
   }
   body += "</ul>\n";
   if (!d.stack.empty()) {
@@ -306,9 +332,12 @@ std::string Builder::metrics_page(const TraceRecord& r, const CompileDir& d, con
   body += "<h2>Metrics</h2>\n<table><tr><th>metric</th><th>value</th></tr>\n";
   if (metrics.is_object()) {
     for (const auto& [key, value] : metrics.items()) {
-      std::string v = value.is_string() ? value.get<std::string>() : value.dump(-1, ' ', false, Json::error_handler_t::replace);
+      std::string v = value.is_string()
+                          ? value.get<std::string>()
+                          : value.dump(-1, ' ', false, Json::error_handler_t::replace);
       bool numeric = value.is_number();
-      body += "<tr><td><code>" + html_escape(key) + "</code></td><td" + (numeric ? " class=\"num\"" : "") + ">" + html_escape(v) + "</td></tr>\n";
+      body += "<tr><td><code>" + html_escape(key) + "</code></td><td" +
+              (numeric ? " class=\"num\"" : "") + ">" + html_escape(v) + "</td></tr>\n";
     }
   }
   body += "</table>\n";
@@ -324,7 +353,8 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   if (e == "chromium_event") {
     Json event = Json::parse(r.payload, nullptr, false);
     if (!event.is_discarded()) {
-      chromium_ << (chromium_count_++ ? ",\n" : "\n") << event.dump(-1, ' ', false, Json::error_handler_t::replace);
+      chromium_ << (chromium_count_++ ? ",\n" : "\n")
+                << event.dump(-1, ' ', false, Json::error_handler_t::replace);
     }
     return;  // neither a page nor a raw.jsonl line (as tlparse)
   }
@@ -336,7 +366,9 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   std::string folder = id.normalized().directory_name();
   Json meta = Json::parse(r.metadata.empty() ? "{}" : r.metadata, nullptr, false);
   auto meta_string = [&](const char* key) -> std::string {
-    return meta.is_object() && meta.contains(key) && meta[key].is_string() ? meta[key].get<std::string>() : "";
+    return meta.is_object() && meta.contains(key) && meta[key].is_string()
+               ? meta[key].get<std::string>()
+               : "";
   };
   std::optional<std::string> payload_file;
   if (options_.inductor_provenance) keep_provenance(r, meta_string("name"), dirs_[di].provenance);
@@ -359,7 +391,8 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
       readable = stem + ".html";
       std::string title = name + " " + d.key;
       if (e == "aot_joint_graph") {
-        joints_.push_back({di, std::move(title), stem + ".txt", *readable, r.payload, std::move(nodes)});
+        joints_.push_back(
+            {di, std::move(title), stem + ".txt", *readable, r.payload, std::move(nodes)});
       } else {
         (void)write_graph_page(title, r.payload, nodes, nullptr, stem + ".txt", *readable);
         if (e == "aot_forward_graph" || e == "aot_backward_graph") {
@@ -373,16 +406,21 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
     add_file(di, stem + ".txt", r.payload, detail, readable);
   } else if (e == "inductor_output_code" && options_.plain_text) {
     std::string stem = fs::path(meta_string("filename")).stem().string();
-    std::string rel = numbered(folder, stem.empty() ? "inductor_output_code" : "inductor_output_code_" + stem, ".txt");
+    std::string rel = numbered(
+        folder, stem.empty() ? "inductor_output_code" : "inductor_output_code_" + stem, ".txt");
     payload_file = rel;
     add_file(di, rel, r.payload);
   } else if (e == "inductor_output_code") {
     std::string filename = meta_string("filename");
     std::string stem = fs::path(filename).stem().string();
-    std::string rel = numbered(folder, stem.empty() ? "inductor_output_code" : "inductor_output_code_" + stem, ".html");
-    std::string body = "<h1>" + html_escape(filename.empty() ? "inductor output code" : filename) + "</h1>\n" + highlight_python(r.payload);
+    std::string rel = numbered(
+        folder, stem.empty() ? "inductor_output_code" : "inductor_output_code_" + stem, ".html");
+    std::string body = "<h1>" + html_escape(filename.empty() ? "inductor output code" : filename) +
+                       "</h1>\n" + highlight_python(r.payload);
     // An HTML page is not the payload: that goes to payloads/<md5>.txt, as tlparse does.
-    add_file(di, rel, html_page("inductor_output_code", body, footer()), std::to_string(std::count(r.payload.begin(), r.payload.end(), '\n') + 1) + " lines, " + human_bytes(r.payload.size()));
+    add_file(di, rel, html_page("inductor_output_code", body, footer()),
+             std::to_string(std::count(r.payload.begin(), r.payload.end(), '\n') + 1) + " lines, " +
+                 human_bytes(r.payload.size()));
   } else if (e == "dynamo_guards") {
     Json guards = Json::parse(r.payload, nullptr, false);
     if (!guards.is_array()) {
@@ -390,12 +428,15 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
     } else {
       std::string body = "<h1>Guards " + html_escape(dirs_[di].key) + "</h1>\n<ul>";
       for (const Json& g : guards) {
-        std::string code = g.is_object() && g.contains("code") && g["code"].is_string() ? g["code"].get<std::string>() : g.dump();
+        std::string code = g.is_object() && g.contains("code") && g["code"].is_string()
+                               ? g["code"].get<std::string>()
+                               : g.dump();
         body += "<li><code>" + html_escape(code) + "</code></li>";
       }
       body += "</ul>";
       std::string rel = numbered(folder, "dynamo_guards", ".html");
-      add_file(di, rel, html_page("dynamo_guards", body, footer()), std::to_string(guards.size()) + " guards");
+      add_file(di, rel, html_page("dynamo_guards", body, footer()),
+               std::to_string(guards.size()) + " guards");
     }
   } else if (e == "artifact") {
     std::string name = meta_string("name"), encoding = meta_string("encoding");
@@ -406,12 +447,15 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
       std::string rel = numbered(folder, name, ".json");
       payload_file = rel;
       std::optional<std::string> readable;
-      std::string text = value.is_discarded() ? r.payload : value.dump(2, ' ', false, Json::error_handler_t::replace);
+      std::string text = value.is_discarded()
+                             ? r.payload
+                             : value.dump(2, ' ', false, Json::error_handler_t::replace);
       if (name == kPartitionArtifact && !value.is_discarded()) {
         dirs_[di].partition = value;
         // The partition as tables beside its JSON (the page sits in the compile's folder too).
         readable = numbered(folder, name, ".html");
-        (void)write(*readable, html_page("remat partition " + dirs_[di].key, partition_page(value, dirs_[di].key), footer()));
+        (void)write(*readable, html_page("remat partition " + dirs_[di].key,
+                                         partition_page(value, dirs_[di].key), footer()));
       } else if (name == "inductor_graph_execution") {
         if (value.is_object() && value.contains("graph") && value["graph"].is_string())
           result_->executions.add(value["graph"].get<std::string>());
@@ -436,16 +480,26 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
       std::string link = "<a href=\"" + html_escape(rel) + "\">" + html_escape(d.key) + "</a>";
       if (meta.contains("restart_reasons") && meta["restart_reasons"].is_array()) {
         for (const Json& reason : meta["restart_reasons"]) {
-          failures_.emplace_back(link, "<td>RestartAnalysis</td><td>" + html_escape(reason.is_string() ? reason.get<std::string>() : reason.dump()) + "</td><td></td>");
+          failures_.emplace_back(
+              link,
+              "<td>RestartAnalysis</td><td>" +
+                  html_escape(reason.is_string() ? reason.get<std::string>() : reason.dump()) +
+                  "</td><td></td>");
         }
       }
       std::string fail_type = meta_string("fail_type");
       if (!fail_type.empty()) {
         std::string source = meta_string("fail_user_frame_filename");
-        int64_t line = meta.contains("fail_user_frame_lineno") && meta["fail_user_frame_lineno"].is_number_integer() ? meta["fail_user_frame_lineno"].get<int64_t>() : 0;
+        int64_t line = meta.contains("fail_user_frame_lineno") &&
+                               meta["fail_user_frame_lineno"].is_number_integer()
+                           ? meta["fail_user_frame_lineno"].get<int64_t>()
+                           : 0;
         d.failure = fail_type;
-        failures_.emplace_back(link, "<td>" + html_escape(fail_type) + "</td><td>" + html_escape(meta_string("fail_reason")) + "</td><td>" +
-                                         html_escape(source.empty() ? "N/A" : source + ":" + std::to_string(line)) + "</td>");
+        failures_.emplace_back(
+            link, "<td>" + html_escape(fail_type) + "</td><td>" +
+                      html_escape(meta_string("fail_reason")) + "</td><td>" +
+                      html_escape(source.empty() ? "N/A" : source + ":" + std::to_string(line)) +
+                      "</td>");
       }
     }
     add_file(di, rel, metrics_page(r, d, meta));
@@ -462,7 +516,9 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
     std::string stem = fs::path(name).stem().string();
     if (stem.empty()) stem = "dump";
     std::string rel = "dump_file/" + stem + ".html";
-    add_file(di, rel, html_page(name, "<h1>" + html_escape(name) + "</h1>\n" + highlight_python(r.payload), footer()));
+    add_file(di, rel,
+             html_page(name, "<h1>" + html_escape(name) + "</h1>\n" + highlight_python(r.payload),
+                       footer()));
   } else if (e == "dynamo_start") {
     if (meta.is_object() && meta.contains("stack")) {
       std::vector<std::string> frames = frames_of(meta["stack"].dump(), reader);
@@ -479,9 +535,9 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   raw_jsonl(r, payload_file);
 }
 
-
-Status Builder::write_graph_page(std::string_view title, std::string_view text, const std::vector<GraphLine>& nodes,
-                                 const PartitionMarks* marks, const std::string& txt, const std::string& html) {
+Status Builder::write_graph_page(std::string_view title, std::string_view text,
+                                 const std::vector<GraphLine>& nodes, const PartitionMarks* marks,
+                                 const std::string& txt, const std::string& html) {
   page_.clear();
   append_page_head(page_, title);
   append_graph_html(page_, title, text, nodes, marks, fs::path(txt).filename().string());
@@ -493,7 +549,8 @@ Status Builder::finish_compile(size_t di) {
   CompileDir& d = dirs_[di];
   if (!d.partition) {
     // PyTorch's own logs: what its partitioner did, read off the graphs it logged.
-    if (!d.forward_lines.empty() && !d.backward_lines.empty()) d.marks = marks_from_graphs(d.forward_lines, d.backward_lines);
+    if (!d.forward_lines.empty() && !d.backward_lines.empty())
+      d.marks = marks_from_graphs(d.forward_lines, d.backward_lines);
   } else {
     d.marks.source = "from the remat_partition record";
     const Json& p = *d.partition;
@@ -502,7 +559,8 @@ Status Builder::finish_compile(size_t di) {
         if (v.is_object() && v.contains("name") && v["name"].is_string()) {
           std::string name = v["name"].get<std::string>();
           d.marks.saved[name] = unsigned_field(v, "bytes");
-          if (v.contains("reason") && v["reason"].is_string()) d.marks.why[name] = v["reason"].get<std::string>();
+          if (v.contains("reason") && v["reason"].is_string())
+            d.marks.why[name] = v["reason"].get<std::string>();
         }
       }
     }
@@ -512,16 +570,21 @@ Status Builder::finish_compile(size_t di) {
           std::string name = v["name"].get<std::string>();
           d.marks.recomputed.insert(name);
           d.marks.flops[name] = unsigned_field(v, "flops");
-          if (v.contains("reason") && v["reason"].is_string()) d.marks.why[name] = v["reason"].get<std::string>();
+          if (v.contains("reason") && v["reason"].is_string())
+            d.marks.why[name] = v["reason"].get<std::string>();
         }
       }
     }
   }
   bool has_marks = !d.marks.saved.empty() || !d.marks.recomputed.empty();
-  if (has_marks) d.summary = PartitionSummary{d.key, d.marks.saved, d.marks.recomputed, d.marks.source};
+  if (has_marks)
+    d.summary = PartitionSummary{d.key, d.marks.saved, d.marks.recomputed, d.marks.source};
   for (PendingJoint& g : joints_) {
     if (g.dir != di) continue;
-    if (Status s = write_graph_page(g.title, g.text, g.nodes, has_marks ? &d.marks : nullptr, g.txt, g.html); !s.ok()) return s;
+    if (Status s = write_graph_page(g.title, g.text, g.nodes, has_marks ? &d.marks : nullptr, g.txt,
+                                    g.html);
+        !s.ok())
+      return s;
   }
   std::erase_if(joints_, [&](const PendingJoint& g) { return g.dir == di; });
   // What a later record of this compile could still use is its summary and the partition record.
@@ -532,8 +595,8 @@ Status Builder::finish_compile(size_t di) {
   return {};
 }
 
-bool Builder::handle_export(const TraceRecord& r, const Json& meta, tracelog::TraceReader& reader, size_t dir,
-                            const std::string& folder) {
+bool Builder::handle_export(const TraceRecord& r, const Json& meta, tracelog::TraceReader& reader,
+                            size_t dir, const std::string& folder) {
   const std::string& e = r.event;
   if (e == "expression_created" || e == "create_unbacked_symbol") {
     index_sym_expr(e, meta, sym_exprs_);
@@ -554,7 +617,10 @@ bool Builder::handle_export(const TraceRecord& r, const Json& meta, tracelog::Tr
     auto stack = [&](const char* key) {
       return meta.contains(key) ? frames_of(meta[key].dump(), reader) : std::vector<std::string>{};
     };
-    add_file(dir, page, html_page("symbolic guard", symbolic_guard_body(meta, stack("user_stack"), stack("stack"), sym_exprs_), footer()));
+    add_file(dir, page,
+             html_page("symbolic guard",
+                       symbolic_guard_body(meta, stack("user_stack"), stack("stack"), sym_exprs_),
+                       footer()));
   }
   std::optional<ExportFailure> failure = export_failure(e, meta, page);
   if (!failure) return false;
@@ -569,7 +635,8 @@ void render_trie(const TrieNode& node, const std::vector<CompileDir>& dirs, std:
   for (size_t c : node.compiles) {
     const CompileDir& d = dirs[c];
     const char* cls = d.failure ? "status-fail" : d.has_metrics ? "status-ok" : "status-missing";
-    out += "<li><a class=\"" + std::string(cls) + "\" href=\"#" + html_escape(d.anchor) + "\">" + html_escape(d.key) + "</a></li>";
+    out += "<li><a class=\"" + std::string(cls) + "\" href=\"#" + html_escape(d.anchor) + "\">" +
+           html_escape(d.key) + "</a></li>";
   }
   for (const auto& [text, child] : node.children) {
     out += "<li><code>" + html_escape(text) + "</code>";
@@ -583,14 +650,21 @@ std::string Builder::index_page(const tracelog::TraceReader& reader) {
   const tracelog::TraceStats& s = reader.stats();
   std::string body = "<h1>Compilation report</h1>\n";
   if (dirs_.empty()) {
-    body += "<p id=\"no-compile-events\"><b>No compile events in this log</b> (" + html_escape(s.describe()) +
-            "): it holds no record of a compilation, so there is nothing to show. Is it a TORCH_TRACE log?</p>\n";
+    body += "<p id=\"no-compile-events\"><b>No compile events in this log</b> (" +
+            html_escape(s.describe()) +
+            "): it holds no record of a compilation, so there is nothing to show. Is it a "
+            "TORCH_TRACE log?</p>\n";
   }
-  body += "<p>Each compile id below is one compilation: the graph captured from the user's code, the joint "
-          "forward+backward graph AOTAutograd built from it, its partition into a forward graph (what runs now "
-          "and which activations it saves) and a backward graph (what it recomputes), then what the backend made "
-          "of them. Graph pages color each checkpoint region (<code>ac_graph_id</code>) and, where a partition was "
-          "logged, mark every joint-graph node saved, recomputed, forward only or backward only.</p>\n";
+  body +=
+      "<p>Each compile id below is one compilation: the graph captured from the user's code, the "
+      "joint "
+      "forward+backward graph AOTAutograd built from it, its partition into a forward graph (what "
+      "runs now "
+      "and which activations it saves) and a backward graph (what it recomputes), then what the "
+      "backend made "
+      "of them. Graph pages color each checkpoint region (<code>ac_graph_id</code>) and, where a "
+      "partition was "
+      "logged, mark every joint-graph node saved, recomputed, forward only or backward only.</p>\n";
   body += "<h2>Stack trie</h2>\n<div id=\"stack-trie\">";
   render_trie(trie_, dirs_, body);
   body += "</div>\n";
@@ -599,15 +673,19 @@ std::string Builder::index_page(const tracelog::TraceReader& reader) {
     render_trie(unknown_trie_, dirs_, body);
     body += "</div>\n";
   }
-  body += "<h2>Failures and restarts</h2>\n<p><a id=\"failures-link\" href=\"failures_and_restarts.html\">" + std::to_string(failures_.size()) +
-          (failures_.size() == 1 ? " failure or restart" : " failures and restarts") + "</a></p>\n";
+  body +=
+      "<h2>Failures and restarts</h2>\n<p><a id=\"failures-link\" "
+      "href=\"failures_and_restarts.html\">" +
+      std::to_string(failures_.size()) +
+      (failures_.size() == 1 ? " failure or restart" : " failures and restarts") + "</a></p>\n";
   bool any_partition = false;
   for (const CompileDir& d : dirs_) any_partition = any_partition || d.partition;
   if (any_partition) {
     body += "<h2>Partitions</h2>\n";
     for (const CompileDir& d : dirs_) {
       if (!d.partition) continue;
-      body += "<h3><a href=\"#" + html_escape(d.anchor) + "\">" + html_escape(d.key) + "</a></h3>\n" + partition_summary(*d.partition) + "\n";
+      body += "<h3><a href=\"#" + html_escape(d.anchor) + "\">" + html_escape(d.key) +
+              "</a></h3>\n" + partition_summary(*d.partition) + "\n";
     }
   }
   body += "<h2>IR dumps</h2>\n<ul id=\"compile-directory\">\n";
@@ -615,26 +693,35 @@ std::string Builder::index_page(const tracelog::TraceReader& reader) {
     if (d.files.empty()) continue;
     body += "<li id=\"" + html_escape(d.anchor) + "\"><b>" + html_escape(d.key) + "</b>";
     if (!d.provenance_page.empty())
-      body += " <a class=\"provenance\" href=\"" + html_escape(d.provenance_page) + "\">provenance tracking</a>";
+      body += " <a class=\"provenance\" href=\"" + html_escape(d.provenance_page) +
+              "\">provenance tracking</a>";
     body += "\n<ul>\n";
     for (const OutputFile& f : d.files) {
       std::string href = f.readable_url.value_or(f.url);
-      body += "<li class=\"artifact\"><a href=\"" + html_escape(href) + "\">" + html_escape(f.name) + "</a> " + html_escape(f.suffix) + " (" +
-              std::to_string(f.number) + ") <span class=\"meta\">" + html_escape(f.detail) + "</span>";
-      if (f.readable_url) body += " <a class=\"meta\" href=\"" + html_escape(f.url) + "\">[text]</a>";
+      body += "<li class=\"artifact\"><a href=\"" + html_escape(href) + "\">" +
+              html_escape(f.name) + "</a> " + html_escape(f.suffix) + " (" +
+              std::to_string(f.number) + ") <span class=\"meta\">" + html_escape(f.detail) +
+              "</span>";
+      if (f.readable_url)
+        body += " <a class=\"meta\" href=\"" + html_escape(f.url) + "\">[text]</a>";
       body += "</li>\n";
     }
     body += "</ul></li>\n";
   }
   body += "</ul>\n";
-  body += "<h2>Log</h2>\n<p class=\"meta\" id=\"log-stats\">" + html_escape(s.describe()) + " (tlparse: " + html_escape(s.summary()) + "), " + std::to_string(s.str) +
-          " interned strings. <a href=\"raw.jsonl\">raw.jsonl</a> &middot; <a href=\"raw.log\">raw.log</a>";
-  if (chromium_count_) body += " &middot; <a href=\"chromium_events.json\">chromium_events.json</a> (open in Perfetto)";
+  body += "<h2>Log</h2>\n<p class=\"meta\" id=\"log-stats\">" + html_escape(s.describe()) +
+          " (tlparse: " + html_escape(s.summary()) + "), " + std::to_string(s.str) +
+          " interned strings. <a href=\"raw.jsonl\">raw.jsonl</a> &middot; <a "
+          "href=\"raw.log\">raw.log</a>";
+  if (chromium_count_)
+    body +=
+        " &middot; <a href=\"chromium_events.json\">chromium_events.json</a> (open in Perfetto)";
   body += "</p>\n";
   return html_page("Compilation report", body, footer());
 }
 
-Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, ReportResult& result) {
+Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
+                    ReportResult& result) {
   result_ = &result;
   raw_.open(fs::path(out_) / "raw.jsonl.part", std::ios::binary);
   chromium_.open(fs::path(out_) / "chromium_events.json", std::ios::binary);
@@ -664,38 +751,57 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
   for (CompileDir& d : dirs_) {
     if (!d.provenance.any()) continue;
     d.provenance_page = "provenance_tracking_" + d.anchor + ".html";
-    std::string page = html_page("provenance " + d.key, provenance_page_body(d.provenance, d.key), footer());
+    std::string page =
+        html_page("provenance " + d.key, provenance_page_body(d.provenance, d.key), footer());
     if (auto s = write(d.provenance_page, page); !s.ok()) return s;
   }
   // Failures.
-  std::string fbody = "<h1>Failures and restarts</h1>\n<table id=\"failures\"><tr><th>Compile Id</th><th>Failure Type</th><th>Description</th><th>Source</th></tr>\n";
-  for (const auto& [link, cells] : failures_) fbody += "<tr><td>" + link + "</td>" + cells + "</tr>\n";
+  std::string fbody =
+      "<h1>Failures and restarts</h1>\n<table id=\"failures\"><tr><th>Compile Id</th><th>Failure "
+      "Type</th><th>Description</th><th>Source</th></tr>\n";
+  for (const auto& [link, cells] : failures_)
+    fbody += "<tr><td>" + link + "</td>" + cells + "</tr>\n";
   fbody += "</table>\n";
-  if (auto s = write("failures_and_restarts.html", html_page("Failures and restarts", fbody, footer())); !s.ok()) return s;
+  if (auto s =
+          write("failures_and_restarts.html", html_page("Failures and restarts", fbody, footer()));
+      !s.ok())
+    return s;
   // compile_directory.json
   Json directory = Json::object();
   for (const CompileDir& d : dirs_) {
     Json artifacts = Json::array();
     for (const OutputFile& f : d.files) {
-      std::string name = f.name.substr(f.name.rfind('/') == std::string::npos ? 0 : f.name.rfind('/') + 1);
-      artifacts.push_back({{"url", f.url}, {"name", name}, {"number", f.number}, {"suffix", f.suffix},
-                           {"readable_url", f.readable_url ? Json(*f.readable_url) : Json(nullptr)}});
+      std::string name =
+          f.name.substr(f.name.rfind('/') == std::string::npos ? 0 : f.name.rfind('/') + 1);
+      artifacts.push_back(
+          {{"url", f.url},
+           {"name", name},
+           {"number", f.number},
+           {"suffix", f.suffix},
+           {"readable_url", f.readable_url ? Json(*f.readable_url) : Json(nullptr)}});
     }
     directory[d.key] = {{"artifacts", artifacts}};
   }
-  if (auto s = write("compile_directory.json", directory.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"); !s.ok()) return s;
+  if (auto s = write("compile_directory.json",
+                     directory.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+      !s.ok())
+    return s;
   result.export_failures = export_failures_.size();
-  std::string index = options_.export_mode
-                          ? html_page("export report", export_index_body(export_failures_, exported_program_), footer())
-                          : index_page(reader);
+  std::string index =
+      options_.export_mode
+          ? html_page("export report", export_index_body(export_failures_, exported_program_),
+                      footer())
+          : index_page(reader);
   if (auto s = write("index.html", index); !s.ok()) return s;
   // raw.jsonl: the string table first, known only now.
   raw_.close();
   Json table = Json::array();
-  for (const auto& entry : reader.string_table()) table.push_back(entry ? Json(*entry) : Json(nullptr));
+  for (const auto& entry : reader.string_table())
+    table.push_back(entry ? Json(*entry) : Json(nullptr));
   {
     std::ofstream out(fs::path(out_) / "raw.jsonl", std::ios::binary);
-    out << Json{{"string_table", table}}.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
+    out << Json{{"string_table", table}}.dump(-1, ' ', false, Json::error_handler_t::replace)
+        << '\n';
     std::ifstream part(fs::path(out_) / "raw.jsonl.part", std::ios::binary);
     // (Streaming an empty buffer sets failbit: a log with no records is not a write error.)
     if (part.peek() != std::ifstream::traits_type::eof()) out << part.rdbuf();
@@ -714,7 +820,8 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path, 
 
 void GraphExecutions::add(std::string_view graph) {
   for (char c : graph) digest = (digest ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  digest = (digest ^ 0xffu) * 1099511628211ull;  // a separator no name holds: "ab","c" is not "a","bc"
+  digest =
+      (digest ^ 0xffu) * 1099511628211ull;  // a separator no name holds: "ab","c" is not "a","bc"
   if (first.size() < kKept) first.emplace_back(graph);
   ++count;
 }
@@ -733,20 +840,24 @@ Expected<std::string> resolve_log(const std::string& path, bool latest) {
   std::sort(logs.begin(), logs.end());
   if (logs.size() == 1) return logs[0].string();
   if (!latest) {
-    return error_message(path + ": " + std::to_string(logs.size()) + " logs in this folder; name one, or pass --latest for the newest");
+    return error_message(path + ": " + std::to_string(logs.size()) +
+                         " logs in this folder; name one, or pass --latest for the newest");
   }
-  auto newest = std::max_element(logs.begin(), logs.end(), [](const fs::path& a, const fs::path& b) {
-    std::error_code e;
-    return fs::last_write_time(a, e) < fs::last_write_time(b, e);
-  });
+  auto newest =
+      std::max_element(logs.begin(), logs.end(), [](const fs::path& a, const fs::path& b) {
+        std::error_code e;
+        return fs::last_write_time(a, e) < fs::last_write_time(b, e);
+      });
   return newest->string();
 }
 
-Status write_whole_folder(const std::string& out_dir, bool overwrite, const std::function<Status(const std::string&)>& fill) {
+Status write_whole_folder(const std::string& out_dir, bool overwrite,
+                          const std::function<Status(const std::string&)>& fill) {
   std::error_code ec;
   fs::path out = fs::path(out_dir).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
-  if (fs::exists(out, ec) && !overwrite) return error_message(out.string() + ": already exists (pass --overwrite to replace it)");
+  if (fs::exists(out, ec) && !overwrite)
+    return error_message(out.string() + ": already exists (pass --overwrite to replace it)");
   fs::path temp = out;
   temp += ".remat-tmp-" + std::to_string(::getpid());
   fs::remove_all(temp, ec);
@@ -760,12 +871,14 @@ Status write_whole_folder(const std::string& out_dir, bool overwrite, const std:
   fs::rename(temp, out, ec);
   if (ec) {
     fs::remove_all(temp, ec);
-    return error_message(out.string() + ": cannot move the finished report into place: " + ec.message());
+    return error_message(out.string() +
+                         ": cannot move the finished report into place: " + ec.message());
   }
   return {};
 }
 
-Status check_strictness(const std::string& log_path, const ReportResult& r, bool strict, bool strict_compile_id) {
+Status check_strictness(const std::string& log_path, const ReportResult& r, bool strict,
+                        bool strict_compile_id) {
   if (strict && r.stats.failures() + r.fail_parser + r.fail_dynamo_guards_json > 0) {
     Diagnostics errors;
     for (const std::string& p : r.problems) {
@@ -776,25 +889,32 @@ Status check_strictness(const std::string& log_path, const ReportResult& r, bool
       d.message = p.substr(colon + 2);
       errors.push_back(std::move(d));
     }
-    errors.push_back(error_message(log_path + ": --strict: " + r.stats.describe() +
-                                   (r.fail_parser ? ", " + std::to_string(r.fail_parser) + " payloads no page could render" : "") +
-                                   (r.fail_dynamo_guards_json ? ", " + std::to_string(r.fail_dynamo_guards_json) + " dynamo_guards payloads that are not JSON" : "")));
+    errors.push_back(error_message(
+        log_path + ": --strict: " + r.stats.describe() +
+        (r.fail_parser ? ", " + std::to_string(r.fail_parser) + " payloads no page could render"
+                       : "") +
+        (r.fail_dynamo_guards_json ? ", " + std::to_string(r.fail_dynamo_guards_json) +
+                                         " dynamo_guards payloads that are not JSON"
+                                   : "")));
     return errors;
   }
   if (strict_compile_id && r.without_compile_id > 0) {
-    return error_message(log_path + ": --strict-compile-id: " + std::to_string(r.without_compile_id) +
+    return error_message(log_path +
+                         ": --strict-compile-id: " + std::to_string(r.without_compile_id) +
                          " records were logged outside any compile (no compile id)");
   }
   return {};
 }
 
-Expected<ReportResult> write_report_folder(const std::string& log_path, const std::string& out_dir, const ReportOptions& options,
-                                           bool overwrite, bool strict) {
+Expected<ReportResult> write_report_folder(const std::string& log_path, const std::string& out_dir,
+                                           const ReportOptions& options, bool overwrite,
+                                           bool strict) {
   std::optional<ReportResult> result;
   Status s = write_whole_folder(out_dir, overwrite, [&](const std::string& temp) -> Status {
     auto r = write_report(log_path, temp, options);
     if (!r) return std::move(r).take_errors();
-    if (Status c = check_strictness(log_path, *r, strict, options.strict_compile_id); !c.ok()) return c;
+    if (Status c = check_strictness(log_path, *r, strict, options.strict_compile_id); !c.ok())
+      return c;
     result = std::move(*r);
     return {};
   });
@@ -802,7 +922,8 @@ Expected<ReportResult> write_report_folder(const std::string& log_path, const st
   return std::move(*result);
 }
 
-Expected<ReportResult> write_report(const std::string& log_path, const std::string& out_dir, const ReportOptions& options) {
+Expected<ReportResult> write_report(const std::string& log_path, const std::string& out_dir,
+                                    const ReportOptions& options) {
   auto reader = tracelog::TraceReader::open(log_path);
   if (!reader) return std::move(reader).take_errors();
   ReportResult result;

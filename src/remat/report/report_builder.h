@@ -23,9 +23,11 @@ struct ReportOptions {
   std::string version;       ///< remat's, for the footer
   std::string command_line;  ///< for the footer
   int year = 1970;           ///< glog headers have no year; raw.jsonl's timestamps use this one
-  bool plain_text = false;   ///< tlparse's `-p`: Inductor's output code as .txt, not a highlighted page
-  bool strict_compile_id = false;  ///< tlparse's `--strict-compile-id`: records outside a compile are an error
-  bool verbose = false;      ///< tlparse's `-v`: each unknown envelope key and bad line on stderr
+  bool plain_text =
+      false;  ///< tlparse's `-p`: Inductor's output code as .txt, not a highlighted page
+  bool strict_compile_id =
+      false;  ///< tlparse's `--strict-compile-id`: records outside a compile are an error
+  bool verbose = false;  ///< tlparse's `-v`: each unknown envelope key and bad line on stderr
   /// tlparse's `--export`: torch.export's log; the index leads with what export met (guards it
   /// evaluated, data-dependent expressions, fake kernels) and the exported program.
   bool export_mode = false;
@@ -38,7 +40,7 @@ struct ReportOptions {
 
 /// What one compile's partition saved and recomputed, as the report read it.
 struct PartitionSummary {
-  std::string compile_id;  ///< "[0/0]"
+  std::string compile_id;                 ///< "[0/0]"
   std::map<std::string, uint64_t> saved;  ///< name -> bytes
   std::set<std::string> recomputed;
   std::string source;  ///< "from the remat_partition record", or read off PyTorch's graphs
@@ -60,12 +62,12 @@ struct GraphExecutions {
 
 struct ReportResult {
   tracelog::TraceStats stats;
-  uint64_t fail_parser = 0;        ///< payloads a page could not render
+  uint64_t fail_parser = 0;              ///< payloads a page could not render
   uint64_t fail_dynamo_guards_json = 0;  ///< dynamo_guards payloads that are not a JSON list
   uint64_t fail_key_conflict = 0;  ///< records left out of raw.jsonl (a key tlparse adds was taken)
   std::vector<std::string> unknown_fields;
   std::vector<std::string> problems;  ///< `line N: what` for the first bad lines
-  size_t compile_ids = 0;  ///< compile ids with at least one record (0: "no compile events")
+  size_t compile_ids = 0;         ///< compile ids with at least one record (0: "no compile events")
   size_t without_compile_id = 0;  ///< records logged outside any compile (filed under [-/-])
   size_t export_failures = 0;     ///< export mode: rows of the failures table
   std::vector<PartitionSummary> partitions;  ///< compiles with a partition, in log order
@@ -81,21 +83,25 @@ Expected<std::string> resolve_log(const std::string& path, bool latest);
 /// The report of `log_path` in `out_dir`, written completely or not at all: into a sibling
 /// temporary folder, renamed at the end. An existing `out_dir` is an error unless `overwrite`
 /// (then it is replaced). With `strict`, any bad line is an error naming `file:line`.
-Expected<ReportResult> write_report_folder(const std::string& log_path, const std::string& out_dir, const ReportOptions& options,
-                                           bool overwrite, bool strict);
+Expected<ReportResult> write_report_folder(const std::string& log_path, const std::string& out_dir,
+                                           const ReportOptions& options, bool overwrite,
+                                           bool strict);
 
 /// Runs `fill` on a fresh sibling folder `<out_dir>.remat-tmp-<pid>`, then renames it to
 /// `out_dir`: the folder exists whole or not at all. An existing `out_dir` is an error unless
 /// `overwrite` (then it is replaced once `fill` succeeded).
-Status write_whole_folder(const std::string& out_dir, bool overwrite, const std::function<Status(const std::string&)>& fill);
+Status write_whole_folder(const std::string& out_dir, bool overwrite,
+                          const std::function<Status(const std::string&)>& fill);
 
 /// The errors `--strict` (bad lines, with file:line) and `--strict-compile-id` (records outside a
 /// compile) make of a report's counts; ok when the log passes.
-Status check_strictness(const std::string& log_path, const ReportResult& result, bool strict, bool strict_compile_id);
+Status check_strictness(const std::string& log_path, const ReportResult& result, bool strict,
+                        bool strict_compile_id);
 
 /// Reads `log_path` and writes the report into `out_dir`, which must exist and be empty.
 /// Bad lines are counted, never fatal; only an unreadable log or an unwritable folder is an
 /// error.
-Expected<ReportResult> write_report(const std::string& log_path, const std::string& out_dir, const ReportOptions& options);
+Expected<ReportResult> write_report(const std::string& log_path, const std::string& out_dir,
+                                    const ReportOptions& options);
 
 }  // namespace remat::report

@@ -4,7 +4,9 @@ namespace remat {
 
 std::string Diagnostic::format() const {
   // A position needs a name for its input; an error about no input in particular has neither.
-  std::string out = file.empty() && line == 0 ? std::string() : file.empty() ? std::string("<input>") : file;
+  std::string out = file.empty() && line == 0 ? std::string()
+                    : file.empty()            ? std::string("<input>")
+                                              : file;
   if (line > 0) {
     out += ':' + std::to_string(line);
     if (col > 0) out += ':' + std::to_string(col);

@@ -112,7 +112,8 @@ Status write_whole_file(const std::string& path, std::string_view contents) {
     p += n;
     left -= static_cast<size_t>(n);
   }
-  if (::close(fd) != 0) return io_error(path, true, std::string("write error: ") + std::strerror(errno));
+  if (::close(fd) != 0)
+    return io_error(path, true, std::string("write error: ") + std::strerror(errno));
   return {};
 }
 

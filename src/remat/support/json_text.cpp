@@ -55,10 +55,14 @@ std::optional<uint32_t> hex4(std::string_view s, size_t at) {
   for (size_t i = at; i < at + 4; ++i) {
     char c = s[i];
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
-    else return std::nullopt;
+    if (c >= '0' && c <= '9')
+      v |= static_cast<uint32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= static_cast<uint32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= static_cast<uint32_t>(c - 'A' + 10);
+    else
+      return std::nullopt;
   }
   return v;
 }
@@ -78,21 +82,38 @@ std::optional<std::string> unquote(std::string_view s) {
     }
     if (++i >= s.size() - 1) return std::nullopt;  // the backslash escapes the closing quote
     switch (s[i]) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
+      case '"':
+        out += '"';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case '/':
+        out += '/';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
       case 'u': {
         std::optional<uint32_t> cp = hex4(s.substr(0, s.size() - 1), i + 1);
         if (!cp) return std::nullopt;
         i += 4;
         if (*cp >= 0xD800 && *cp < 0xDC00) {  // a high surrogate: its low half must follow
           std::optional<uint32_t> low;
-          if (i + 2 < s.size() - 1 && s[i + 1] == '\\' && s[i + 2] == 'u') low = hex4(s.substr(0, s.size() - 1), i + 3);
+          if (i + 2 < s.size() - 1 && s[i + 1] == '\\' && s[i + 2] == 'u')
+            low = hex4(s.substr(0, s.size() - 1), i + 3);
           if (!low || *low < 0xDC00 || *low >= 0xE000) return std::nullopt;
           cp = 0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00);
           i += 6;

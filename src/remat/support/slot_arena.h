@@ -50,7 +50,8 @@ class SlotArena {
     size_t used;
   };
   void grow(size_t at_least) {
-    size_t size = chunks_.empty() ? kFirstChunk : std::min(2 * chunks_.back().capacity, kLargestChunk);
+    size_t size =
+        chunks_.empty() ? kFirstChunk : std::min(2 * chunks_.back().capacity, kLargestChunk);
     size = std::max(size, at_least);
     chunks_.push_back(Chunk{std::allocator<T>().allocate(size), size, 0});
   }

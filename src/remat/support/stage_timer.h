@@ -26,7 +26,8 @@ class StageTimer {
   /// Ends the current stage under `name` and starts the next one.
   void lap(std::string name) {
     auto now = Clock::now();
-    stages_.push_back({std::move(name), std::chrono::duration<double, std::milli>(now - last_).count()});
+    stages_.push_back(
+        {std::move(name), std::chrono::duration<double, std::milli>(now - last_).count()});
     last_ = now;
   }
   /// Starts the next stage now, leaving the time since the last lap uncounted.

@@ -19,12 +19,12 @@ class Tensor;
 
 /// What a policy sees for one op call (torch's SelectiveCheckpointContext plus the op).
 struct SacContext {
-  std::string_view target;       ///< `aten.mm.default`
-  const OpInfo* op = nullptr;    ///< the registry entry
-  int64_t call_index = 0;        ///< this is the k-th call of `target` in the region (from 0)
-  int64_t region_id = 0;         ///< the region's ac_graph_id
-  bool is_recompute = false;     ///< always false while tracing: the joint graph reuses forward values
-  std::span<const Tensor> outputs;  ///< the op's outputs (policies run after the op)
+  std::string_view target;     ///< `aten.mm.default`
+  const OpInfo* op = nullptr;  ///< the registry entry
+  int64_t call_index = 0;      ///< this is the k-th call of `target` in the region (from 0)
+  int64_t region_id = 0;       ///< the region's ac_graph_id
+  bool is_recompute = false;  ///< always false while tracing: the joint graph reuses forward values
+  std::span<const Tensor> outputs;              ///< the op's outputs (policies run after the op)
   std::optional<std::string_view> tensor_name;  ///< set when checkpoint_name() names an output
 };
 

@@ -40,8 +40,10 @@ std::string short_function_name(std::string_view pretty) {
   size_t end = pretty.size();
   for (size_t i = 0; i < pretty.size(); ++i) {
     char c = pretty[i];
-    if (c == '<') ++depth;
-    else if (c == '>') --depth;
+    if (c == '<')
+      ++depth;
+    else if (c == '>')
+      --depth;
     else if (c == '(' && depth == 0 && !pretty.substr(0, i).ends_with("operator")) {
       end = i;
       break;
@@ -53,10 +55,14 @@ std::string short_function_name(std::string_view pretty) {
   size_t start = 0;
   for (size_t i = 0; i < head.size(); ++i) {
     char c = head[i];
-    if (c == '<') ++depth;
-    else if (c == '>') --depth;
-    else if (depth == 0 && c == ' ' && !head.substr(0, i).ends_with("operator")) start = i + 1;
-    else if (depth == 0 && c == ':' && i + 1 < head.size() && head[i + 1] == ':') start = i + 2;
+    if (c == '<')
+      ++depth;
+    else if (c == '>')
+      --depth;
+    else if (depth == 0 && c == ' ' && !head.substr(0, i).ends_with("operator"))
+      start = i + 1;
+    else if (depth == 0 && c == ':' && i + 1 < head.size() && head[i + 1] == ':')
+      start = i + 2;
   }
   std::string name(head.substr(start));
   return name.empty() ? std::string(pretty) : name;

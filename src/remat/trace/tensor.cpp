@@ -50,7 +50,9 @@ Tracer& tracer_of(const Tensor& x) {
   return x.tracer();
 }
 
-Argument optional_arg(const Tensor& t) { return t.defined() ? t.arg() : Argument::none(); }
+Argument optional_arg(const Tensor& t) {
+  return t.defined() ? t.arg() : Argument::none();
+}
 
 // What torch.ones(..., dtype=d) passes down: no layout (it stays None), the device, no pinning.
 std::vector<Kwarg> factory_options(DType dtype) {
@@ -69,17 +71,26 @@ const TensorMeta& Tensor::meta() const {
   return *node_->meta.tensor();
 }
 
-std::vector<int64_t> Tensor::sizes() const { return shape_rules::concrete(meta()).sizes; }
+std::vector<int64_t> Tensor::sizes() const {
+  return shape_rules::concrete(meta()).sizes;
+}
 int64_t Tensor::size(int64_t d) const {
   auto s = sizes();
   return s.at(shape_rules::wrap_dim(d, static_cast<int64_t>(s.size())));
 }
-int64_t Tensor::dim() const { return static_cast<int64_t>(meta().rank()); }
-int64_t Tensor::numel() const { return product(sizes()); }
+int64_t Tensor::dim() const {
+  return static_cast<int64_t>(meta().rank());
+}
+int64_t Tensor::numel() const {
+  return product(sizes());
+}
 
-Tensor Tensor::t(Loc loc) const { return unary("aten.t.default", *this, loc); }
+Tensor Tensor::t(Loc loc) const {
+  return unary("aten.t.default", *this, loc);
+}
 Tensor Tensor::transpose(int64_t d0, int64_t d1, Loc loc) const {
-  return tracer_of(*this).record1("aten.transpose.int", {arg(), Argument::integer(d0), Argument::integer(d1)}, {}, loc);
+  return tracer_of(*this).record1("aten.transpose.int",
+                                  {arg(), Argument::integer(d0), Argument::integer(d1)}, {}, loc);
 }
 Tensor Tensor::permute(const std::vector<int64_t>& dims, Loc loc) const {
   return tracer_of(*this).record1("aten.permute.default", {arg(), ints(dims)}, {}, loc);
@@ -92,7 +103,8 @@ Tensor Tensor::reshape(const std::vector<int64_t>& new_sizes, Loc loc) const {
   Tensor copy = tracer_of(*this).record1(
       "aten.clone.default", {arg()},
       {{InternedString("memory_format"), Argument::memory_format(MemoryFormat::Contiguous)}}, loc);
-  return tracer_of(*this).record1("aten._unsafe_view.default", {copy.arg(), ints(new_sizes)}, {}, loc);
+  return tracer_of(*this).record1("aten._unsafe_view.default", {copy.arg(), ints(new_sizes)}, {},
+                                  loc);
 }
 Tensor Tensor::expand(const std::vector<int64_t>& sizes, Loc loc) const {
   return tracer_of(*this).record1("aten.expand.default", {arg(), ints(sizes)}, {}, loc);
@@ -106,13 +118,17 @@ Tensor Tensor::squeeze(int64_t d, Loc loc) const {
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> end,
                      int64_t step, Loc loc) const {
   auto opt = [](std::optional<int64_t> v) { return v ? Argument::integer(*v) : Argument::none(); };
-  return tracer_of(*this).record1("aten.slice.Tensor", {arg(), Argument::integer(d), opt(start), opt(end), Argument::integer(step)}, {}, loc);
+  return tracer_of(*this).record1(
+      "aten.slice.Tensor",
+      {arg(), Argument::integer(d), opt(start), opt(end), Argument::integer(step)}, {}, loc);
 }
 Tensor Tensor::select(int64_t d, int64_t index, Loc loc) const {
-  return tracer_of(*this).record1("aten.select.int", {arg(), Argument::integer(d), Argument::integer(index)}, {}, loc);
+  return tracer_of(*this).record1("aten.select.int",
+                                  {arg(), Argument::integer(d), Argument::integer(index)}, {}, loc);
 }
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d, Loc loc) const {
-  return tracer_of(*this).record("aten.split.Tensor", {arg(), Argument::integer(split_size), Argument::integer(d)}, {}, loc);
+  return tracer_of(*this).record(
+      "aten.split.Tensor", {arg(), Argument::integer(split_size), Argument::integer(d)}, {}, loc);
 }
 Tensor Tensor::contiguous(Loc loc) const {
   shape_rules::ConcreteTensor c = shape_rules::concrete(meta());
@@ -121,64 +137,128 @@ Tensor Tensor::contiguous(Loc loc) const {
       "aten.clone.default", {arg()},
       {{InternedString("memory_format"), Argument::memory_format(MemoryFormat::Contiguous)}}, loc);
 }
-Tensor Tensor::clone(Loc loc) const { return unary("aten.clone.default", *this, loc); }
-Tensor Tensor::detach(Loc loc) const { return unary("aten.detach.default", *this, loc); }
+Tensor Tensor::clone(Loc loc) const {
+  return unary("aten.clone.default", *this, loc);
+}
+Tensor Tensor::detach(Loc loc) const {
+  return unary("aten.detach.default", *this, loc);
+}
 Tensor Tensor::to(DType dtype, Loc loc) const {
   if (dtype == this->dtype()) return *this;
-  return tracer_of(*this).record1("aten._to_copy.default", {arg()}, {{InternedString("dtype"), Argument::dtype(dtype)}}, loc);
+  return tracer_of(*this).record1("aten._to_copy.default", {arg()},
+                                  {{InternedString("dtype"), Argument::dtype(dtype)}}, loc);
 }
-Tensor Tensor::sum(Loc loc) const { return unary("aten.sum.default", *this, loc); }
+Tensor Tensor::sum(Loc loc) const {
+  return unary("aten.sum.default", *this, loc);
+}
 Tensor Tensor::sum(const std::vector<int64_t>& dims, bool keepdim, Loc loc) const {
-  return tracer_of(*this).record1("aten.sum.dim_IntList", {arg(), ints(dims), Argument::boolean(keepdim)}, {}, loc);
+  return tracer_of(*this).record1("aten.sum.dim_IntList",
+                                  {arg(), ints(dims), Argument::boolean(keepdim)}, {}, loc);
 }
-Tensor Tensor::mean(Loc loc) const { return unary("aten.mean.default", *this, loc); }
+Tensor Tensor::mean(Loc loc) const {
+  return unary("aten.mean.default", *this, loc);
+}
 Tensor Tensor::mean(const std::vector<int64_t>& dims, bool keepdim, Loc loc) const {
-  return tracer_of(*this).record1("aten.mean.dim", {arg(), ints(dims), Argument::boolean(keepdim)}, {}, loc);
+  return tracer_of(*this).record1("aten.mean.dim", {arg(), ints(dims), Argument::boolean(keepdim)},
+                                  {}, loc);
 }
 Tensor Tensor::amax(const std::vector<int64_t>& dims, bool keepdim, Loc loc) const {
-  return tracer_of(*this).record1("aten.amax.default", {arg(), ints(dims), Argument::boolean(keepdim)}, {}, loc);
+  return tracer_of(*this).record1("aten.amax.default",
+                                  {arg(), ints(dims), Argument::boolean(keepdim)}, {}, loc);
 }
-Tensor Tensor::pow(double exponent, Loc loc) const { return trace::pow(*this, exponent, loc); }
+Tensor Tensor::pow(double exponent, Loc loc) const {
+  return trace::pow(*this, exponent, loc);
+}
 Tensor Tensor::masked_fill(const Tensor& mask, double value, Loc loc) const {
   return trace::masked_fill(*this, mask, value, loc);
 }
 
 // --- operators ---
 
-Tensor operator+(const Located& a, const Tensor& b) { return binary("aten.add.Tensor", a.tensor, b, a.loc); }
-Tensor operator-(const Located& a, const Tensor& b) { return binary("aten.sub.Tensor", a.tensor, b, a.loc); }
-Tensor operator*(const Located& a, const Tensor& b) { return binary("aten.mul.Tensor", a.tensor, b, a.loc); }
-Tensor operator/(const Located& a, const Tensor& b) { return binary("aten.div.Tensor", a.tensor, b, a.loc); }
-Tensor operator+(const Located& a, double b) { return with_number("aten.add.Tensor", a.tensor, b, a.loc); }
-Tensor operator-(const Located& a, double b) { return with_number("aten.sub.Tensor", a.tensor, b, a.loc); }
-Tensor operator*(const Located& a, double b) { return with_number("aten.mul.Tensor", a.tensor, b, a.loc); }
-Tensor operator/(const Located& a, double b) { return with_number("aten.div.Tensor", a.tensor, b, a.loc); }
-Tensor operator+(double a, const Located& b) { return with_number("aten.add.Tensor", b.tensor, a, b.loc); }
-Tensor operator*(double a, const Located& b) { return with_number("aten.mul.Tensor", b.tensor, a, b.loc); }
-Tensor operator-(const Located& a) { return unary("aten.neg.default", a.tensor, a.loc); }
+Tensor operator+(const Located& a, const Tensor& b) {
+  return binary("aten.add.Tensor", a.tensor, b, a.loc);
+}
+Tensor operator-(const Located& a, const Tensor& b) {
+  return binary("aten.sub.Tensor", a.tensor, b, a.loc);
+}
+Tensor operator*(const Located& a, const Tensor& b) {
+  return binary("aten.mul.Tensor", a.tensor, b, a.loc);
+}
+Tensor operator/(const Located& a, const Tensor& b) {
+  return binary("aten.div.Tensor", a.tensor, b, a.loc);
+}
+Tensor operator+(const Located& a, double b) {
+  return with_number("aten.add.Tensor", a.tensor, b, a.loc);
+}
+Tensor operator-(const Located& a, double b) {
+  return with_number("aten.sub.Tensor", a.tensor, b, a.loc);
+}
+Tensor operator*(const Located& a, double b) {
+  return with_number("aten.mul.Tensor", a.tensor, b, a.loc);
+}
+Tensor operator/(const Located& a, double b) {
+  return with_number("aten.div.Tensor", a.tensor, b, a.loc);
+}
+Tensor operator+(double a, const Located& b) {
+  return with_number("aten.add.Tensor", b.tensor, a, b.loc);
+}
+Tensor operator*(double a, const Located& b) {
+  return with_number("aten.mul.Tensor", b.tensor, a, b.loc);
+}
+Tensor operator-(const Located& a) {
+  return unary("aten.neg.default", a.tensor, a.loc);
+}
 
 // --- elementwise ---
 
-Tensor sin(const Tensor& x, Loc loc) { return unary("aten.sin.default", x, loc); }
-Tensor cos(const Tensor& x, Loc loc) { return unary("aten.cos.default", x, loc); }
-Tensor exp(const Tensor& x, Loc loc) { return unary("aten.exp.default", x, loc); }
-Tensor log(const Tensor& x, Loc loc) { return unary("aten.log.default", x, loc); }
-Tensor tanh(const Tensor& x, Loc loc) { return unary("aten.tanh.default", x, loc); }
-Tensor sigmoid(const Tensor& x, Loc loc) { return unary("aten.sigmoid.default", x, loc); }
-Tensor relu(const Tensor& x, Loc loc) { return unary("aten.relu.default", x, loc); }
+Tensor sin(const Tensor& x, Loc loc) {
+  return unary("aten.sin.default", x, loc);
+}
+Tensor cos(const Tensor& x, Loc loc) {
+  return unary("aten.cos.default", x, loc);
+}
+Tensor exp(const Tensor& x, Loc loc) {
+  return unary("aten.exp.default", x, loc);
+}
+Tensor log(const Tensor& x, Loc loc) {
+  return unary("aten.log.default", x, loc);
+}
+Tensor tanh(const Tensor& x, Loc loc) {
+  return unary("aten.tanh.default", x, loc);
+}
+Tensor sigmoid(const Tensor& x, Loc loc) {
+  return unary("aten.sigmoid.default", x, loc);
+}
+Tensor relu(const Tensor& x, Loc loc) {
+  return unary("aten.relu.default", x, loc);
+}
 Tensor gelu(const Tensor& x, std::string_view approximate, Loc loc) {
   std::vector<Kwarg> kwargs;
-  if (approximate != "none") kwargs.push_back({InternedString("approximate"), Argument::string(approximate)});
+  if (approximate != "none")
+    kwargs.push_back({InternedString("approximate"), Argument::string(approximate)});
   return tracer_of(x).record1("aten.gelu.default", {x.arg()}, std::move(kwargs), loc);
 }
-Tensor silu(const Tensor& x, Loc loc) { return unary("aten.silu.default", x, loc); }
-Tensor elu(const Tensor& x, double alpha, double scale, double input_scale, Loc loc) {
-  return tracer_of(x).record1("aten.elu.default", {x.arg(), Argument::floating(alpha), Argument::floating(scale), Argument::floating(input_scale)}, {}, loc);
+Tensor silu(const Tensor& x, Loc loc) {
+  return unary("aten.silu.default", x, loc);
 }
-Tensor selu(const Tensor& x, Loc loc) { return elu(x, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1.0, loc); }
-Tensor sqrt(const Tensor& x, Loc loc) { return unary("aten.sqrt.default", x, loc); }
-Tensor rsqrt(const Tensor& x, Loc loc) { return unary("aten.rsqrt.default", x, loc); }
-Tensor neg(const Tensor& x, Loc loc) { return unary("aten.neg.default", x, loc); }
+Tensor elu(const Tensor& x, double alpha, double scale, double input_scale, Loc loc) {
+  return tracer_of(x).record1("aten.elu.default",
+                              {x.arg(), Argument::floating(alpha), Argument::floating(scale),
+                               Argument::floating(input_scale)},
+                              {}, loc);
+}
+Tensor selu(const Tensor& x, Loc loc) {
+  return elu(x, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1.0, loc);
+}
+Tensor sqrt(const Tensor& x, Loc loc) {
+  return unary("aten.sqrt.default", x, loc);
+}
+Tensor rsqrt(const Tensor& x, Loc loc) {
+  return unary("aten.rsqrt.default", x, loc);
+}
+Tensor neg(const Tensor& x, Loc loc) {
+  return unary("aten.neg.default", x, loc);
+}
 Tensor pow(const Tensor& x, double exponent, Loc loc) {
   Argument e = exponent == static_cast<double>(static_cast<int64_t>(exponent))
                    ? Argument::integer(static_cast<int64_t>(exponent))
@@ -189,13 +269,18 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b, Loc loc)
   return tracer_of(a).record1("aten.where.self", {condition.arg(), a.arg(), b.arg()}, {}, loc);
 }
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value, Loc loc) {
-  return tracer_of(x).record1("aten.masked_fill.Scalar", {x.arg(), mask.arg(), Argument::floating(value)}, {}, loc);
+  return tracer_of(x).record1("aten.masked_fill.Scalar",
+                              {x.arg(), mask.arg(), Argument::floating(value)}, {}, loc);
 }
 
 // --- matmuls ---
 
-Tensor mm(const Tensor& a, const Tensor& b, Loc loc) { return binary("aten.mm.default", a, b, loc); }
-Tensor bmm(const Tensor& a, const Tensor& b, Loc loc) { return binary("aten.bmm.default", a, b, loc); }
+Tensor mm(const Tensor& a, const Tensor& b, Loc loc) {
+  return binary("aten.mm.default", a, b, loc);
+}
+Tensor bmm(const Tensor& a, const Tensor& b, Loc loc) {
+  return binary("aten.bmm.default", a, b, loc);
+}
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Loc loc) {
   return tracer_of(a).record1("aten.addmm.default", {bias.arg(), a.arg(), b.arg()}, {}, loc);
 }
@@ -210,7 +295,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, Loc loc) {
     std::vector<int64_t> sa = a.sizes(), rows(sa.begin(), sa.end() - 1), out = rows;
     if (db == 2) out.push_back(b.size(-1));
     Tensor folded = a.reshape({product(rows), sa.back()}, loc);
-    return Tensor(tracer_of(a).record1("aten._unsafe_view.default", {mm(folded, b2, loc).arg(), ints(out)}, {}, loc));
+    return Tensor(tracer_of(a).record1("aten._unsafe_view.default",
+                                       {mm(folded, b2, loc).arg(), ints(out)}, {}, loc));
   }
   if (da >= 2 && db >= 2) {
     std::vector<int64_t> sa = a.sizes(), sb = b.sizes();
@@ -219,7 +305,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, Loc loc) {
     try {
       batch = shape_rules::broadcast_shapes(batch_a, batch_b);
     } catch (const shape_rules::InferError& e) {
-      throw TraceError(std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + ": matmul: " + e.what());
+      throw TraceError(std::string(loc.file_name()) + ":" + std::to_string(loc.line()) +
+                       ": matmul: " + e.what());
     }
     int64_t n = sa[sa.size() - 2], m1 = sa.back(), m2 = sb[sb.size() - 2], p = sb.back();
     std::vector<int64_t> ea = batch, eb = batch, out = batch;
@@ -229,7 +316,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, Loc loc) {
     int64_t nb = product(batch);
     Tensor a3 = a.expand(ea, loc).reshape({nb, n, m1}, loc);
     Tensor b3 = b.expand(eb, loc).reshape({nb, m2, p}, loc);
-    return tracer_of(a).record1("aten._unsafe_view.default", {bmm(a3, b3, loc).arg(), ints(out)}, {}, loc);
+    return tracer_of(a).record1("aten._unsafe_view.default", {bmm(a3, b3, loc).arg(), ints(out)},
+                                {}, loc);
   }
   throw TraceError(std::string(loc.file_name()) + ":" + std::to_string(loc.line()) +
                    ": matmul of a " + std::to_string(da) + "-D and a " + std::to_string(db) +
@@ -255,61 +343,83 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, Loc loc) {
   REMAT_ASSERT(!tensors.empty()) << "cat of no tensors";
   std::vector<Argument> list;
   for (const Tensor& t : tensors) list.push_back(t.arg());
-  return tracer_of(tensors[0]).record1("aten.cat.default", {Argument::list(std::move(list)), Argument::integer(dim)}, {}, loc);
+  return tracer_of(tensors[0])
+      .record1("aten.cat.default", {Argument::list(std::move(list)), Argument::integer(dim)}, {},
+               loc);
 }
 
 // --- nn ---
 
 Tensor softmax(const Tensor& x, int64_t dim, Loc loc) {
-  return tracer_of(x).record1("aten._softmax.default", {x.arg(), Argument::integer(dim), Argument::boolean(false)}, {}, loc);
+  return tracer_of(x).record1("aten._softmax.default",
+                              {x.arg(), Argument::integer(dim), Argument::boolean(false)}, {}, loc);
 }
 Tensor log_softmax(const Tensor& x, int64_t dim, Loc loc) {
-  return tracer_of(x).record1("aten._log_softmax.default", {x.arg(), Argument::integer(dim), Argument::boolean(false)}, {}, loc);
+  return tracer_of(x).record1("aten._log_softmax.default",
+                              {x.arg(), Argument::integer(dim), Argument::boolean(false)}, {}, loc);
 }
 Tensor layer_norm(const Tensor& x, const std::vector<int64_t>& shape, const Tensor& weight,
                   const Tensor& bias, double eps, Loc loc) {
-  return tracer_of(x).record("aten.native_layer_norm.default", {x.arg(), ints(shape), optional_arg(weight), optional_arg(bias), Argument::floating(eps)}, {}, loc)[0];
+  return tracer_of(x).record(
+      "aten.native_layer_norm.default",
+      {x.arg(), ints(shape), optional_arg(weight), optional_arg(bias), Argument::floating(eps)}, {},
+      loc)[0];
 }
 Tensor dropout(const Tensor& x, double p, bool training, Loc loc) {
   if (!training || p == 0) return x;
-  return tracer_of(x).record("aten.native_dropout.default", {x.arg(), Argument::floating(p), Argument::boolean(true)}, {}, loc)[0];
+  return tracer_of(x).record("aten.native_dropout.default",
+                             {x.arg(), Argument::floating(p), Argument::boolean(true)}, {}, loc)[0];
 }
 Tensor embedding(const Tensor& weight, const Tensor& indices, Loc loc) {
   return binary("aten.embedding.default", weight, indices, loc);
 }
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Loc loc) {
-  return tracer_of(log_probs).record("aten.nll_loss_forward.default", {log_probs.arg(), target.arg(), Argument::none(), Argument::integer(1), Argument::integer(-100)}, {}, loc)[0];
+  return tracer_of(log_probs).record("aten.nll_loss_forward.default",
+                                     {log_probs.arg(), target.arg(), Argument::none(),
+                                      Argument::integer(1), Argument::integer(-100)},
+                                     {}, loc)[0];
 }
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, Loc loc) {
   return nll_loss(log_softmax(logits, 1, loc), target, loc);
 }
-Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, std::vector<int64_t> stride,
-              std::vector<int64_t> padding, std::vector<int64_t> dilation, int64_t groups, Loc loc) {
-  return tracer_of(x).record1("aten.convolution.default",
-                              {x.arg(), weight.arg(), optional_arg(bias), ints(stride), ints(padding), ints(dilation), Argument::boolean(false), ints({0, 0}), Argument::integer(groups)},
-                              {}, loc);
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
+              std::vector<int64_t> stride, std::vector<int64_t> padding,
+              std::vector<int64_t> dilation, int64_t groups, Loc loc) {
+  return tracer_of(x).record1(
+      "aten.convolution.default",
+      {x.arg(), weight.arg(), optional_arg(bias), ints(stride), ints(padding), ints(dilation),
+       Argument::boolean(false), ints({0, 0}), Argument::integer(groups)},
+      {}, loc);
 }
-Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                  const Tensor& running_var, double momentum, double eps, Loc loc) {
-  return tracer_of(x).record("aten.native_batch_norm.default",
-                             {x.arg(), optional_arg(weight), optional_arg(bias), optional_arg(running_mean), optional_arg(running_var), Argument::boolean(true), Argument::floating(momentum), Argument::floating(eps)},
-                             {}, loc)[0];
+Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                  const Tensor& running_mean, const Tensor& running_var, double momentum,
+                  double eps, Loc loc) {
+  return tracer_of(x).record(
+      "aten.native_batch_norm.default",
+      {x.arg(), optional_arg(weight), optional_arg(bias), optional_arg(running_mean),
+       optional_arg(running_var), Argument::boolean(true), Argument::floating(momentum),
+       Argument::floating(eps)},
+      {}, loc)[0];
 }
-Tensor max_pool2d(const Tensor& x, std::vector<int64_t> kernel, std::vector<int64_t> stride, Loc loc) {
+Tensor max_pool2d(const Tensor& x, std::vector<int64_t> kernel, std::vector<int64_t> stride,
+                  Loc loc) {
   if (stride.empty()) stride = kernel;
-  return tracer_of(x).record("aten.max_pool2d_with_indices.default", {x.arg(), ints(kernel), ints(stride)}, {}, loc)[0];
+  return tracer_of(x).record("aten.max_pool2d_with_indices.default",
+                             {x.arg(), ints(kernel), ints(stride)}, {}, loc)[0];
 }
 
 // --- factories ---
 
 Tensor full(const std::vector<int64_t>& sizes, double value, DType dtype, Loc loc) {
-  return Tracer::current().record1("aten.full.default", {ints(sizes), Argument::floating(value)}, factory_options(dtype), loc);
+  return Tracer::current().record1("aten.full.default", {ints(sizes), Argument::floating(value)},
+                                   factory_options(dtype), loc);
 }
 Tensor ones(const std::vector<int64_t>& sizes, DType dtype, Loc loc) {
   return Tracer::current().record1("aten.ones.default", {ints(sizes)}, factory_options(dtype), loc);
 }
 Tensor zeros(const std::vector<int64_t>& sizes, DType dtype, Loc loc) {
-  return Tracer::current().record1("aten.zeros.default", {ints(sizes)}, factory_options(dtype), loc);
+  return Tracer::current().record1("aten.zeros.default", {ints(sizes)}, factory_options(dtype),
+                                   loc);
 }
 Tensor triu(const Tensor& x, int64_t diagonal, Loc loc) {
   return tracer_of(x).record1("aten.triu.default", {x.arg(), Argument::integer(diagonal)}, {}, loc);

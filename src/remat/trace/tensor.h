@@ -56,10 +56,13 @@ class Tensor {
 
   // Reductions and elementwise methods.
   Tensor sum(Loc loc = Loc::current()) const;
-  Tensor sum(const std::vector<int64_t>& dims, bool keepdim = false, Loc loc = Loc::current()) const;
+  Tensor sum(const std::vector<int64_t>& dims, bool keepdim = false,
+             Loc loc = Loc::current()) const;
   Tensor mean(Loc loc = Loc::current()) const;
-  Tensor mean(const std::vector<int64_t>& dims, bool keepdim = false, Loc loc = Loc::current()) const;
-  Tensor amax(const std::vector<int64_t>& dims, bool keepdim = false, Loc loc = Loc::current()) const;
+  Tensor mean(const std::vector<int64_t>& dims, bool keepdim = false,
+              Loc loc = Loc::current()) const;
+  Tensor amax(const std::vector<int64_t>& dims, bool keepdim = false,
+              Loc loc = Loc::current()) const;
   Tensor pow(double exponent, Loc loc = Loc::current()) const;
   Tensor masked_fill(const Tensor& mask, double value, Loc loc = Loc::current()) const;
 
@@ -71,7 +74,8 @@ class Tensor {
 /// An operand that remembers where the expression using it was written: operators cannot take
 /// a defaulted source_location, but an implicit conversion's constructor can.
 struct Located {
-  Located(const Tensor& t, Loc l = Loc::current()) : tensor(t), loc(l) {}  // NOLINT: implicit on purpose
+  Located(const Tensor& t, Loc l = Loc::current())
+      : tensor(t), loc(l) {}  // NOLINT: implicit on purpose
   Tensor tensor;
   Loc loc;
 };
@@ -99,7 +103,8 @@ Tensor relu(const Tensor& x, Loc loc = Loc::current());
 /// `approximate` is "none" or "tanh".
 Tensor gelu(const Tensor& x, std::string_view approximate = "none", Loc loc = Loc::current());
 Tensor silu(const Tensor& x, Loc loc = Loc::current());
-Tensor elu(const Tensor& x, double alpha = 1.0, double scale = 1.0, double input_scale = 1.0, Loc loc = Loc::current());
+Tensor elu(const Tensor& x, double alpha = 1.0, double scale = 1.0, double input_scale = 1.0,
+           Loc loc = Loc::current());
 /// ATen's selu is elu with fixed alpha and scale.
 Tensor selu(const Tensor& x, Loc loc = Loc::current());
 Tensor sqrt(const Tensor& x, Loc loc = Loc::current());
@@ -118,7 +123,8 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Loc loc = Loc
 Tensor matmul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 /// F.linear: `t(W)` + `addmm` for 2-D inputs (contiguous 3-D inputs folded with `view`),
 /// else matmul (+ add).
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, Loc loc = Loc::current());
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {},
+              Loc loc = Loc::current());
 
 // --- shape ---
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0, Loc loc = Loc::current());
@@ -149,8 +155,10 @@ Tensor max_pool2d(const Tensor& x, std::vector<int64_t> kernel, std::vector<int6
 // --- factories (on the tracer's device) ---
 Tensor full(const std::vector<int64_t>& sizes, double value, DType dtype = DType::Float32,
             Loc loc = Loc::current());
-Tensor ones(const std::vector<int64_t>& sizes, DType dtype = DType::Float32, Loc loc = Loc::current());
-Tensor zeros(const std::vector<int64_t>& sizes, DType dtype = DType::Float32, Loc loc = Loc::current());
+Tensor ones(const std::vector<int64_t>& sizes, DType dtype = DType::Float32,
+            Loc loc = Loc::current());
+Tensor zeros(const std::vector<int64_t>& sizes, DType dtype = DType::Float32,
+             Loc loc = Loc::current());
 Tensor triu(const Tensor& x, int64_t diagonal = 0, Loc loc = Loc::current());
 
 /// JAX's checkpoint_name: names `x` for name-based checkpoint policies. Records no op.

@@ -14,11 +14,11 @@ thread_local Tracer* active_tracer = nullptr;
 
 std::string identifier(std::string_view qualified) {
   std::string out;
-  for (char c : qualified) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  for (char c : qualified)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out.insert(0, "_");
   return out;
 }
-
 
 }  // namespace
 
@@ -33,7 +33,8 @@ Tracer::~Tracer() {
 }
 
 Tracer& Tracer::current() {
-  if (!active_tracer) throw std::logic_error("no active Tracer: create a remat::trace::Tracer first");
+  if (!active_tracer)
+    throw std::logic_error("no active Tracer: create a remat::trace::Tracer first");
   return *active_tracer;
 }
 
@@ -115,7 +116,8 @@ std::vector<Tensor> Tracer::record(std::string_view target, std::vector<Argument
   InternedString trace = stack_trace(loc);
   for (Node* n : appended->nodes) {
     n->meta.stack_trace = trace;
-    if (!module_stack_json_.empty()) n->meta.mutable_extras().push_back({"nn_module_stack", module_stack_json_});
+    if (!module_stack_json_.empty())
+      n->meta.mutable_extras().push_back({"nn_module_stack", module_stack_json_});
   }
   if (!first_op_) first_op_ = appended->node;
   std::vector<Tensor> outputs;
@@ -124,8 +126,8 @@ std::vector<Tensor> Tracer::record(std::string_view target, std::vector<Argument
   return outputs;
 }
 
-Tensor Tracer::record1(std::string_view target, std::vector<Argument> args, std::vector<Kwarg> kwargs,
-                       const std::source_location& loc) {
+Tensor Tracer::record1(std::string_view target, std::vector<Argument> args,
+                       std::vector<Kwarg> kwargs, const std::source_location& loc) {
   std::vector<Tensor> out = record(target, std::move(args), std::move(kwargs), loc);
   REMAT_ASSERT(out.size() == 1) << target << " has " << out.size() << " results";
   return out[0];
@@ -135,7 +137,8 @@ Tensor Tracer::record1(std::string_view target, std::vector<Argument> args, std:
 // region's caching mode stamps every node appended while the op ran, and the inner region's
 // mode stamps last, so nodes of an inner region carry the inner region's id and policy. The
 // outer region's call counts do not advance for ops of the inner one.
-void Tracer::tag(const OpInfo& op, const std::vector<Node*>& nodes, const std::vector<Tensor>& outputs) {
+void Tracer::tag(const OpInfo& op, const std::vector<Node*>& nodes,
+                 const std::vector<Tensor>& outputs) {
   Region& r = regions_.back();
   CheckpointPolicy policy = CheckpointPolicy::PreferRecompute;
   if (!is_sac_ignored(op.target)) {
@@ -173,7 +176,8 @@ void Tracer::name_tensor(const Tensor& t, std::string_view name) {
   for (Node* n : rec.nodes) n->meta.recompute = policy;
 }
 
-void Tracer::enter_module(std::string_view name, std::string_view type_name, const std::source_location& loc) {
+void Tracer::enter_module(std::string_view name, std::string_view type_name,
+                          const std::source_location& loc) {
   frames_.push_back(traceback_frame(loc));
   modules_.emplace_back(qualified(name), std::string(type_name));
   update_module_stack_json();
@@ -194,12 +198,14 @@ void Tracer::update_module_stack_json() {
   for (size_t i = 0; i < modules_.size(); ++i) {
     if (i) module_stack_json_ += ",";
     const auto& [path, type] = modules_[i];
-    module_stack_json_ += json::quoted(path) + ":[" + json::quoted(path) + "," + json::quoted(type) + "]";
+    module_stack_json_ +=
+        json::quoted(path) + ":[" + json::quoted(path) + "," + json::quoted(type) + "]";
   }
   module_stack_json_ += "}";
 }
 
-int64_t Tracer::enter_region(std::shared_ptr<const SacPolicy> policy, const std::source_location& loc) {
+int64_t Tracer::enter_region(std::shared_ptr<const SacPolicy> policy,
+                             const std::source_location& loc) {
   frames_.push_back(traceback_frame(loc));
   regions_.push_back({next_region_id_++, std::move(policy), {}});
   return regions_.back().id;
@@ -211,11 +217,14 @@ void Tracer::exit_region() {
   regions_.pop_back();
 }
 
-ModuleScope::ModuleScope(std::string_view name, std::string_view type_name, std::source_location loc)
+ModuleScope::ModuleScope(std::string_view name, std::string_view type_name,
+                         std::source_location loc)
     : tracer_(Tracer::current()) {
   tracer_.enter_module(name, type_name, loc);
 }
 
-ModuleScope::~ModuleScope() { tracer_.exit_module(); }
+ModuleScope::~ModuleScope() {
+  tracer_.exit_module();
+}
 
 }  // namespace remat::trace

@@ -2,7 +2,9 @@
 
 namespace remat::tracelog {
 namespace {
-std::string part(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "-"; }
+std::string part(const std::optional<int64_t>& v) {
+  return v ? std::to_string(*v) : "-";
+}
 }  // namespace
 
 std::string CompileId::display() const {
@@ -14,7 +16,8 @@ std::string CompileId::display() const {
 }
 
 std::string CompileId::directory_name() const {
-  return part(compiled_autograd_id) + "_" + part(frame_id) + "_" + part(frame_compile_id) + "_" + part(attempt);
+  return part(compiled_autograd_id) + "_" + part(frame_id) + "_" + part(frame_compile_id) + "_" +
+         part(attempt);
 }
 
 CompileId CompileId::normalized() const {

@@ -12,11 +12,14 @@ struct Md5::Context {
 };
 
 Md5::Md5() : ctx_(std::make_unique<Context>()) {
-  REMAT_ASSERT(ctx_->ctx && EVP_DigestInit_ex(ctx_->ctx, EVP_md5(), nullptr) == 1) << "OpenSSL MD5 unavailable";
+  REMAT_ASSERT(ctx_->ctx && EVP_DigestInit_ex(ctx_->ctx, EVP_md5(), nullptr) == 1)
+      << "OpenSSL MD5 unavailable";
 }
 Md5::~Md5() = default;
 
-void Md5::update(std::string_view bytes) { EVP_DigestUpdate(ctx_->ctx, bytes.data(), bytes.size()); }
+void Md5::update(std::string_view bytes) {
+  EVP_DigestUpdate(ctx_->ctx, bytes.data(), bytes.size());
+}
 
 std::string Md5::hex() {
   unsigned char digest[EVP_MAX_MD_SIZE];

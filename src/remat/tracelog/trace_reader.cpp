@@ -3,8 +3,8 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <iterator>
 #include <cstring>
+#include <iterator>
 
 #include "remat/support/diagnostic.h"
 
@@ -14,21 +14,59 @@ namespace {
 constexpr size_t kChunk = 4 << 20;  // bytes read at a time
 
 // Envelope keys of the format (trace-log spec A.5): context first, then events.
-constexpr std::string_view kContextKeys[] = {"rank", "compiled_autograd_id", "frame_id", "frame_compile_id",
-                                                          "attempt", "has_payload", "stack"};
-constexpr std::string_view kEventKeys[] = {
-    "str", "dynamo_start", "dynamo_output_graph", "optimize_ddp_split_graph", "optimize_ddp_split_child",
-    "compiled_autograd_graph", "aot_joint_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph",
-    "inductor_pre_grad_graph", "inductor_post_grad_graph", "dynamo_cpp_guards_str", "graph_dump", "exported_program",
-    "inductor_output_code", "dynamo_guards", "artifact", "compilation_metrics", "bwd_compilation_metrics",
-    "aot_autograd_backward_compilation_metrics", "compilation_metrics_runtime", "link", "dump_file", "chromium_event",
-    "symbolic_shape_specialization", "guard_added", "guard_added_fast", "propagate_real_tensors_provenance",
-    "create_unbacked_symbol", "create_symbol", "expression_created", "missing_fake_kernel", "mismatched_fake_kernel",
-    "describe_storage", "describe_tensor", "describe_source", "unbacked_symbol", "sym_expr_info",
-    "inductor_provenance_tracking_node_mappings", "graph_execution", "fx_graph_cache_hit", "fx_graph_cache_miss"};
+constexpr std::string_view kContextKeys[] = {
+    "rank",    "compiled_autograd_id", "frame_id", "frame_compile_id",
+    "attempt", "has_payload",          "stack"};
+constexpr std::string_view kEventKeys[] = {"str",
+                                           "dynamo_start",
+                                           "dynamo_output_graph",
+                                           "optimize_ddp_split_graph",
+                                           "optimize_ddp_split_child",
+                                           "compiled_autograd_graph",
+                                           "aot_joint_graph",
+                                           "aot_forward_graph",
+                                           "aot_backward_graph",
+                                           "aot_inference_graph",
+                                           "inductor_pre_grad_graph",
+                                           "inductor_post_grad_graph",
+                                           "dynamo_cpp_guards_str",
+                                           "graph_dump",
+                                           "exported_program",
+                                           "inductor_output_code",
+                                           "dynamo_guards",
+                                           "artifact",
+                                           "compilation_metrics",
+                                           "bwd_compilation_metrics",
+                                           "aot_autograd_backward_compilation_metrics",
+                                           "compilation_metrics_runtime",
+                                           "link",
+                                           "dump_file",
+                                           "chromium_event",
+                                           "symbolic_shape_specialization",
+                                           "guard_added",
+                                           "guard_added_fast",
+                                           "propagate_real_tensors_provenance",
+                                           "create_unbacked_symbol",
+                                           "create_symbol",
+                                           "expression_created",
+                                           "missing_fake_kernel",
+                                           "mismatched_fake_kernel",
+                                           "describe_storage",
+                                           "describe_tensor",
+                                           "describe_source",
+                                           "unbacked_symbol",
+                                           "sym_expr_info",
+                                           "inductor_provenance_tracking_node_mappings",
+                                           "graph_execution",
+                                           "fx_graph_cache_hit",
+                                           "fx_graph_cache_miss"};
 
-bool is_context(std::string_view k) { return std::find(std::begin(kContextKeys), std::end(kContextKeys), k) != std::end(kContextKeys); }
-bool is_event(std::string_view k) { return std::find(std::begin(kEventKeys), std::end(kEventKeys), k) != std::end(kEventKeys); }
+bool is_context(std::string_view k) {
+  return std::find(std::begin(kContextKeys), std::end(kContextKeys), k) != std::end(kContextKeys);
+}
+bool is_event(std::string_view k) {
+  return std::find(std::begin(kEventKeys), std::end(kEventKeys), k) != std::end(kEventKeys);
+}
 
 std::optional<int64_t> optional_int(simdjson::dom::element e) {
   int64_t v;
@@ -78,7 +116,8 @@ Expected<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path
   std::fseek(f, 0, SEEK_END);
   long size = std::ftell(f);
   std::fseek(f, 0, SEEK_SET);
-  return std::unique_ptr<TraceReader>(new TraceReader(f, size < 0 ? 0 : static_cast<uint64_t>(size)));
+  return std::unique_ptr<TraceReader>(
+      new TraceReader(f, size < 0 ? 0 : static_cast<uint64_t>(size)));
 }
 
 std::unique_ptr<TraceReader> TraceReader::from_stream(std::FILE* file, uint64_t size) {
@@ -88,9 +127,14 @@ std::unique_ptr<TraceReader> TraceReader::from_stream(std::FILE* file, uint64_t 
 // Small logs get a small buffer (it grows for longer lines): allocating 4 MB per tiny log would
 // dominate (the fuzzer reads thousands a second).
 TraceReader::TraceReader(std::FILE* file, uint64_t size)
-    : file_(file), file_size_(size), buffer_(std::clamp<uint64_t>(size + 1, 4096, kChunk)), json_(std::make_unique<Json>()) {}
+    : file_(file),
+      file_size_(size),
+      buffer_(std::clamp<uint64_t>(size + 1, 4096, kChunk)),
+      json_(std::make_unique<Json>()) {}
 
-TraceReader::~TraceReader() { std::fclose(file_); }
+TraceReader::~TraceReader() {
+  std::fclose(file_);
+}
 
 bool TraceReader::fill() {
   if (eof_) return false;
@@ -141,24 +185,32 @@ bool TraceReader::peek_is_payload() {
       ++lineno_;
       continue;
     }
-    if (end_ - begin_ >= 2 || (begin_ < end_ && buffer_[begin_] != '\r')) return buffer_[begin_] == '\t';
+    if (end_ - begin_ >= 2 || (begin_ < end_ && buffer_[begin_] != '\r'))
+      return buffer_[begin_] == '\t';
     if (!fill()) return begin_ < end_ && buffer_[begin_] == '\t';
   }
 }
 
 bool TraceReader::decode_envelope(std::string_view text, TraceRecord& r) {
   simdjson::dom::element doc;
-  if (json_->parser.parse(text.data(), text.size(), /*realloc_if_needed=*/true).get(doc) != simdjson::SUCCESS) return false;
+  if (json_->parser.parse(text.data(), text.size(), /*realloc_if_needed=*/true).get(doc) !=
+      simdjson::SUCCESS)
+    return false;
   simdjson::dom::object obj;
   if (doc.get_object().get(obj) != simdjson::SUCCESS) return false;
   CompileId id;
   bool has_id = false;
   for (auto [key, value] : obj) {
-    if (key == "rank") r.rank = optional_int(value);
-    else if (key == "compiled_autograd_id") id.compiled_autograd_id = optional_int(value), has_id = true;
-    else if (key == "frame_id") id.frame_id = optional_int(value), has_id = true;
-    else if (key == "frame_compile_id") id.frame_compile_id = optional_int(value), has_id = true;
-    else if (key == "attempt") id.attempt = optional_int(value), has_id = true;
+    if (key == "rank")
+      r.rank = optional_int(value);
+    else if (key == "compiled_autograd_id")
+      id.compiled_autograd_id = optional_int(value), has_id = true;
+    else if (key == "frame_id")
+      id.frame_id = optional_int(value), has_id = true;
+    else if (key == "frame_compile_id")
+      id.frame_compile_id = optional_int(value), has_id = true;
+    else if (key == "attempt")
+      id.attempt = optional_int(value), has_id = true;
     else if (key == "has_payload") {
       std::string_view s;
       if (value.get_string().get(s) != simdjson::SUCCESS) return false;
@@ -173,7 +225,8 @@ bool TraceReader::decode_envelope(std::string_view text, TraceRecord& r) {
     }
   }
   // A record with no part of a compile id has none (reports file it under `-_-_-_-/`).
-  if (has_id && (id.frame_id || id.frame_compile_id || id.compiled_autograd_id || id.attempt)) r.compile_id = id;
+  if (has_id && (id.frame_id || id.frame_compile_id || id.compiled_autograd_id || id.attempt))
+    r.compile_id = id;
   return true;
 }
 
@@ -220,14 +273,16 @@ bool TraceReader::next(TraceRecord& r) {
     }
     for (const std::string& k : r.unknown_keys) {
       ++stats_.unknown;
-      if (std::find(unknown_fields_.begin(), unknown_fields_.end(), k) == unknown_fields_.end()) unknown_fields_.push_back(k);
+      if (std::find(unknown_fields_.begin(), unknown_fields_.end(), k) == unknown_fields_.end())
+        unknown_fields_.push_back(k);
     }
     if (r.event == "str") {
       // {"str": [name, index]}
       simdjson::dom::element e;
       std::string_view name;
       int64_t index;
-      if (json_->parser.parse(r.metadata).get(e) == simdjson::SUCCESS && e.at(0).get_string().get(name) == simdjson::SUCCESS &&
+      if (json_->parser.parse(r.metadata).get(e) == simdjson::SUCCESS &&
+          e.at(0).get_string().get(name) == simdjson::SUCCESS &&
           e.at(1).get_int64().get(index) == simdjson::SUCCESS && index >= 0 && index < (1 << 24)) {
         if (strings_.size() <= static_cast<size_t>(index)) strings_.resize(index + 1);
         strings_[index] = std::string(name);

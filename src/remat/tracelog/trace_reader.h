@@ -25,7 +25,9 @@ struct TraceStats {
   uint64_t str = 0;      ///< string-table records
 
   /// What `--strict` refuses: bad glog prefixes, bad JSON, MD5 mismatches, other ranks.
-  [[nodiscard]] uint64_t failures() const { return fail_glog + fail_json + fail_payload_md5 + other_rank; }
+  [[nodiscard]] uint64_t failures() const {
+    return fail_glog + fail_json + fail_payload_md5 + other_rank;
+  }
   /// tlparse's `Stats { ok: 14, fail_payload_md5: 1 }`: the non-zero counters.
   [[nodiscard]] std::string summary() const;
   /// The same in words, for people: "64 records, 1 payload whose MD5 differs".
@@ -48,7 +50,9 @@ class TraceReader {
 
   [[nodiscard]] const TraceStats& stats() const { return stats_; }
   /// Interned file names by index (`{"str": [name, index]}`); gaps are nullopt.
-  [[nodiscard]] const std::vector<std::optional<std::string>>& string_table() const { return strings_; }
+  [[nodiscard]] const std::vector<std::optional<std::string>>& string_table() const {
+    return strings_;
+  }
   [[nodiscard]] uint64_t bytes_read() const { return bytes_read_; }
   [[nodiscard]] uint64_t file_size() const { return file_size_; }
   /// Envelope keys never seen before in this file that no part of the format knows.

@@ -27,20 +27,26 @@ GlogHeader now() {
   h.minute = tm.tm_min;
   h.second = tm.tm_sec;
   // PyTorch logs msecs * 1000: the last three digits are zero.
-  h.microsecond = static_cast<int>(duration_cast<milliseconds>(t.time_since_epoch()).count() % 1000) * 1000;
+  h.microsecond =
+      static_cast<int>(duration_cast<milliseconds>(t.time_since_epoch()).count() % 1000) * 1000;
   h.thread = static_cast<uint64_t>(::getpid());
   return h;
 }
 
 std::string compile_id_fields(const CompileId& id) {
-  auto field = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("null"); };
-  return "\"compiled_autograd_id\": " + field(id.compiled_autograd_id) + ", \"frame_id\": " + field(id.frame_id) +
-         ", \"frame_compile_id\": " + field(id.frame_compile_id) + ", \"attempt\": " + field(id.attempt);
+  auto field = [](const std::optional<int64_t>& v) {
+    return v ? std::to_string(*v) : std::string("null");
+  };
+  return "\"compiled_autograd_id\": " + field(id.compiled_autograd_id) +
+         ", \"frame_id\": " + field(id.frame_id) +
+         ", \"frame_compile_id\": " + field(id.frame_compile_id) +
+         ", \"attempt\": " + field(id.attempt);
 }
 
 }  // namespace
 
-Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& dir, std::optional<int> rank) {
+Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& dir,
+                                                           std::optional<int> rank) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return error_message(dir + ": cannot create the log folder: " + ec.message());
@@ -80,7 +86,8 @@ void TraceWriter::line(std::string_view json, const std::optional<std::string_vi
     for (;;) {
       size_t nl = payload->find('\n', start);
       out += "\n\t";
-      out.append(payload->substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+      out.append(payload->substr(
+          start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
       if (nl == std::string_view::npos) break;
       start = nl + 1;
     }
@@ -91,7 +98,9 @@ void TraceWriter::line(std::string_view json, const std::optional<std::string_vi
 
 int TraceWriter::intern(const std::string& filename) {
   auto [it, fresh] = interned_.try_emplace(filename, static_cast<int>(interned_.size()));
-  if (fresh) line("{\"str\": [" + json::quoted(filename) + ", " + std::to_string(it->second) + "]}", std::nullopt);
+  if (fresh)
+    line("{\"str\": [" + json::quoted(filename) + ", " + std::to_string(it->second) + "]}",
+         std::nullopt);
   return it->second;
 }
 
@@ -99,13 +108,15 @@ std::string TraceWriter::stack_json(const std::vector<StackFrame>& frames) {
   std::string out = "[";
   for (size_t i = 0; i < frames.size(); ++i) {
     int index = intern(frames[i].filename);
-    out += (i ? ", " : "") + std::string("{\"line\": ") + std::to_string(frames[i].line) + ", \"name\": " +
-           json::quoted(frames[i].name) + ", \"filename\": " + std::to_string(index) + "}";
+    out += (i ? ", " : "") + std::string("{\"line\": ") + std::to_string(frames[i].line) +
+           ", \"name\": " + json::quoted(frames[i].name) +
+           ", \"filename\": " + std::to_string(index) + "}";
   }
   return out + "]";
 }
 
-void TraceWriter::write(std::string_view event, std::string_view metadata, const std::optional<CompileId>& id,
+void TraceWriter::write(std::string_view event, std::string_view metadata,
+                        const std::optional<CompileId>& id,
                         const std::optional<std::string_view>& payload) {
   std::string json = "{" + json::quoted(event) + ": " + std::string(metadata);
   if (id) json += ", " + compile_id_fields(*id);
@@ -115,8 +126,11 @@ void TraceWriter::write(std::string_view event, std::string_view metadata, const
   line(json, payload);
 }
 
-void TraceWriter::artifact(std::string_view name, std::string_view encoding, const CompileId& id, std::string_view payload) {
-  write("artifact", "{\"name\": " + json::quoted(name) + ", \"encoding\": " + json::quoted(encoding) + "}", id, payload);
+void TraceWriter::artifact(std::string_view name, std::string_view encoding, const CompileId& id,
+                           std::string_view payload) {
+  write("artifact",
+        "{\"name\": " + json::quoted(name) + ", \"encoding\": " + json::quoted(encoding) + "}", id,
+        payload);
 }
 
 Expected<std::string> TraceWriter::close() {

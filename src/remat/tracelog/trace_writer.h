@@ -30,7 +30,8 @@ class TraceWriter {
   /// Creates `dir` if needed and a fresh log file in it. With a `rank`, the file is named as
   /// PyTorch names a rank's log (`dedicated_log_torch_trace_rank_<n>_*.log`) and every record
   /// carries `"rank": n`.
-  static Expected<std::unique_ptr<TraceWriter>> create(const std::string& dir, std::optional<int> rank = std::nullopt);
+  static Expected<std::unique_ptr<TraceWriter>> create(const std::string& dir,
+                                                       std::optional<int> rank = std::nullopt);
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
@@ -50,7 +51,8 @@ class TraceWriter {
   void write(std::string_view event, std::string_view metadata, const std::optional<CompileId>& id,
              const std::optional<std::string_view>& payload = std::nullopt);
   /// `artifact {name, encoding}` with its payload; encoding is "string" or "json".
-  void artifact(std::string_view name, std::string_view encoding, const CompileId& id, std::string_view payload);
+  void artifact(std::string_view name, std::string_view encoding, const CompileId& id,
+                std::string_view payload);
   /// A `stack` as JSON, interning each file name (a `str` record the first time one is seen).
   std::string stack_json(const std::vector<StackFrame>& frames);
 

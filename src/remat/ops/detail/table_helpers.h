@@ -53,6 +53,8 @@ InferredOutputs pointwise(const BoundCall& c, std::initializer_list<size_t> tens
                           std::initializer_list<size_t> scalars, ResultDType rule);
 
 /// 2 * M * N * K for an [M, K] x [K, N] product.
-inline int64_t matmul_flops(int64_t m, int64_t k, int64_t n) { return 2 * m * k * n; }
+inline int64_t matmul_flops(int64_t m, int64_t k, int64_t n) {
+  return 2 * m * k * n;
+}
 
 }  // namespace remat::detail
