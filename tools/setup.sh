@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
   clang libclang-rt-14-dev            # libFuzzer and sanitizers for tools/fuzz.sh
+  clang-format                        # tools/format.sh, checked by tools/test.sh
   libsimdjson-dev nlohmann-json3-dev libabsl-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev                        # ATen: schema and shape oracle in tests, executor

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run): warnings as errors, every gtest binary, the
-# same tests under AddressSanitizer + UndefinedBehaviorSanitizer, and a bounded fuzzing run of
-# every parser. Ends with one "tests: N passed, N failed" line.
+# same tests under AddressSanitizer + UndefinedBehaviorSanitizer, the clang-format check, and a
+# bounded fuzzing run of every parser. Ends with one "tests: N passed, N failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # A fixed number of inputs per target, so that a commit passes or fails the same way every time.
@@ -37,6 +37,17 @@ echo "== build (warnings as errors)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREMAT_WERROR=ON -DREMAT_BUILD_PYTHON=ON >/dev/null
 cmake --build build
 run_ctest build "gcc" || status=1
+
+echo "== format (clang-format, .clang-format)"
+format_log=$(mktemp)
+if tools/format.sh --check >"$format_log" 2>&1; then
+  total_passed=$((total_passed + 1))
+else
+  status=1
+  total_failed=$((total_failed + 1))
+fi
+tail -n 20 "$format_log"
+rm -f "$format_log"
 
 echo "== Python (pytest, Debian's python3-torch)"
 pytest_log=$(mktemp)

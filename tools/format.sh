@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# clang-format (the repository's .clang-format) over every C++ source:
+#   tools/format.sh           rewrites the files in place
+#   tools/format.sh --check   lists the files it would change and exits 1 if there are any
+#                             (tools/test.sh runs this)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mapfile -t files < <(git ls-files '*.cpp' '*.h' | grep -v '^tests/data/')
+if [[ "${1:-}" == "--check" ]]; then
+  bad=0
+  for f in "${files[@]}"; do
+    if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
+      echo "format: $f differs from clang-format (tools/format.sh rewrites it)"
+      bad=$((bad + 1))
+    fi
+  done
+  echo "format: ${#files[@]} files, ${bad} to reformat"
+  [[ "$bad" -eq 0 ]]
+else
+  clang-format -i "${files[@]}"
+fi
