@@ -3,21 +3,21 @@
 #include <absl/container/flat_hash_set.h>
 
 #include <algorithm>
-#include <array>
 
 #include "remat/ir/graph.h"
 #include "remat/support/assert.h"
+#include "remat/support/enum_names.h"
 
 namespace remat {
 namespace {
 
-constexpr std::array<std::string_view, 6> kOpKinds{"placeholder", "get_attr",    "call_function",
-                                                   "call_method", "call_module", "output"};
+constexpr EnumNames<OpKind, 6> kOpKinds({"placeholder", "get_attr", "call_function", "call_method",
+                                         "call_module", "output"});
 
 }  // namespace
 
 std::string_view op_kind_name(OpKind k) {
-  return kOpKinds[static_cast<size_t>(k)];
+  return kOpKinds.name(k);
 }
 
 bool is_getitem(const Node& n) {
@@ -25,9 +25,7 @@ bool is_getitem(const Node& n) {
 }
 
 std::optional<OpKind> parse_op_kind(std::string_view name) {
-  for (size_t i = 0; i < kOpKinds.size(); ++i)
-    if (kOpKinds[i] == name) return static_cast<OpKind>(i);
-  return std::nullopt;
+  return kOpKinds.parse(name);
 }
 
 std::span<const Kwarg> Node::kwargs() const {

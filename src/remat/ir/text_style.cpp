@@ -1,50 +1,26 @@
 #include "remat/ir/text_style.h"
 
-#include <array>
-#include <utility>
+#include "remat/support/enum_names.h"
 
 namespace remat {
 namespace {
 
-constexpr std::array<std::pair<TagStyle, std::string_view>, 4> kTagStyles{{
-    {TagStyle::Seed, "seed"},
-    {TagStyle::Inline2025, "inline-2025"},
-    {TagStyle::Inline2026, "inline-2026"},
-    {TagStyle::None, "none"},
-}};
-constexpr std::array<std::pair<Dialect, std::string_view>, 2> kDialects{{
-    {Dialect::Current, "current"},
-    {Dialect::Torch113, "torch-1.13"},
-}};
-
-template <typename E, size_t N>
-std::string_view name_in(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
-  for (const auto& [v, name] : table)
-    if (v == value) return name;
-  return "";
-}
-
-template <typename E, size_t N>
-std::optional<E> value_in(const std::array<std::pair<E, std::string_view>, N>& table,
-                          std::string_view name) {
-  for (const auto& [v, n] : table)
-    if (n == name) return v;
-  return std::nullopt;
-}
+constexpr EnumNames<TagStyle, 4> kTagStyles({"seed", "inline-2025", "inline-2026", "none"});
+constexpr EnumNames<Dialect, 2> kDialects({"current", "torch-1.13"});
 
 }  // namespace
 
 std::string_view tag_style_name(TagStyle s) {
-  return name_in(kTagStyles, s);
+  return kTagStyles.name(s);
 }
 std::optional<TagStyle> parse_tag_style(std::string_view name) {
-  return value_in(kTagStyles, name);
+  return kTagStyles.parse(name);
 }
 std::string_view dialect_name(Dialect d) {
-  return name_in(kDialects, d);
+  return kDialects.name(d);
 }
 std::optional<Dialect> parse_dialect(std::string_view name) {
-  return value_in(kDialects, name);
+  return kDialects.parse(name);
 }
 
 }  // namespace remat
