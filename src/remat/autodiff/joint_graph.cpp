@@ -41,7 +41,7 @@ class JointBuilder {
     for (const Node* f : forward_.graph().nodes()) {
       if (f->op() != OpKind::CallFunction) continue;
       Status s = copy_forward_op(f);
-      if (!s) return std::move(s).take_errors();
+      REMAT_TRY(s);
     }
     std::vector<Argument> fwd_outputs = forward_outputs();
     add_tangents(fwd_outputs);
@@ -139,7 +139,7 @@ class JointBuilder {
           j, "unknown op " + std::string(j->target().view()) + " on a value that requires grad");
     }
     auto call = bind(op->schema, j->args(), j->kwargs());
-    if (!call) return std::move(call).take_errors();
+    REMAT_TRY(call);
     std::vector<InputSlot> slots;
     bool any_requires_grad = false;
     for (size_t i = 0; i < call->size(); ++i) {

@@ -44,18 +44,18 @@ struct GraphReportArgs {
 // Writes the compile's records into a log in a fresh temporary folder; returns the log's path.
 Expected<std::string> log_of_graphs(const GraphReportArgs& a, const fs::path& folder) {
   auto joint = load_graph(a.joint);
-  if (!joint) return std::move(joint).take_errors();
+  REMAT_TRY(joint);
   auto writer = tracelog::TraceWriter::create(folder.string());
-  if (!writer) return std::move(writer).take_errors();
+  REMAT_TRY(writer);
   tracelog::TraceWriter& w = **writer;
   w.set_source("remat/cli/command_report.cpp", __LINE__);
   tracelog::CompileId id{std::nullopt, 0, 0, 0};
   if (!a.fw.empty()) {
     // PyTorch's own partition: the report reads what it saved off the two graphs.
     auto fw = load_graph(a.fw);
-    if (!fw) return std::move(fw).take_errors();
+    REMAT_TRY(fw);
     auto bw = load_graph(a.bw);
-    if (!bw) return std::move(bw).take_errors();
+    REMAT_TRY(bw);
     write_aot_records(w, id, *joint, *fw, *bw, nullptr);
   } else if (check_joint_shape(*joint)) {
     auto p = partition::partition_joint(*joint, *partition::parse_strategy(a.strategy));

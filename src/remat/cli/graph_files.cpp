@@ -65,7 +65,7 @@ Expected<GraphModule> read_graph(std::string_view text, const std::string& name,
 
 Expected<GraphModule> load_graph(const std::string& path, BadTargets bad) {
   Expected<std::string> text = read_file(path);
-  if (!text) return std::move(text).take_errors();
+  REMAT_TRY(text);
   return read_graph(*text, display_name(path), bad);
 }
 

@@ -238,7 +238,7 @@ Expected<std::vector<c10::IValue>> call_aten(const c10::OperatorHandle& op,
       continue;
     }
     auto v = to_ivalue(*given, params[i], values);
-    if (!v) return std::move(v).take_errors();
+    REMAT_TRY(v);
     if (device && v->isDevice()) *v = c10::IValue(*device);
     stack.push_back(std::move(*v));
   }

@@ -180,12 +180,12 @@ Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
           for (const Argument& a : n->args())
             args.push_back(a.is_node() ? values.at(a.as_node()) : literal(a));
           auto r = run_builtin(*n, args);
-          if (!r) return std::move(r).take_errors();
+          REMAT_TRY(r);
           result = std::move(*r);
         } else if (target == "higher_order.run_and_save_rng_state" ||
                    target == "higher_order.run_with_rng_state") {
           auto r = run_with_rng(*n, target == "higher_order.run_with_rng_state", values);
-          if (!r) return std::move(r).take_errors();
+          REMAT_TRY(r);
           result = std::move(*r);
         } else {
           auto op = find_aten_op(target);
@@ -203,7 +203,7 @@ Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
         }
         if (options.check_metadata) {
           Status s = check_against_meta(*n, result);
-          if (!s) return std::move(s).take_errors();
+          REMAT_TRY(s);
         }
         values[n] = std::move(result);
         release_inputs(n);

@@ -128,9 +128,9 @@ Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& 
   if (Status shape = check_joint_shape(joint, /*needs_tangents=*/false); !shape)
     return shape.errors();
   auto inputs = random_inputs(joint, o.seed);
-  if (!inputs) return std::move(inputs).take_errors();
+  REMAT_TRY(inputs);
   auto joint_out = run_seeded(joint, *inputs, o, {.grad_mode = false, .check_metadata = true});
-  if (!joint_out) return std::move(joint_out).take_errors();
+  REMAT_TRY(joint_out);
   size_t num_fwd = num_forward_outputs(joint);
   std::vector<Argument> outputs = joint.outputs();
   std::vector<Node*> placeholders = joint.graph().placeholders();
@@ -153,7 +153,7 @@ Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& 
   }
   GraphModule fwd = forward_part(joint, num_fwd);
   auto fwd_out = run_seeded(fwd, ref_inputs, o, {.grad_mode = true, .check_metadata = false});
-  if (!fwd_out) return std::move(fwd_out).take_errors();
+  REMAT_TRY(fwd_out);
   CheckReport report;
   for (size_t i = 0; i < num_fwd; ++i) {
     report.comparisons.push_back(compare("forward output " + describe_output(joint, i, outputs[i]),
@@ -192,9 +192,9 @@ Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& 
 Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModule& forward,
                                       const GraphModule& backward, const CheckOptions& o) {
   auto inputs = random_inputs(joint, o.seed);
-  if (!inputs) return std::move(inputs).take_errors();
+  REMAT_TRY(inputs);
   auto joint_out = run_seeded(joint, *inputs, o, {});
-  if (!joint_out) return std::move(joint_out).take_errors();
+  REMAT_TRY(joint_out);
   std::vector<Node*> placeholders = joint.graph().placeholders();
   std::vector<c10::IValue> primals, tangents;
   for (size_t i = 0; i < placeholders.size(); ++i)
@@ -205,7 +205,7 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
         " inputs; the joint graph has " + std::to_string(primals.size()) + " primals");
   }
   auto fw_out = run_seeded(forward, primals, o, {});
-  if (!fw_out) return std::move(fw_out).take_errors();
+  REMAT_TRY(fw_out);
   // The backward's inputs: the saved values (the forward's outputs after its real ones), then
   // tangents.
   std::vector<Node*> bw_placeholders = backward.graph().placeholders();
@@ -236,7 +236,7 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
     }
   }
   auto bw_out = run_seeded(backward, bw_inputs, o, {});
-  if (!bw_out) return std::move(bw_out).take_errors();
+  REMAT_TRY(bw_out);
   size_t num_fwd = num_forward_outputs(joint);
   std::vector<Argument> outputs = joint.outputs();
   if (num_real != num_fwd || bw_out->size() + num_fwd != joint_out->size()) {

@@ -10,7 +10,7 @@ namespace {
 
 template <class T>
 Expected<FxgraphDocument> wrap(Expected<T> r) {
-  if (!r) return std::move(r).take_errors();
+  REMAT_TRY(r);
   return FxgraphDocument(std::move(r).value());
 }
 
@@ -60,7 +60,7 @@ Expected<std::string> read_json_schema(std::string_view text, const std::string&
 
 Expected<FxgraphDocument> read_fxgraph(std::string_view text, const std::string& file) {
   Expected<std::string> schema = read_json_schema(text, file);
-  if (!schema) return std::move(schema).take_errors();
+  REMAT_TRY(schema);
   if (*schema == kGraphSchema) return wrap(read_graph_json(text, file));
   if (*schema == kFlowSchema) return wrap(read_flow_json(text, file));
   if (*schema == kPartitionSchema) return wrap(read_partition_json(text, file));
@@ -75,7 +75,7 @@ Expected<FxgraphDocument> read_fxgraph(std::string_view text, const std::string&
 
 Expected<FxgraphDocument> load_fxgraph(const std::string& path) {
   Expected<std::string> text = read_file(path);
-  if (!text) return std::move(text).take_errors();
+  REMAT_TRY(text);
   return read_fxgraph(*text, display_name(path));
 }
 

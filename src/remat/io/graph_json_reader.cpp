@@ -805,7 +805,7 @@ Expected<GraphModule> read_graph_json(std::string_view text, const std::string& 
 
 Expected<GraphModule> load_graph_json(const std::string& path) {
   Expected<std::string> text = read_file(path);
-  if (!text) return std::move(text).take_errors();
+  REMAT_TRY(text);
   return read_graph_json(*text, display_name(path));
 }
 

@@ -21,7 +21,7 @@ void strip_default_arguments(const OpSchema& schema, std::vector<Argument>& args
 Expected<AppendedOp> append_op(Graph& graph, const OpInfo& op, std::vector<Argument> args,
                                std::vector<Kwarg> kwargs) {
   auto inferred = infer_outputs(op, args, kwargs);
-  if (!inferred) return std::move(inferred).take_errors();
+  REMAT_TRY(inferred);
   strip_default_arguments(op.schema, args, kwargs);
   AppendedOp out;
   out.node = graph.call_function(op.target, std::move(args), std::move(kwargs));

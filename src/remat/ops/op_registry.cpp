@@ -71,7 +71,7 @@ std::span<const OpInfo> all_ops() {
 Expected<InferredOutputs> infer_outputs(const OpInfo& op, std::span<const Argument> args,
                                         std::span<const Kwarg> kwargs) {
   auto call = bind(op.schema, args, kwargs);
-  if (!call) return std::move(call).take_errors();
+  REMAT_TRY(call);
   try {
     return op.infer(*call);
   } catch (const shape_rules::InferError& e) {

@@ -62,7 +62,7 @@ class SchemaParser {
         continue;
       }
       auto arg = parse_arg(/*is_return=*/false);
-      if (!arg) return std::move(arg).take_errors();
+      REMAT_TRY(arg);
       arg->kwarg_only = kwarg_only;
       s.arguments.push_back(std::move(*arg));
       if (!consume_separator()) return error(pos_, "expected `,` or `)` after argument");
@@ -81,13 +81,13 @@ class SchemaParser {
           break;
         }
         auto ret = parse_arg(/*is_return=*/true);
-        if (!ret) return std::move(ret).take_errors();
+        REMAT_TRY(ret);
         s.returns.push_back(std::move(*ret));
         if (!consume_separator()) return error(pos_, "expected `,` or `)` after return");
       }
     } else {
       auto ret = parse_arg(/*is_return=*/true);
-      if (!ret) return std::move(ret).take_errors();
+      REMAT_TRY(ret);
       s.returns.push_back(std::move(*ret));
     }
     skip_spaces();

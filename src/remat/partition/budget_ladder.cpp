@@ -111,7 +111,7 @@ Expected<BudgetChoice> knapsack_over_bans(const GraphModule& joint, const NodeIn
   NodeSet dont_ban(g);
   for (int i : k.recompute) dont_ban.insert(candidates[i]);
   auto cut = solve_cut(joint, info, relaxed, dont_ban);
-  if (!cut) return std::move(cut).take_errors();
+  REMAT_TRY(cut);
   choice.cut = std::move(*cut);
   choice.stage = PartitionStage::Knapsack;
   choice.notes.push_back(budget_text(budget) + ": the knapsack lets " +
@@ -127,7 +127,7 @@ Expected<BudgetChoice> cut_within_budget(const GraphModule& joint, const NodeInf
   double budget = config.memory_budget;
   if (budget == 0) return inputs_only(joint, info);
   auto plain = solve_cut(joint, info, config, NodeSet());
-  if (!plain) return std::move(plain).take_errors();
+  REMAT_TRY(plain);
   double lo = static_cast<double>(total_bytes(info.inputs)),
          hi = static_cast<double>(total_bytes(plain->saved));
   BudgetChoice choice;
@@ -140,7 +140,7 @@ Expected<BudgetChoice> cut_within_budget(const GraphModule& joint, const NodeInf
   for (const Relaxation& rung : kRelaxations) {
     rung.relax(relaxed);
     auto cut = solve_cut(joint, info, relaxed, NodeSet());
-    if (!cut) return std::move(cut).take_errors();
+    REMAT_TRY(cut);
     if (ratio(*cut) < budget) {
       choice.cut = std::move(*cut);
       choice.stage = rung.stage;

@@ -112,7 +112,7 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
             [](const Node* a, const Node* b) { return a->is_before(b); });
   JointOrigins origins;
   auto graphs = extract_forward_backward(joint, saved, saved_sym, &origins);
-  if (!graphs) return std::move(graphs).take_errors();
+  REMAT_TRY(graphs);
   std::vector<std::string> rng = functionalize_recomputed_rng(*graphs);
   std::vector<std::pair<std::string, std::string>> reasons;
   for (const std::string& n : made_must_save)

@@ -273,10 +273,10 @@ Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
   JointOrigins& from = origins != nullptr ? *origins : local;
   auto forward = extract_subgraph(joint, input_lists, primals, fw_out, "forward",
                                   PartitionerTag::MustBeInBackward, from.forward);
-  if (!forward) return std::move(forward).take_errors();
+  REMAT_TRY(forward);
   auto backward = extract_subgraph(joint, input_lists, bw_inputs(values, syms), grads, "backward",
                                    PartitionerTag::MustBeInForward, from.backward);
-  if (!backward) return std::move(backward).take_errors();
+  REMAT_TRY(backward);
   reorder_like_autograd(backward->graph());
   raise_getitems(forward->graph());
   raise_getitems(backward->graph());

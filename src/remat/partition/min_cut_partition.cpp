@@ -57,7 +57,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original,
     }
     return !made_must_save.empty();
   });
-  if (Status s = passes.run(joint, timer); !s) return s.errors();
+  REMAT_TRY(passes.run(joint, timer));
   std::vector<std::string> notes;
   if (!merged.empty())
     notes.push_back("common-subexpression elimination merged " + std::to_string(merged.size()) +
@@ -65,7 +65,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original,
   NodeInfo info = classify_nodes(joint);
   timer.lap("node classification");
   auto budget = cut_within_budget(joint, info, config);
-  if (!budget) return std::move(budget).take_errors();
+  REMAT_TRY(budget);
   CutSolution& chosen = budget->cut;
   notes.insert(notes.end(), budget->notes.begin(), budget->notes.end());
   std::vector<const Node*>& saved = chosen.saved;
@@ -76,7 +76,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original,
   JointOrigins origins;
   auto graphs = extract_forward_backward(joint, saved, saved_sym, &origins);
   timer.lap("forward and backward extraction");
-  if (!graphs) return std::move(graphs).take_errors();
+  REMAT_TRY(graphs);
   absl::flat_hash_set<std::string> explained(made_must_save.begin(), made_must_save.end());
   for (const Node* n : saved) {
     if (explained.contains(n->name())) continue;

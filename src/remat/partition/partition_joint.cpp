@@ -15,13 +15,13 @@ Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy,
   Partition out;
   if (strategy == Strategy::Default) {
     auto p = default_partition(joint);
-    if (!p) return std::move(p).take_errors();
+    REMAT_TRY(p);
     out.graphs = std::move(p->graphs);
     out.report = std::move(p->report);
     return out;
   }
   auto p = min_cut_partition(joint, config);
-  if (!p) return std::move(p).take_errors();
+  REMAT_TRY(p);
   out.graphs = std::move(p->graphs);
   out.report = std::move(p->report);
   if (p->report.cut_value)

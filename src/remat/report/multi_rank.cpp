@@ -418,7 +418,7 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
     const RankLog& log = logs[i];
     fs::path dir = out / ("rank_" + std::to_string(log.rank));
     Expected<ReportResult>& r = *reports[i];
-    if (!r) return std::move(r).take_errors();
+    REMAT_TRY(r);
     if (Status c = check_strictness(log.path, *r, strict, options.strict_compile_id); !c.ok())
       return c.errors();
     // Compile ids and the cache results in artifact order, from what the rank's report listed
@@ -610,11 +610,11 @@ Expected<MultiRankResult> write_multi_rank_report(const std::string& dir,
                                                   const ReportOptions& options, bool overwrite,
                                                   bool strict) {
   auto logs = find_rank_logs(dir);
-  if (!logs) return std::move(logs).take_errors();
+  REMAT_TRY(logs);
   std::optional<MultiRankResult> result;
   Status s = write_whole_folder(out_dir, overwrite, [&](const std::string& temp) -> Status {
     auto r = write_site(*logs, temp, options, strict);
-    if (!r) return std::move(r).take_errors();
+    REMAT_TRY(r);
     result = std::move(*r);
     return {};
   });

@@ -912,7 +912,7 @@ Expected<ReportResult> write_report_folder(const std::string& log_path, const st
   std::optional<ReportResult> result;
   Status s = write_whole_folder(out_dir, overwrite, [&](const std::string& temp) -> Status {
     auto r = write_report(log_path, temp, options);
-    if (!r) return std::move(r).take_errors();
+    REMAT_TRY(r);
     if (Status c = check_strictness(log_path, *r, strict, options.strict_compile_id); !c.ok())
       return c;
     result = std::move(*r);
@@ -925,7 +925,7 @@ Expected<ReportResult> write_report_folder(const std::string& log_path, const st
 Expected<ReportResult> write_report(const std::string& log_path, const std::string& out_dir,
                                     const ReportOptions& options) {
   auto reader = tracelog::TraceReader::open(log_path);
-  if (!reader) return std::move(reader).take_errors();
+  REMAT_TRY(reader);
   ReportResult result;
   Builder builder(out_dir, options);
   if (Status s = builder.run(**reader, log_path, result); !s.ok()) return s.errors();

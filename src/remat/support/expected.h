@@ -65,3 +65,13 @@ class [[nodiscard]] Status {
 };
 
 }  // namespace remat
+
+/// Returns the errors of `result` (an Expected or a Status) from the enclosing function, which
+/// returns an Expected or a Status, when it failed:
+///   auto graph = load_graph_json(path);
+///   REMAT_TRY(graph);
+#define REMAT_TRY(result)                                                      \
+  do {                                                                         \
+    auto&& remat_try_result_ = (result);                                       \
+    if (!remat_try_result_) return std::move(remat_try_result_).take_errors(); \
+  } while (false)
