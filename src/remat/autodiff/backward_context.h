@@ -34,6 +34,8 @@ class BackwardContext {
   [[nodiscard]] bool needs_grad(size_t i, size_t element = 0) const;
   /// The forward value of output k (the op node, or its k-th getitem).
   [[nodiscard]] Node* result(size_t k = 0) const { return outputs_.at(k); }
+  /// How many forward outputs the op has.
+  [[nodiscard]] size_t num_results() const { return outputs_.size(); }
   /// The incoming gradient of output k; nullptr when that output got none.
   [[nodiscard]] Node* grad(size_t k = 0) const { return k < grads_.size() ? grads_[k] : nullptr; }
   /// A saved differentiable output, unpacked for the backward (`detach(detach(out))`).

@@ -138,13 +138,8 @@ Argument device_of(const Node* x) {
 void split_rule(Ctx& c) {
   std::vector<Argument> parts;
   int64_t dim = c.call().integer(2);
-  for (size_t k = 0;; ++k) {
-    Node* out = nullptr;
-    try {
-      out = c.result(k);
-    } catch (const std::out_of_range&) {
-      break;
-    }
+  for (size_t k = 0; k < c.num_results(); ++k) {
+    Node* out = c.result(k);
     Node* g = c.grad(k);
     if (!g) {
       g = c.emit("aten.zeros.default", {int_list(sizes_of(out))},
