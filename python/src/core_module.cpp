@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "remat/cli/aot_records.h"
+#include "remat/driver/aot_records.h"
 #include "remat/io/graph_json.h"
 #include "remat/ops/aten_overloads.h"
 #include "remat/partition/partition_joint.h"
@@ -145,7 +145,7 @@ class TraceLog {
     GraphModule joint = read(joint_json, "<joint graph>"), fw = read(fw_json, "<forward graph>"),
                 bw = read(bw_json, "<backward graph>");
     tracelog::CompileId id{std::nullopt, frame_id, 0, 0};
-    cli::write_aot_records(*writer_, id, joint, fw, bw, nullptr);
+    driver::write_aot_records(*writer_, id, joint, fw, bw, nullptr);
     writer_->artifact("remat_partition", "json", id, report_json);
   }
   [[nodiscard]] std::string path() const { return writer_ ? writer_->path() : closed_path_; }

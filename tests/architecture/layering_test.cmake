@@ -15,7 +15,8 @@ set(allowed_print ir support)
 set(allowed_io ir support)
 set(allowed_tracelog support)
 set(allowed_report tracelog support)  # from logs alone: never ir/ or print/
-set(allowed_cli support ir ops exec trace models autodiff partition print io tracelog report)
+set(allowed_driver support ir ops trace models autodiff partition print io tracelog report)
+set(allowed_cli support ir ops exec trace models autodiff partition print io tracelog report driver)
 
 set(violations "")
 file(GLOB layers RELATIVE ${SOURCE_DIR}/src/remat ${SOURCE_DIR}/src/remat/*)

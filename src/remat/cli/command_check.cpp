@@ -7,6 +7,7 @@
 #include "remat/cli/commands.h"
 #include "remat/cli/graph_files.h"
 #include "remat/exec/numeric_check.h"
+#include "remat/support/file_io.h"
 
 namespace remat::cli {
 
@@ -18,7 +19,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
       "forward part. With --fw F --bw B, run the forward then the backward graph on the same "
       "inputs and compare every output and gradient with the joint's. Exit 1 beyond tolerance.");
   struct Args {
-    std::string joint, fw, bw, device = "cpu";
+    std::string joint, fw, bw, device = "cpu", result_file;
     exec::CheckOptions options;
   };
   auto a = std::make_shared<Args>();
@@ -33,6 +34,9 @@ void add_check_command(CLI::App& app, int& exit_code) {
                   "there with its "
                   "device arguments (cuda:0) mapped to the CPU")
       ->check(CLI::IsMember({"cpu"}));
+  cmd->add_option("--result", a->result_file,
+                  "also write the outcome as JSON: {\"values\", \"beyond_tolerance\", "
+                  "\"max_abs_error\", \"max_rel_error\"} (what remat compile reads)");
   cmd->callback([a, &exit_code] {
     if (a->fw.empty() != a->bw.empty()) {
       exit_code = report({error_message("check: --fw and --bw go together")});
@@ -71,6 +75,12 @@ void add_check_command(CLI::App& app, int& exit_code) {
       return;
     }
     fmt::print("{}", result->text());
+    if (!a->result_file.empty()) {
+      if (Status s = write_file_atomic(a->result_file, result->json()); !s) {
+        exit_code = report(s.errors());
+        return;
+      }
+    }
     exit_code = result->ok() ? kExitOk : kExitCheckFailed;
   });
 }

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "remat/cli/aot_records.h"
 #include "remat/cli/commands.h"
 #include "remat/cli/graph_files.h"
 #include "remat/cli/report_options.h"
+#include "remat/driver/aot_records.h"
 #include "remat/partition/partition_joint.h"
 #include "remat/print/printer.h"
 #include "remat/report/multi_rank.h"
@@ -56,7 +56,7 @@ Expected<std::string> log_of_graphs(const GraphReportArgs& a, const fs::path& fo
     REMAT_TRY(fw);
     auto bw = load_graph(a.bw);
     REMAT_TRY(bw);
-    write_aot_records(w, id, *joint, *fw, *bw, nullptr);
+    driver::write_aot_records(w, id, *joint, *fw, *bw, nullptr);
   } else if (check_joint_shape(*joint)) {
     auto p = partition::partition_joint(*joint, *partition::parse_strategy(a.strategy));
     if (!p) {
@@ -64,7 +64,7 @@ Expected<std::string> log_of_graphs(const GraphReportArgs& a, const fs::path& fo
       for (Diagnostic& d : errors) d.file = display_name(a.joint);
       return errors;
     }
-    write_aot_records(w, id, *joint, p->graphs.forward, p->graphs.backward, &p->report);
+    driver::write_aot_records(w, id, *joint, p->graphs.forward, p->graphs.backward, &p->report);
   } else {
     // Not a joint graph: its page alone.
     w.write("dynamo_output_graph", "{}", id, print_readable(*joint, PrintOptions::tlparse()).text);

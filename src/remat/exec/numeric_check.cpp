@@ -7,9 +7,12 @@
 #include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "remat/exec/interpreter.h"
 #include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
+#include "remat/support/json_text.h"
 
 namespace remat::exec {
 namespace {
@@ -122,6 +125,30 @@ std::string CheckReport::text() const {
   }
   out += fmt::format("check: {} values compared, {} beyond tolerance\n", comparisons.size(), bad);
   return out;
+}
+
+std::string CheckReport::json() const {
+  size_t bad = 0;
+  double max_abs = 0, max_rel = 0;
+  for (const Comparison& c : comparisons) {
+    bad += !c.ok;
+    // NaN wins: a value that is not a number is the worst error there is.
+    max_abs = std::isnan(c.max_abs) || c.max_abs > max_abs ? c.max_abs : max_abs;
+    max_rel = std::isnan(c.max_rel) || c.max_rel > max_rel ? c.max_rel : max_rel;
+    if (std::isnan(max_abs) && std::isnan(max_rel)) break;
+  }
+  auto number = [](double v) {
+    if (std::isfinite(v)) {
+      std::string out;
+      json::append_double(out, v);
+      return out;
+    }
+    return json::quoted(std::isnan(v) ? "nan" : "inf");
+  };
+  return fmt::format(
+      "{{\"values\": {}, \"beyond_tolerance\": {}, \"max_abs_error\": {}, \"max_rel_error\": "
+      "{}}}\n",
+      comparisons.size(), bad, number(max_abs), number(max_rel));
 }
 
 Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& o) {

@@ -35,6 +35,9 @@ struct CheckReport {
   [[nodiscard]] bool ok() const;
   /// One line per comparison, then `check: N values compared, M beyond tolerance`.
   [[nodiscard]] std::string text() const;
+  /// `{"values": N, "beyond_tolerance": M, "max_abs_error": X, "max_rel_error": Y}` (the worst
+  /// over every value; a non-finite error is written as the string "inf" or "nan").
+  [[nodiscard]] std::string json() const;
 };
 
 /// Runs the joint graph (checking every node's value against its metadata) and compares its

@@ -1,8 +1,8 @@
-#include "remat/cli/aot_records.h"
+#include "remat/driver/aot_records.h"
 
 #include "remat/print/printer.h"
 
-namespace remat::cli {
+namespace remat::driver {
 
 void write_aot_records(tracelog::TraceWriter& w, const tracelog::CompileId& id,
                        const GraphModule& joint, const GraphModule& forward,
@@ -13,4 +13,4 @@ void write_aot_records(tracelog::TraceWriter& w, const tracelog::CompileId& id,
   if (report) w.artifact("remat_partition", "json", id, report->json());
 }
 
-}  // namespace remat::cli
+}  // namespace remat::driver

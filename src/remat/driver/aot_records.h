@@ -6,7 +6,7 @@
 #include "remat/partition/partition_report.h"
 #include "remat/tracelog/trace_writer.h"
 
-namespace remat::cli {
+namespace remat::driver {
 
 /// aot_joint_graph, aot_forward_graph and aot_backward_graph in tlparse's print options, then
 /// remat's partition record when `report` is given (a partition PyTorch made has none).
@@ -14,4 +14,4 @@ void write_aot_records(tracelog::TraceWriter& w, const tracelog::CompileId& id,
                        const GraphModule& joint, const GraphModule& forward,
                        const GraphModule& backward, const partition::PartitionReport* report);
 
-}  // namespace remat::cli
+}  // namespace remat::driver

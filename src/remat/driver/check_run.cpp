@@ -1,0 +1,92 @@
+#include "remat/driver/check_run.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "remat/support/file_io.h"
+
+extern char** environ;
+
+namespace remat::driver {
+namespace {
+
+struct Ran {
+  int exit_code = -1;  ///< -1: it did not run, or did not exit
+  std::string out;     ///< its stdout
+};
+
+Ran run_process(const std::string& executable, std::vector<std::string> args) {
+  Ran run;
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return run;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  std::vector<char*> argv;
+  for (std::string& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int spawned =
+      posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_fds[1]);
+  if (spawned == 0) {
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0)
+      run.out.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(pipe_fds[0]);
+  if (spawned != 0) return run;
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+}  // namespace
+
+Expected<CheckOutcome> run_check(const std::string& executable, const std::string& joint,
+                                 const std::string& forward, const std::string& backward,
+                                 const std::string& result_file) {
+  ::unlink(result_file.c_str());  // a result left by an earlier run must not be read
+  Ran ran = run_process(executable, {"remat-check", "check", joint, "--fw", forward, "--bw",
+                                     backward, "--result", result_file});
+  // remat check exits 0 when every value is within tolerance, 1 when some is not.
+  if (ran.exit_code != 0 && ran.exit_code != 1) {
+    return error_message("the numeric check (" + executable + ") " +
+                         (ran.exit_code < 0 ? std::string("did not run")
+                                            : "failed with exit code " +
+                                                  std::to_string(ran.exit_code)));
+  }
+  Expected<std::string> text = read_file(result_file);
+  REMAT_TRY(text);
+  auto json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object() || !json.contains("values") || !json.contains("beyond_tolerance") ||
+      !json.contains("max_abs_error") || !json.contains("max_rel_error"))
+    return error_message(result_file + ": not a remat-check result");
+  CheckOutcome outcome;
+  outcome.values = json.value("values", int64_t{0});
+  outcome.beyond_tolerance = json.value("beyond_tolerance", int64_t{0});
+  // Non-finite errors are written as "inf" or "nan".
+  auto error_of = [&](const char* key) {
+    const nlohmann::json& v = json[key];
+    if (v.is_number()) return v.get<double>();
+    return v == "nan" ? std::nan("") : std::numeric_limits<double>::infinity();
+  };
+  outcome.max_abs_error = error_of("max_abs_error");
+  outcome.max_rel_error = error_of("max_rel_error");
+  outcome.ok = outcome.beyond_tolerance == 0 && ran.exit_code == 0;
+  outcome.text = std::move(ran.out);
+  return outcome;
+}
+
+}  // namespace remat::driver

@@ -1,0 +1,28 @@
+// Running remat-check (the executable that links libtorch) on a partition's graph files, and
+// reading the result file it writes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "remat/support/expected.h"
+
+namespace remat::driver {
+
+/// What `remat-check check JOINT --fw F --bw B --result FILE` found.
+struct CheckOutcome {
+  bool ok = true;  ///< every value within tolerance
+  int64_t values = 0;
+  int64_t beyond_tolerance = 0;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  std::string text;  ///< remat-check's report, a line per value
+};
+
+/// Runs `executable check JOINT --fw FORWARD --bw BACKWARD --result RESULT_FILE` and reads the
+/// result file. An error when it could not run or failed for another reason than tolerance.
+Expected<CheckOutcome> run_check(const std::string& executable, const std::string& joint,
+                                 const std::string& forward, const std::string& backward,
+                                 const std::string& result_file);
+
+}  // namespace remat::driver

@@ -1,0 +1,191 @@
+#include "remat/driver/compile.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "remat/autodiff/joint_graph.h"
+#include "remat/driver/aot_records.h"
+#include "remat/driver/check_run.h"
+#include "remat/io/graph_json.h"
+#include "remat/ir/graph.h"
+#include "remat/ir/traceback.h"
+#include "remat/print/printer.h"
+#include "remat/report/html.h"
+#include "remat/support/file_io.h"
+#include "remat/support/json_text.h"
+#include "remat/tracelog/trace_writer.h"
+
+namespace remat::driver {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The stack of a log record from a node's Python-style traceback.
+std::vector<tracelog::StackFrame> frames_of(std::string_view traceback) {
+  std::vector<tracelog::StackFrame> out;
+  for (const TracebackFrame& f : parse_traceback(traceback)) {
+    out.push_back(
+        {std::string(f.file), std::atoll(std::string(f.line).c_str()), std::string(f.function)});
+  }
+  return out;
+}
+
+size_t count_ops(const GraphModule& m) {
+  size_t n = 0;
+  for (const Node* node : m.graph().nodes()) n += node->op() == OpKind::CallFunction;
+  return n;
+}
+
+// The compilation_metrics record: sizes, each stage's time, the partition's numbers.
+std::string metrics_json(const CompileOptions& o, const CompileResult& r, const std::string& check) {
+  const GraphModule& forward = r.forward;
+  const partition::PartitionReport& p = r.partition.report;
+  std::string metrics = "{\"co_name\": " + json::quoted(o.model) +
+                        ", \"co_filename\": \"remat model zoo\", \"co_firstlineno\": 0";
+  metrics += fmt::format(
+      ", \"graph_op_count\": {}, \"graph_node_count\": {}, \"graph_input_count\": {}",
+      count_ops(forward), forward.graph().size(), forward.graph().placeholders().size());
+  double total_ms = 0, backend_ms = 0;
+  for (const StageTime& s : r.stages) {
+    total_ms += s.ms;
+    if (s.name != "trace") backend_ms += s.ms;
+    metrics += fmt::format(", \"remat_{}_time_s\": {:.6f}", s.key(), s.ms / 1000);
+  }
+  metrics +=
+      fmt::format(", \"entire_frame_compile_time_s\": {:.6f}, \"backend_compile_time_s\": {:.6f}",
+                  total_ms / 1000, backend_ms / 1000);
+  for (const StageTime& s : r.partition.stages)
+    metrics += fmt::format(", \"remat_partition_{}_time_s\": {:.6f}", s.key(), s.ms / 1000);
+  metrics += fmt::format(
+      ", \"remat_saved_bytes\": {}, \"remat_activation_bytes\": {}, \"remat_recomputed_nodes\": "
+      "{}, \"remat_peak_memory_bytes\": {}",
+      p.saved_bytes_total, p.activation_bytes, p.recomputed.size(), p.peak_memory_bytes);
+  return metrics + ", \"remat_numeric_check\": " + json::quoted(check) + "}";
+}
+
+}  // namespace
+
+std::string node_counts(const GraphModule& m) {
+  size_t inputs = m.graph().placeholders().size(), ops = count_ops(m);
+  return fmt::format("{} nodes: {} inputs, {} ops", inputs + ops, inputs, ops);
+}
+
+Expected<CompileResult> compile(const CompileOptions& o) {
+  const models::ModelInfo* model = models::find_model(o.model);
+  if (!model) return error_message("compile: no model '" + o.model + "' in the zoo");
+  if (o.strategy != partition::Strategy::MinCut && o.log_passes)
+    return error_message("compile: logging the passes applies to the min-cut partition");
+  CompileResult r;
+  StageTimer timer;
+  auto stage = [&](const char* name, std::string_view detail) {
+    timer.lap(name);
+    if (o.progress) o.progress(name, detail, timer.stages().back().ms);
+  };
+
+  Expected<GraphModule> forward = model->trace(o.model_options);
+  REMAT_TRY(forward);
+  r.forward = std::move(*forward);
+  stage("trace", node_counts(r.forward));
+  Expected<GraphModule> joint = autodiff::build_joint_graph(r.forward);
+  REMAT_TRY(joint);
+  r.joint = std::move(*joint);
+  stage("joint graph", node_counts(r.joint));
+
+  partition::MinCutConfig config = o.config;
+  std::vector<std::pair<std::string, std::string>> pass_graphs;  // (pass, readable text)
+  if (o.log_passes) {
+    config.passes.dump = [&](std::string_view pass, const GraphModule& m) {
+      pass_graphs.emplace_back(pass, print_readable(m, PrintOptions::tlparse()).text);
+    };
+  }
+  Expected<partition::Partition> p = partition::partition_joint(r.joint, o.strategy, config);
+  REMAT_TRY(p);
+  r.partition = std::move(*p);
+  const partition::PartitionReport& preport = r.partition.report;
+  const partition::ForwardBackward& graphs = r.partition.graphs;
+  stage("partition",
+        fmt::format("{}: {} saved ({}), {} recomputed", preport.strategy,
+                    preport.saved_values.size(),
+                    report::human_bytes(static_cast<uint64_t>(preport.saved_bytes_total)),
+                    preport.recomputed.size()));
+
+  // The graphs, as files: remat-check (the executable that links libtorch) reads them, and
+  // they stay for `remat check` / `remat partition` by hand.
+  fs::path out(o.out_dir), graphs_dir = out / "graphs";
+  REMAT_TRY(make_folder(graphs_dir.string()));
+  for (const auto& [name, m] : {std::pair<const char*, const GraphModule*>{"joint.json", &r.joint},
+                                {"forward.json", &graphs.forward},
+                                {"backward.json", &graphs.backward}}) {
+    REMAT_TRY(write_file_atomic((graphs_dir / name).string(), write_graph_json(*m)));
+  }
+  stage("graph files",
+        fmt::format("{}: joint, forward, backward (fxgraph-json)", graphs_dir.string()));
+
+  r.check.summary = o.check_skipped;
+  if (!o.check_executable.empty()) {
+    Expected<CheckOutcome> check = run_check(
+        o.check_executable, (graphs_dir / "joint.json").string(),
+        (graphs_dir / "forward.json").string(), (graphs_dir / "backward.json").string(),
+        (graphs_dir / "check.json").string());
+    REMAT_TRY(check);
+    r.check.ran = true;
+    r.check.ok = check->ok;
+    r.check.values = check->values;
+    r.check.max_abs_error = check->max_abs_error;
+    r.check.details = std::move(check->text);
+    r.check.summary = fmt::format("{} values, max abs error {:.3g}{}", check->values,
+                                  check->max_abs_error, check->ok ? "" : " - BEYOND TOLERANCE");
+    stage("numeric check", r.check.summary);
+  }
+
+  // The log, with the events PyTorch writes for one compile.
+  fs::path trace_dir = out / "trace";
+  std::error_code ec;
+  if (fs::is_directory(trace_dir, ec)) {
+    for (const auto& entry : fs::directory_iterator(trace_dir, ec)) {
+      if (entry.path().filename().string().starts_with("dedicated_log_torch_trace_"))
+        fs::remove(entry.path(), ec);
+    }
+  }
+  auto writer = tracelog::TraceWriter::create(trace_dir.string());
+  REMAT_TRY(writer);
+  tracelog::TraceWriter& w = **writer;
+  w.set_source("remat/driver/compile.cpp", __LINE__);
+  tracelog::CompileId id{std::nullopt, 0, 0, 0};
+  std::vector<tracelog::StackFrame> stack;
+  for (const Node* n : r.forward.graph().nodes()) {
+    if (n->op() == OpKind::CallFunction && !n->meta.stack_trace.view().empty()) {
+      stack = frames_of(n->meta.stack_trace.view());
+      break;
+    }
+  }
+  w.write("dynamo_start", "{\"stack\": " + w.stack_json(stack) + "}", id);
+  PrintOptions logged = PrintOptions::tlparse();
+  logged.expanded_def = false;
+  w.write("dynamo_output_graph", "{}", id, print_readable(r.forward, logged).text);
+  write_aot_records(w, id, r.joint, graphs.forward, graphs.backward, &preport);
+  for (const auto& [pass, text] : pass_graphs)
+    w.artifact("remat_pass_" + StageTime{pass}.key(), "string", id, text);
+  r.stages = timer.stages();  // the metrics time the stages up to here
+  w.write("compilation_metrics", metrics_json(o, r, r.check.summary), id);
+  Expected<std::string> log = w.close();
+  REMAT_TRY(log);
+  r.log_path = *log;
+  stage("log", fmt::format("{} ({})", fs::path(r.log_path).filename().string(),
+                           report::human_bytes(fs::file_size(r.log_path, ec))));
+
+  r.report_dir = (out / "report").string();
+  report::ReportOptions report_options =
+      o.report_options ? o.report_options(r.log_path) : report::ReportOptions{};
+  auto result = report::write_report_folder(r.log_path, r.report_dir, report_options,
+                                            /*overwrite=*/true, /*strict=*/true);
+  REMAT_TRY(result);
+  r.report_records = result->stats.ok;
+  r.report_artifacts = result->artifacts;
+  stage("report", fmt::format("{} records, {} artifacts", result->stats.ok, result->artifacts));
+  r.stages = timer.stages();
+  return r;
+}
+
+}  // namespace remat::driver

@@ -1,0 +1,76 @@
+#include "remat/driver/compile.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "remat/driver/check_run.h"
+
+namespace remat::driver {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("remat_driver_" + std::to_string(getpid()) + "_" + name);
+  fs::remove_all(dir);
+  return dir;
+}
+
+TEST(Compile, TheMainJobAsOneCall) {
+  CompileOptions o;
+  o.model = "gpt2";
+  o.model_options.layers = 2;
+  o.model_options.checkpoint.mode = models::CheckpointPlan::Mode::EachLayer;
+  o.out_dir = scratch("gpt2").string();
+  o.log_passes = true;
+  std::vector<std::string> stages;
+  o.progress = [&](std::string_view stage, std::string_view detail, double ms) {
+    stages.emplace_back(stage);
+    EXPECT_FALSE(detail.empty()) << stage;
+    EXPECT_GE(ms, 0);
+  };
+  Expected<CompileResult> r = compile(o);
+  ASSERT_TRUE(r.ok()) << format_all(r.errors());
+  // No remat-check given: the partition is not checked, and the result says so.
+  EXPECT_EQ(stages, (std::vector<std::string>{"trace", "joint graph", "partition", "graph files",
+                                               "log", "report"}));
+  EXPECT_FALSE(r->check.ran);
+  EXPECT_EQ(r->check.summary, "skipped");
+  EXPECT_EQ(r->partition.report.saved_values.size(), 29U);
+  EXPECT_EQ(node_counts(r->joint), "320 nodes: 28 inputs, 292 ops");
+  EXPECT_EQ(r->stages.size(), stages.size());
+  EXPECT_TRUE(fs::exists(r->log_path));
+  EXPECT_TRUE(fs::exists(fs::path(r->report_dir) / "index.html"));
+  EXPECT_TRUE(fs::exists(fs::path(r->report_dir) / "-_0_0_0" / "remat_pass_recompute_tag_clean-up_5.txt"));
+  for (const char* f : {"joint.json", "forward.json", "backward.json"})
+    EXPECT_TRUE(fs::exists(fs::path(o.out_dir) / "graphs" / f)) << f;
+  EXPECT_GE(r->report_artifacts, 6U);
+  fs::remove_all(o.out_dir);
+}
+
+TEST(Compile, BadOptionsAreErrorsAndWriteNothing) {
+  CompileOptions o;
+  o.model = "no-such-model";
+  o.out_dir = scratch("bad").string();
+  Expected<CompileResult> r = compile(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(format_all(r.errors()).find("no model 'no-such-model'"), std::string::npos);
+  o.model = "mlp";
+  o.strategy = partition::Strategy::Default;
+  o.log_passes = true;
+  EXPECT_FALSE(compile(o).ok());
+  EXPECT_FALSE(fs::exists(o.out_dir));
+}
+
+TEST(Compile, ACheckExecutableThatDoesNotRunIsAnError) {
+  fs::path dir = scratch("check");
+  Expected<CheckOutcome> c = run_check((dir / "no-remat-check").string(), "j.json", "f.json",
+                                       "b.json", (dir / "check.json").string());
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(format_all(c.errors()).find("did not run"), std::string::npos) << format_all(c.errors());
+}
+
+}  // namespace
+}  // namespace remat::driver
