@@ -74,7 +74,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
       return report_options_for(log, app_command_line());
     };
     o.progress = [](std::string_view stage, std::string_view detail, double ms) {
-      std::fprintf(stderr, "  %-12s %-64s %9.1f ms\n", std::string(stage).c_str(),
+      std::fprintf(stderr, "  %-13s %-64s %9.1f ms\n", std::string(stage).c_str(),
                    std::string(detail).c_str(), ms);
     };
     Expected<driver::CompileResult> r = driver::compile(o);
