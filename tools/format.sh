@@ -5,7 +5,8 @@
 #                             (tools/test.sh runs this)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files '*.cpp' '*.h' | grep -v '^tests/data/')
+# Tracked files and new ones not yet added (but not ignored ones: build trees).
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.cpp' '*.h' | grep -v '^tests/data/')
 if [[ "${1:-}" == "--check" ]]; then
   bad=0
   for f in "${files[@]}"; do

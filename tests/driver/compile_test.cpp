@@ -13,7 +13,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path scratch(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("remat_driver_" + std::to_string(getpid()) + "_" + name);
+  fs::path dir =
+      fs::temp_directory_path() / ("remat_driver_" + std::to_string(getpid()) + "_" + name);
   fs::remove_all(dir);
   return dir;
 }
@@ -35,7 +36,7 @@ TEST(Compile, TheMainJobAsOneCall) {
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
   // No remat-check given: the partition is not checked, and the result says so.
   EXPECT_EQ(stages, (std::vector<std::string>{"trace", "joint graph", "partition", "graph files",
-                                               "log", "report"}));
+                                              "log", "report"}));
   EXPECT_FALSE(r->check.ran);
   EXPECT_EQ(r->check.summary, "skipped");
   EXPECT_EQ(r->partition.report.saved_values.size(), 29U);
@@ -43,7 +44,8 @@ TEST(Compile, TheMainJobAsOneCall) {
   EXPECT_EQ(r->stages.size(), stages.size());
   EXPECT_TRUE(fs::exists(r->log_path));
   EXPECT_TRUE(fs::exists(fs::path(r->report_dir) / "index.html"));
-  EXPECT_TRUE(fs::exists(fs::path(r->report_dir) / "-_0_0_0" / "remat_pass_recompute_tag_clean-up_5.txt"));
+  EXPECT_TRUE(
+      fs::exists(fs::path(r->report_dir) / "-_0_0_0" / "remat_pass_recompute_tag_clean-up_5.txt"));
   for (const char* f : {"joint.json", "forward.json", "backward.json"})
     EXPECT_TRUE(fs::exists(fs::path(o.out_dir) / "graphs" / f)) << f;
   EXPECT_GE(r->report_artifacts, 6U);
@@ -69,7 +71,8 @@ TEST(Compile, ACheckExecutableThatDoesNotRunIsAnError) {
   Expected<CheckOutcome> c = run_check((dir / "no-remat-check").string(), "j.json", "f.json",
                                        "b.json", (dir / "check.json").string());
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(format_all(c.errors()).find("did not run"), std::string::npos) << format_all(c.errors());
+  EXPECT_NE(format_all(c.errors()).find("did not run"), std::string::npos)
+      << format_all(c.errors());
 }
 
 }  // namespace

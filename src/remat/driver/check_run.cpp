@@ -34,8 +34,7 @@ Ran run_process(const std::string& executable, std::vector<std::string> args) {
   for (std::string& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  int spawned =
-      posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv.data(), environ);
+  int spawned = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(pipe_fds[1]);
   if (spawned == 0) {
@@ -63,9 +62,9 @@ Expected<CheckOutcome> run_check(const std::string& executable, const std::strin
   // remat check exits 0 when every value is within tolerance, 1 when some is not.
   if (ran.exit_code != 0 && ran.exit_code != 1) {
     return error_message("the numeric check (" + executable + ") " +
-                         (ran.exit_code < 0 ? std::string("did not run")
-                                            : "failed with exit code " +
-                                                  std::to_string(ran.exit_code)));
+                         (ran.exit_code < 0
+                              ? std::string("did not run")
+                              : "failed with exit code " + std::to_string(ran.exit_code)));
   }
   Expected<std::string> text = read_file(result_file);
   REMAT_TRY(text);

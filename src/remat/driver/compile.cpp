@@ -38,7 +38,8 @@ size_t count_ops(const GraphModule& m) {
 }
 
 // The compilation_metrics record: sizes, each stage's time, the partition's numbers.
-std::string metrics_json(const CompileOptions& o, const CompileResult& r, const std::string& check) {
+std::string metrics_json(const CompileOptions& o, const CompileResult& r,
+                         const std::string& check) {
   const GraphModule& forward = r.forward;
   const partition::PartitionReport& p = r.partition.report;
   std::string metrics = "{\"co_name\": " + json::quoted(o.model) +
@@ -104,11 +105,11 @@ Expected<CompileResult> compile(const CompileOptions& o) {
   r.partition = std::move(*p);
   const partition::PartitionReport& preport = r.partition.report;
   const partition::ForwardBackward& graphs = r.partition.graphs;
-  stage("partition",
-        fmt::format("{}: {} saved ({}), {} recomputed", preport.strategy,
-                    preport.saved_values.size(),
-                    report::human_bytes(static_cast<uint64_t>(preport.saved_bytes_total)),
-                    preport.recomputed.size()));
+  stage(
+      "partition",
+      fmt::format("{}: {} saved ({}), {} recomputed", preport.strategy, preport.saved_values.size(),
+                  report::human_bytes(static_cast<uint64_t>(preport.saved_bytes_total)),
+                  preport.recomputed.size()));
 
   // The graphs, as files: remat-check (the executable that links libtorch) reads them, and
   // they stay for `remat check` / `remat partition` by hand.
@@ -124,10 +125,10 @@ Expected<CompileResult> compile(const CompileOptions& o) {
 
   r.check.summary = o.check_skipped;
   if (!o.check_executable.empty()) {
-    Expected<CheckOutcome> check = run_check(
-        o.check_executable, (graphs_dir / "joint.json").string(),
-        (graphs_dir / "forward.json").string(), (graphs_dir / "backward.json").string(),
-        (graphs_dir / "check.json").string());
+    Expected<CheckOutcome> check =
+        run_check(o.check_executable, (graphs_dir / "joint.json").string(),
+                  (graphs_dir / "forward.json").string(), (graphs_dir / "backward.json").string(),
+                  (graphs_dir / "check.json").string());
     REMAT_TRY(check);
     r.check.ran = true;
     r.check.ok = check->ok;
