@@ -8,7 +8,7 @@ Status PassPipeline::run(GraphModule& module, StageTimer& timer) {
   for (const Named& p : passes_) {
     bool changed = p.pass(module);
     timer.lap(p.name);  // the dump and verify() are not the pass's time
-    runs_.push_back({p.name, changed, timer.stages().back().ms});
+    runs_.push_back({p.name, changed});
     if (options_.verify_each) {
       Diagnostics problems = verify(module);
       if (!problems.empty()) {

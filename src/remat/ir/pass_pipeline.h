@@ -20,11 +20,10 @@ struct PassOptions {
   std::function<void(std::string_view pass, const GraphModule&)> dump;
 };
 
-/// What one pass did.
+/// What one pass did (its time is the timer's lap of the same name).
 struct PassRun {
   std::string name;
   bool changed = false;
-  double ms = 0;
 };
 
 class PassPipeline {

@@ -141,13 +141,12 @@ Expected<BudgetChoice> cut_within_budget(const GraphModule& joint, const NodeInf
     rung.relax(relaxed);
     auto cut = solve_cut(joint, info, relaxed, NodeSet());
     REMAT_TRY(cut);
-    if (ratio(*cut) < budget) {
-      choice.cut = std::move(*cut);
+    choice.cut = std::move(*cut);  // the knapsack starts from the last rung's bans
+    if (ratio(choice.cut) < budget) {
       choice.stage = rung.stage;
       choice.notes.push_back(budget_text(budget) + ": " + rung.note);
       return choice;
     }
-    choice.cut = std::move(*cut);
   }
   return knapsack_over_bans(joint, info, relaxed, choice.cut, lo, hi);
 }
