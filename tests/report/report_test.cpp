@@ -364,8 +364,6 @@ TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {
   EXPECT_EQ(nodes[4].recompute, "PREFER_RECOMPUTE");
   EXPECT_FALSE(nodes[3].ac_graph_id.has_value());
   EXPECT_EQ(nodes[3].bytes, 64u);
-  EXPECT_EQ(annotation_bytes("bf16[2, 3]"), 12u);
-  EXPECT_FALSE(annotation_bytes("f32[s0, 4]").has_value());
   PartitionMarks marks;
   marks.saved["sin"] = 64;
   marks.recomputed.insert("mm");

@@ -10,8 +10,8 @@
 
 #include <absl/functional/function_ref.h>
 
+#include "remat/fxtext/dtype.h"
 #include "remat/ir/detail/shared_block.h"
-#include "remat/ir/dtype.h"
 #include "remat/ir/layout.h"
 #include "remat/ir/symint.h"
 #include "remat/support/interned_string.h"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "remat/fxtext/checkpoint_policy.h"
 #include "remat/ir/argument.h"
-#include "remat/ir/checkpoint_policy.h"
 #include "remat/ir/raw_json.h"
 #include "remat/ir/tensor_meta.h"
 #include "remat/support/cow_ptr.h"

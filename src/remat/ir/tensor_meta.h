@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "remat/ir/dtype.h"
+#include "remat/fxtext/dtype.h"
 #include "remat/ir/layout.h"
 #include "remat/ir/raw_json.h"
 #include "remat/ir/symint.h"

@@ -5,17 +5,10 @@
 namespace remat {
 namespace {
 
-constexpr EnumNames<TagStyle, 4> kTagStyles({"seed", "inline-2025", "inline-2026", "none"});
 constexpr EnumNames<Dialect, 2> kDialects({"current", "torch-1.13"});
 
 }  // namespace
 
-std::string_view tag_style_name(TagStyle s) {
-  return kTagStyles.name(s);
-}
-std::optional<TagStyle> parse_tag_style(std::string_view name) {
-  return kTagStyles.parse(name);
-}
 std::string_view dialect_name(Dialect d) {
   return kDialects.name(d);
 }

@@ -9,15 +9,9 @@
 #include <string_view>
 #include <vector>
 
-namespace remat {
+#include "remat/fxtext/recompute_tags.h"
 
-/// Where recompute tags (`recompute`, `ac_graph_id`) go in the printed code.
-enum class TagStyle : uint8_t {
-  Seed,        ///< remat's default: a standalone `# ac_graph_id: 2 - PREFER_RECOMPUTE` line
-  Inline2025,  ///< PyTorch Nov 2025: inside the stack-trace comment, `# # ac_graph_id: ...`
-  Inline2026,  ///< PyTorch 2026: inside the stack-trace comment, `#  ac_graph_id: ...`
-  None,        ///< not printed: releases before Nov 2025
-};
+namespace remat {
 
 /// Which family of python_code rules the printer follows.
 enum class Dialect : uint8_t {
@@ -51,9 +45,6 @@ struct TextStyle {
   friend bool operator==(const TextStyle&, const TextStyle&) = default;
 };
 
-/// `seed`, `inline-2025`, `inline-2026`, `none`; and back (nullopt for another name).
-std::string_view tag_style_name(TagStyle s);
-std::optional<TagStyle> parse_tag_style(std::string_view name);
 /// `current`, `torch-1.13`; and back.
 std::string_view dialect_name(Dialect d);
 std::optional<Dialect> parse_dialect(std::string_view name);

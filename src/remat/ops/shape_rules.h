@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "remat/ir/dtype.h"
+#include "remat/fxtext/dtype.h"
 #include "remat/ir/tensor_meta.h"
 
 namespace remat::shape_rules {

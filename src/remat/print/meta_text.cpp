@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "remat/fxtext/recompute_tags.h"
 #include "remat/ir/traceback.h"
 #include "remat/print/python_repr.h"
 #include "remat/support/float_repr.h"
@@ -162,17 +163,12 @@ std::string tensor_str(const TensorMeta& t, ValueKey key) {
   return out + ")";
 }
 
-}  // namespace
-
+/// `ac_graph_id: 2 - PREFER_RECOMPUTE` style text of the node's tags, without the leading `# `.
 std::optional<std::string> tag_text(const Meta& meta) {
-  std::optional<int64_t> id = meta.ac_graph_id();
-  if (meta.recompute && id)
-    return "ac_graph_id: " + std::to_string(*id) + " - " +
-           std::string(policy_name(*meta.recompute));
-  if (meta.recompute) return "recompute: " + std::string(policy_name(*meta.recompute));
-  if (id) return "ac_graph_id: " + std::to_string(*id);
-  return std::nullopt;
+  return fxtext::format_tags({meta.recompute, meta.ac_graph_id()});
 }
+
+}  // namespace
 
 std::string MetaText::annotation(const Meta& meta) const {
   std::string out;

@@ -47,10 +47,6 @@ class MetaText {
 /// included, relative to the body's indent; empty: the node showed none).
 std::optional<std::string> node_type_text(const Node& node, std::string_view field = "type");
 
-/// `# ac_graph_id: 2 - PREFER_RECOMPUTE` style text of the tags, without the leading `# `:
-/// `ac_graph_id: 2 - PREFER_RECOMPUTE`, `recompute: MUST_SAVE`, `ac_graph_id: 2`.
-std::optional<std::string> tag_text(const Meta& meta);
-
 /// Python's `pprint.pformat(s, width=80, compact=True)` of a string.
 std::string pformat_str(const std::string& s);
 

@@ -9,6 +9,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 
+#include "remat/fxtext/python_operators.h"
 #include "remat/ir/naming.h"
 #include "remat/ir/node_set.h"
 #include "remat/ir/target.h"
@@ -29,49 +30,6 @@ constexpr std::string_view kBlue = "\033[34m";
 constexpr std::string_view kDim = "\033[2m";
 constexpr std::string_view kDimBlue = "\033[2m\033[34m";
 constexpr std::string_view kDimGreen = "\033[2m\033[32m";
-
-struct MagicMethod {
-  std::string_view name;
-  std::string_view pattern;  // {0}, {1}, {2} stand for the rendered args
-};
-
-constexpr std::array<MagicMethod, 24> kMagic{{
-    {"add", "{0} + {1}"},     {"sub", "{0} - {1}"},
-    {"mul", "{0} * {1}"},     {"floordiv", "{0} // {1}"},
-    {"truediv", "{0} / {1}"}, {"div", "{0} / {1}"},
-    {"mod", "{0} % {1}"},     {"pow", "{0} ** {1}"},
-    {"lshift", "{0} << {1}"}, {"rshift", "{0} >> {1}"},
-    {"and_", "{0} & {1}"},    {"or_", "{0} | {1}"},
-    {"xor", "{0} ^ {1}"},     {"matmul", "{0} @ {1}"},
-    {"eq", "{0} == {1}"},     {"ne", "{0} != {1}"},
-    {"lt", "{0} < {1}"},      {"gt", "{0} > {1}"},
-    {"le", "{0} <= {1}"},     {"ge", "{0} >= {1}"},
-    {"getitem", "{0}[{1}]"},  {"pos", "+{0}"},
-    {"neg", "-{0}"},          {"invert", "~{0}"},
-}};
-
-constexpr std::array<MagicMethod, 14> kInplace{{
-    {"iadd", "{0} += {1}"},
-    {"iand", "{0} &= {1}"},
-    {"ifloordiv", "{0} //= {1}"},
-    {"ilshift", "{0} <<= {1}"},
-    {"imod", "{0} %= {1}"},
-    {"imul", "{0} *= {1}"},
-    {"imatmul", "{0} @= {1}"},
-    {"ior", "{0} |= {1}"},
-    {"ipow", "{0} **= {1}"},
-    {"irshift", "{0} >>= {1}"},
-    {"isub", "{0} -= {1}"},
-    {"itruediv", "{0} /= {1}"},
-    {"ixor", "{0} ^= {1}"},
-    {"setitem", "{0}[{1}] = {2}"},
-}};
-
-const MagicMethod* find_method(std::span<const MagicMethod> table, std::string_view name) {
-  for (const MagicMethod& m : table)
-    if (m.name == name) return &m;
-  return nullptr;
-}
 
 void apply_pattern(std::string& out, std::string_view pattern, std::span<const std::string> args) {
   for (size_t i = 0; i < pattern.size(); ++i) {
@@ -192,9 +150,9 @@ class CodeGen {
  private:
   /// How a call_function target prints, found once per target.
   struct Callable {
-    const MagicMethod* magic = nullptr;    // an operator printed as an expression
-    const MagicMethod* inplace = nullptr;  // an in-place operator printed as a statement
-    std::optional<std::string> global;     // the callable's name, made on first use
+    const fxtext::PythonOperator* magic = nullptr;    // an operator printed as an expression
+    const fxtext::PythonOperator* inplace = nullptr;  // one printed as a statement of its own
+    std::optional<std::string> global;                // the callable's name, made on first use
   };
 
   std::string_view name_of(const Node* n);
@@ -319,8 +277,8 @@ CodeGen::Callable& CodeGen::callable(const std::string& target) {
   auto [it, fresh] = callables_.try_emplace(&target);
   if (fresh && classify_callable(target) == CallableKind::Operator) {
     std::string_view op = callable_short_name(target);
-    it->second.magic = find_method(kMagic, op);
-    if (it->second.magic == nullptr) it->second.inplace = find_method(kInplace, op);
+    it->second.magic = fxtext::expression_operator(op);
+    if (it->second.magic == nullptr) it->second.inplace = fxtext::statement_operator(op);
   }
   return it->second;
 }

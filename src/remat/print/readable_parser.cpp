@@ -16,6 +16,10 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "remat/fxtext/python_operators.h"
+#include "remat/fxtext/recompute_tags.h"
+#include "remat/fxtext/tensor_annotation.h"
+#include "remat/fxtext/text_scan.h"
 #include "remat/ir/naming.h"
 #include "remat/ir/target.h"
 #include "remat/print/meta_text.h"
@@ -27,6 +31,12 @@
 
 namespace remat {
 namespace {
+
+using fxtext::comment_start;
+using fxtext::find_outside_quotes;
+using fxtext::for_each_top_level;
+using fxtext::split_top_level;
+using fxtext::trim;
 
 // Inductor's trailer line: `# graph id: ` and a decimal number.
 bool is_graph_id_line(std::string_view body) {
@@ -72,82 +82,6 @@ std::string strip_ansi(std::string_view s) {
   return out;
 }
 
-std::string_view trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
-/// The first position from `from` on, outside quoted strings, where `stop(c, i, depth)` holds;
-/// `depth` counts the open brackets after `c` is taken into account. npos when none.
-template <class Stop>
-size_t find_outside_quotes(std::string_view s, size_t from, Stop&& stop) {
-  char quote = 0;
-  int depth = 0;
-  for (size_t i = from; i < s.size(); ++i) {
-    char c = s[i];
-    if (quote) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      quote = c;
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{')
-      ++depth;
-    else if (c == ')' || c == ']' || c == '}')
-      --depth;
-    if (stop(c, i, depth)) return i;
-  }
-  return std::string_view::npos;
-}
-
-/// Calls `part(p)` for each piece of `s` split at `sep` outside of quoted strings and brackets;
-/// stops early when it returns false.
-template <class Part>
-void for_each_top_level(std::string_view s, std::string_view sep, Part&& part) {
-  size_t start = 0;
-  while (true) {
-    size_t at = find_outside_quotes(s, start, [&](char c, size_t i, int depth) {
-      return depth == 0 && c == sep[0] && s.substr(i, sep.size()) == sep;
-    });
-    if (at == std::string_view::npos) break;
-    if (!part(s.substr(start, at - start))) return;
-    start = at + sep.size();
-  }
-  part(s.substr(start));
-}
-
-/// The pieces of `s` split at `sep` outside of quoted strings and brackets, into `parts`.
-void split_top_level(std::string_view s, std::string_view sep,
-                     std::vector<std::string_view>& parts) {
-  parts.clear();
-  if (s.find(sep[0]) == std::string_view::npos) {  // most lines: no separator at all
-    parts.push_back(s);
-    return;
-  }
-  for_each_top_level(s, sep, [&](std::string_view p) {
-    parts.push_back(p);
-    return true;
-  });
-}
-
-std::vector<std::string_view> split_top_level(std::string_view s, std::string_view sep) {
-  std::vector<std::string_view> parts;
-  split_top_level(s, sep, parts);
-  return parts;
-}
-
-/// The position of the first `#` outside quotes, or npos.
-size_t comment_start(std::string_view s) {
-  return find_outside_quotes(s, 0, [](char c, size_t, int) { return c == '#'; });
-}
-
 /// The canonical target of a printed `torch.ops...` path: `aten.mm.default` for an overload or a
 /// higher-order op; other paths (packets, odd namespaces) keep their `torch.ops.` prefix so they
 /// print back the same.
@@ -164,43 +98,6 @@ bool sym_like_name(std::string_view s) {
     if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
   return true;
 }
-
-struct BinaryOp {
-  std::string_view token;
-  std::string_view name;
-};
-constexpr std::array<BinaryOp, 19> kBinary{{{"+", "add"},
-                                            {"-", "sub"},
-                                            {"*", "mul"},
-                                            {"//", "floordiv"},
-                                            {"/", "truediv"},
-                                            {"%", "mod"},
-                                            {"**", "pow"},
-                                            {"<<", "lshift"},
-                                            {">>", "rshift"},
-                                            {"&", "and_"},
-                                            {"|", "or_"},
-                                            {"^", "xor"},
-                                            {"@", "matmul"},
-                                            {"==", "eq"},
-                                            {"!=", "ne"},
-                                            {"<", "lt"},
-                                            {">", "gt"},
-                                            {"<=", "le"},
-                                            {">=", "ge"}}};
-constexpr std::array<BinaryOp, 13> kInplace{{{"+=", "iadd"},
-                                             {"&=", "iand"},
-                                             {"//=", "ifloordiv"},
-                                             {"<<=", "ilshift"},
-                                             {"%=", "imod"},
-                                             {"*=", "imul"},
-                                             {"@=", "imatmul"},
-                                             {"|=", "ior"},
-                                             {"**=", "ipow"},
-                                             {">>=", "irshift"},
-                                             {"-=", "isub"},
-                                             {"/=", "itruediv"},
-                                             {"^=", "ixor"}}};
 
 /// Metadata a stack-trace comment gives to the nodes of its group.
 struct GroupMeta {
@@ -362,11 +259,11 @@ class ReadableParser {
   size_t tok_ = 0;
   std::vector<std::string_view> statement_parts_;  // reused: one split per statement
   // Tensor annotations read so far, by their text: a graph has few distinct shapes.
-  struct TensorAnnotation {
+  struct CachedAnnotation {
     TensorMeta meta;
     bool quoted, strides, device;  // what the text showed (style evidence)
   };
-  absl::flat_hash_map<std::string, TensorAnnotation, StringViewHash, StringViewEq>
+  absl::flat_hash_map<std::string, CachedAnnotation, StringViewHash, StringViewEq>
       tensor_annotations_;
 
   Graph* graph_ = nullptr;
@@ -773,15 +670,16 @@ bool ReadableParser::parse_rhs(Node*& out, std::string_view name) {
     return out != nullptr && finish();
   }
   // Unary operators.
-  if (first.kind == TokenKind::Op &&
-      (first.text == "-" || first.text == "+" || first.text == "~") &&
-      peek(1).kind == TokenKind::Name && node_named(peek(1).text) != nullptr) {
-    std::string_view op = first.text == "-" ? "neg" : first.text == "+" ? "pos" : "invert";
+  const fxtext::PythonOperator* unary =
+      first.kind == TokenKind::Op
+          ? fxtext::operator_by_token(fxtext::OperatorForm::Unary, first.text)
+          : nullptr;
+  if (unary != nullptr && peek(1).kind == TokenKind::Name && node_named(peek(1).text) != nullptr) {
     ++tok_;
     Argument v;
     if (!parse_value(v)) return false;
-    out = make_node(OpKind::CallFunction, "operator." + std::string(op), name, {std::move(v)}, {},
-                    first);
+    out = make_node(OpKind::CallFunction, "operator." + std::string(unary->name), name,
+                    {std::move(v)}, {}, first);
     return out != nullptr && finish();
   }
   // A global function: builtins, _operator_x, sanitized Python callables.
@@ -827,12 +725,12 @@ bool ReadableParser::parse_rhs(Node*& out, std::string_view name) {
     return out != nullptr && finish();
   }
   if (peek().kind == TokenKind::Op) {
-    for (const BinaryOp& b : kBinary) {
-      if (peek().text != b.token) continue;
+    if (const fxtext::PythonOperator* binary =
+            fxtext::operator_by_token(fxtext::OperatorForm::Binary, peek().text)) {
       ++tok_;
       Argument rhs;
       if (!parse_value(rhs)) return false;
-      out = make_node(OpKind::CallFunction, "operator." + std::string(b.name), name,
+      out = make_node(OpKind::CallFunction, "operator." + std::string(binary->name), name,
                       {std::move(lhs), std::move(rhs)}, {}, first);
       return out != nullptr && finish();
     }
@@ -845,44 +743,14 @@ bool ReadableParser::parse_rhs(Node*& out, std::string_view name) {
 // Annotations and comments
 // ------------------------------------------------------------------------------------------
 
-/// One dimension of an annotation: an integer or a symbolic expression; appended to `out`.
-bool parse_dim(std::string_view p, std::vector<SymInt>& out) {
-  if (p.empty()) return false;
-  bool digits = true;
-  for (size_t i = 0; i < p.size(); ++i)
-    digits = digits && (std::isdigit(static_cast<unsigned char>(p[i])) || (i == 0 && p[i] == '-'));
-  if (digits && p != "-") {
-    long long v = 0;
-    auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), v);
-    if (ec != std::errc() || end != p.data() + p.size() || !SymInt::fits(v)) return false;
-    out.emplace_back(v);
-  } else {
-    // A symbolic size: names, integers and arithmetic only (`s0`, `2*s1 + 1`), parentheses
-    // balanced (an open one would swallow the ` = ` after an unquoted annotation).
-    int depth = 0;
-    for (char c : p) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) &&
-          std::string_view("_ +-*/%()").find(c) == std::string_view::npos)
-        return false;
-      depth += c == '(' ? 1 : c == ')' ? -1 : 0;
-      if (depth < 0) return false;
-    }
-    if (depth != 0) return false;
-    out.push_back(SymInt::symbolic(p));
+/// Annotation dimensions as SymInts; false when an integer is beyond what a SymInt holds.
+bool to_symints(const std::vector<fxtext::DimText>& dims, std::vector<SymInt>& out) {
+  out.clear();
+  for (const fxtext::DimText& d : dims) {
+    if (d.value && !SymInt::fits(*d.value)) return false;
+    out.push_back(d.value ? SymInt(*d.value) : SymInt::symbolic(d.text));
   }
   return true;
-}
-
-bool parse_dims(std::string_view s, std::vector<SymInt>& out) {
-  // "4, 4" or "s0, 2*s1" (the text between brackets)
-  out.clear();
-  if (trim(s).empty()) return true;
-  bool ok = true;
-  for_each_top_level(s, ",", [&](std::string_view part) {
-    ok = parse_dim(trim(part), out);
-    return ok;
-  });
-  return ok;
 }
 
 /// A dotted name such as `torch.Tensor` or `float`: what type_repr prints for a plain type.
@@ -902,7 +770,7 @@ bool is_type_expression(std::string_view a) {
 bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, size_t column) {
   std::string_view a = trim(text);
   if (auto hit = tensor_annotations_.find(a); hit != tensor_annotations_.end()) {
-    const TensorAnnotation& t = hit->second;
+    const CachedAnnotation& t = hit->second;
     seen_.quoted = t.quoted;
     if (t.strides) seen_.stride = true;
     if (t.device) seen_.device = true;
@@ -941,72 +809,45 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
     seen_.quoted = true;  // a quoted annotation, modelled or not: no 1.13 text (nor 2023's)
     return true;
   };
-  size_t bracket = a.find('[');
-  if (bracket == std::string_view::npos) {
-    // Unquoted, it is node.type as torch.fx prints it (`L_x_ : torch.Tensor`): kept, and printed
-    // again where no metadata annotates the node.
-    if (quoted) return keep();
-    if (!is_type_expression(a)) return fail(*line_, column, "malformed annotation");
-    meta.mutable_node_fields().push_back({"type", json::quoted(a)});
-    return true;
-  }
-  std::optional<DType> dtype = parse_dtype_abbr(a.substr(0, bracket));
-  if (!dtype) {
-    if (quoted && a.find('(') != std::string_view::npos) return keep();
-    return fail(*line_, column,
-                "unknown dtype abbreviation '" + std::string(a.substr(0, bracket)) + "'");
-  }
-  size_t close = a.find(']', bracket);
-  std::vector<SymInt> sizes, strides;
-  if (close == std::string_view::npos ||
-      !parse_dims(a.substr(bracket + 1, close - bracket - 1), sizes))
-    return fail(*line_, column, "malformed shape in annotation");
-  std::string_view rest = a.substr(close + 1);
-  bool has_strides = false;
-  if (rest.starts_with("[")) {
-    size_t sc = rest.find(']');
-    if (sc == std::string_view::npos || !parse_dims(rest.substr(1, sc - 1), strides) ||
-        strides.size() != sizes.size())
+  fxtext::TensorAnnotation parsed;
+  switch (fxtext::parse_tensor_annotation(a, parsed)) {
+    case fxtext::AnnotationError::None:
+      break;
+    case fxtext::AnnotationError::NoShape:
+      // Unquoted, it is node.type as torch.fx prints it (`L_x_ : torch.Tensor`): kept, and
+      // printed again where no metadata annotates the node.
+      if (quoted) return keep();
+      if (!is_type_expression(a)) return fail(*line_, column, "malformed annotation");
+      meta.mutable_node_fields().push_back({"type", json::quoted(a)});
+      return true;
+    case fxtext::AnnotationError::UnknownDType:
+      if (quoted && a.find('(') != std::string_view::npos) return keep();
+      return fail(*line_, column,
+                  "unknown dtype abbreviation '" + std::string(parsed.dtype_text) + "'");
+    case fxtext::AnnotationError::MalformedShape:
+      return fail(*line_, column, "malformed shape in annotation");
+    case fxtext::AnnotationError::MalformedStrides:
       return fail(*line_, column, "malformed strides in annotation");
-    has_strides = true;
-    rest = rest.substr(sc + 1);
-  }
-  for (char c : rest)  // a device: `cpu`, `cuda:0`, `meta`
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != ':' && c != '_' && c != '.')
+    case fxtext::AnnotationError::MalformedDevice:
       return fail(*line_, column, "malformed device in annotation");
+  }
+  std::vector<SymInt> sizes, strides;
+  if (!to_symints(parsed.sizes, sizes))
+    return fail(*line_, column, "malformed shape in annotation");
+  bool has_strides = parsed.strides.has_value();
+  if (has_strides && !to_symints(*parsed.strides, strides))
+    return fail(*line_, column, "malformed strides in annotation");
+  std::string_view device = parsed.device;
   seen_.quoted = quoted;
   if (has_strides) seen_.stride = true;
-  if (!rest.empty()) seen_.device = true;
-  TensorMeta t(*dtype, sizes,
+  if (!device.empty()) seen_.device = true;
+  TensorMeta t(parsed.dtype, sizes,
                has_strides ? std::optional<std::span<const SymInt>>(strides) : std::nullopt,
-               rest.empty() ? InternedString() : InternedString(rest));
-  tensor_annotations_.emplace(whole, TensorAnnotation{t, quoted, has_strides, !rest.empty()});
+               device.empty() ? InternedString() : InternedString(device));
+  tensor_annotations_.emplace(whole, CachedAnnotation{t, quoted, has_strides, !device.empty()});
   meta.set_tensor(t);
   meta.set_value_key(ValueKey::Val);
   return true;
-}
-
-std::optional<std::pair<std::optional<CheckpointPolicy>, std::optional<int64_t>>> parse_tag(
-    std::string_view s) {
-  // "ac_graph_id: 2 - PREFER_RECOMPUTE" | "recompute: MUST_SAVE" | "ac_graph_id: 2"
-  if (s.starts_with("recompute: ")) {
-    std::optional<CheckpointPolicy> p = parse_policy(s.substr(11));
-    if (!p) return std::nullopt;
-    return std::make_pair(p, std::optional<int64_t>());
-  }
-  if (!s.starts_with("ac_graph_id: ")) return std::nullopt;
-  s.remove_prefix(13);
-  size_t dash = s.find(" - ");
-  std::string_view id = dash == std::string_view::npos ? s : s.substr(0, dash);
-  if (id.empty() || id.size() > 18) return std::nullopt;
-  for (char c : id)
-    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '-') return std::nullopt;
-  int64_t v = std::strtoll(std::string(id).c_str(), nullptr, 10);
-  if (dash == std::string_view::npos)
-    return std::make_pair(std::optional<CheckpointPolicy>(), std::optional<int64_t>(v));
-  std::optional<CheckpointPolicy> p = parse_policy(s.substr(dash + 3));
-  if (!p) return std::nullopt;
-  return std::make_pair(p, std::optional<int64_t>(v));
 }
 
 /// A frame's function as tracebacks name it: `forward`, `Block.forward`, `<lambda>`, `<module>`.
@@ -1045,22 +886,11 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
     }
     s = s.substr(end + 1);
   }
-  for (std::string_view prefix : {" # ", " "}) {
-    if (!s.starts_with(prefix)) continue;
-    std::string_view rest = s.substr(prefix.size());
-    if (!(rest.starts_with("ac_graph_id: ") || rest.starts_with("recompute: "))) continue;
-    // The tag runs up to the stack-trace part.
-    size_t st = rest.find(" File: ");
-    if (st == std::string_view::npos) st = rest.find(" No stacktrace found");
-    if (st == std::string_view::npos) st = rest.find(" Backward of forward node:");
-    if (st == std::string_view::npos) return false;
-    auto tag = parse_tag(rest.substr(0, st));
-    if (!tag) return false;
-    g.tag_style = prefix == " # " ? TagStyle::Inline2025 : TagStyle::Inline2026;
-    g.recompute = tag->first;
-    g.ac_graph_id = tag->second;
-    s = rest.substr(st);
-    break;
+  if (std::optional<fxtext::InlineTags> inline_tags = fxtext::parse_inline_tags(s)) {
+    g.tag_style = inline_tags->style;
+    g.recompute = inline_tags->tags.recompute;
+    g.ac_graph_id = inline_tags->tags.ac_graph_id;
+    s = inline_tags->rest;
   }
   if (s == " No stacktrace found for following nodes") return true;
   if (s.starts_with(" Backward of forward node:")) return true;
@@ -1093,9 +923,9 @@ bool parse_summary_rest(std::string_view s, GroupMeta& g,
 bool ReadableParser::parse_comment(std::string_view c) {
   // A seed-style tag line belongs to the next statement only.
   if (c.starts_with("# ")) {
-    if (auto tag = parse_tag(c.substr(2))) {
-      seed_recompute_ = tag->first;
-      seed_ac_graph_id_ = tag->second;
+    if (std::optional<fxtext::RecomputeTags> tag = fxtext::parse_tags(c.substr(2))) {
+      seed_recompute_ = tag->recompute;
+      seed_ac_graph_id_ = tag->ac_graph_id;
       seed_tag_pending_ = true;
       seen_.tags = TagStyle::Seed;
       return true;
@@ -1201,7 +1031,7 @@ bool ReadableParser::parse_comment(std::string_view c) {
     // (`File: f.py:N in fn`, 2025's `# File: ...`, one inside the context), which would read back
     // as another trace; anything else keeps no trace.
     std::string_view context = text.substr(0, file);  // all of it when no `, File: ` follows
-    if (!text.empty() && MetaText::summary_1_13(trace) == text && !parse_tag(text) &&
+    if (!text.empty() && MetaText::summary_1_13(trace) == text && !fxtext::parse_tags(text) &&
         context.find("File") == std::string_view::npos)
       group_.stack_trace = InternedString(trace);
   }
@@ -1399,11 +1229,11 @@ bool ReadableParser::parse_statement(GraphModule& m) {
     for (size_t k = 0; k + 1 < toks_.size(); ++k)
       assigning_op = assigning_op || (toks_[k].kind == TokenKind::Op && toks_[k].text.size() >= 2 &&
                                       toks_[k].text.back() == '=');
-    for (const BinaryOp& op : kInplace) {
-      if (!assigning_op) break;
-      for (size_t k = 0; k + 1 < toks_.size(); ++k)
-        if (toks_[k].kind == TokenKind::Op && toks_[k].text == op.token) in_place_op = op.name;
-      if (!in_place_op.empty()) break;
+    for (size_t k = 0; assigning_op && k + 1 < toks_.size() && in_place_op.empty(); ++k) {
+      if (toks_[k].kind != TokenKind::Op) continue;
+      if (const fxtext::PythonOperator* op =
+              fxtext::operator_by_token(fxtext::OperatorForm::InPlace, toks_[k].text))
+        in_place_op = op->name;
     }
     if (!in_place_op.empty()) {
       Argument lhs, rhs;

@@ -7,48 +7,23 @@
 #include <charconv>
 #include <cstdint>
 
+#include "remat/fxtext/recompute_tags.h"
+#include "remat/fxtext/tensor_annotation.h"
+#include "remat/fxtext/text_scan.h"
 #include "remat/report/html.h"
 #include "remat/report/python_html.h"
 
 namespace remat::report {
 namespace {
 
-bool ident_char(char c) {
-  unsigned char u = static_cast<unsigned char>(c);
-  return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || u == '_';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-std::optional<int64_t> int_after(std::string_view s, std::string_view key) {
-  size_t at = s.find(key);
-  if (at == std::string_view::npos) return std::nullopt;
-  size_t i = at + key.size();
-  while (i < s.size() && s[i] == ' ') ++i;
-  int64_t v = 0;
-  size_t start = i;
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
-    v = v * 10 + (s[i++] - '0');
-  if (i == start) return std::nullopt;
-  return v;
-}
-
-std::string policy_in(std::string_view s) {
-  for (std::string_view p : {"PREFER_RECOMPUTE", "MUST_RECOMPUTE", "PREFER_SAVE", "MUST_SAVE"}) {
-    if (s.find(p) != std::string_view::npos) return std::string(p);
-  }
-  return "";
-}
+using fxtext::annotation_bytes;
+using fxtext::trim;
 
 // `name: "annotation"` / `name = ...` at the start of a statement; the name, or empty.
 std::string leading_name(std::string_view body, std::string_view& annotation,
                          bool parameter = false) {
   size_t i = 0;
-  while (i < body.size() && ident_char(body[i])) ++i;
+  while (i < body.size() && fxtext::is_identifier_char(body[i])) ++i;
   if (i == 0 || std::isdigit(static_cast<unsigned char>(body[0]))) return "";
   std::string_view name = body.substr(0, i), rest = body.substr(i);
   static constexpr std::string_view kNotNames[] = {"return", "def", "class", "self", "import",
@@ -70,61 +45,13 @@ std::string leading_name(std::string_view body, std::string_view& annotation,
   return "";
 }
 
-// `# ac_graph_id: 2 - PREFER_RECOMPUTE`, `# ac_graph_id: 2`, `# recompute: MUST_SAVE`, alone on
-// their line: the seed's placement.
+// `# ac_graph_id: 2 - PREFER_RECOMPUTE` alone on its line: the seed's placement.
 bool is_standalone_tag(std::string_view comment) {
-  if (!comment.starts_with("#")) return false;
-  std::string_view rest = trim(comment.substr(1));
-  if (rest.starts_with("ac_graph_id: ")) {
-    rest.remove_prefix(13);
-    while (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest.front())))
-      rest.remove_prefix(1);
-    if (rest.empty()) return true;
-    if (!rest.starts_with(" - ")) return false;
-    rest.remove_prefix(3);
-  } else if (rest.starts_with("recompute: ")) {
-    rest.remove_prefix(11);
-  } else {
-    return false;
-  }
-  for (std::string_view policy :
-       {"MUST_SAVE", "PREFER_SAVE", "MUST_RECOMPUTE", "PREFER_RECOMPUTE"}) {
-    if (rest == policy) return true;
-  }
-  return false;
+  std::optional<fxtext::CommentTags> tags = fxtext::comment_tags(comment);
+  return tags && tags->standalone;
 }
 
 }  // namespace
-
-std::optional<uint64_t> annotation_bytes(std::string_view a) {
-  size_t open = a.find('[');
-  if (open == std::string_view::npos || open == 0) return std::nullopt;
-  std::string_view dtype = a.substr(0, open);
-  uint64_t item = 0;
-  static const std::pair<std::string_view, uint64_t> kSizes[] = {
-      {"f64", 8}, {"f32", 4},      {"f16", 2},    {"bf16", 2}, {"i64", 8}, {"i32", 4},
-      {"i16", 2}, {"i8", 1},       {"u8", 1},     {"b8", 1},   {"c64", 8}, {"c128", 16},
-      {"c32", 4}, {"f8e4m3fn", 1}, {"f8e5m2", 1}, {"u16", 2},  {"u32", 4}, {"u64", 8}};
-  for (auto [name, size] : kSizes) {
-    if (dtype == name) item = size;
-  }
-  if (item == 0) return std::nullopt;
-  size_t close = a.find(']', open);
-  if (close == std::string_view::npos) return std::nullopt;
-  uint64_t numel = 1;
-  std::string_view dims = a.substr(open + 1, close - open - 1);
-  size_t i = 0;
-  while (i < dims.size()) {
-    while (i < dims.size() && (dims[i] == ' ' || dims[i] == ',')) ++i;
-    if (i >= dims.size()) break;
-    if (!std::isdigit(static_cast<unsigned char>(dims[i]))) return std::nullopt;  // symbolic
-    uint64_t d = 0;
-    while (i < dims.size() && std::isdigit(static_cast<unsigned char>(dims[i])))
-      d = d * 10 + static_cast<uint64_t>(dims[i++] - '0');
-    numel *= d;
-  }
-  return numel * item;
-}
 
 std::vector<GraphLine> graph_lines(std::string_view text) {
   std::vector<GraphLine> out;
@@ -157,14 +84,14 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
       continue;
     }
     if (body.starts_with("#")) {
-      // `# ac_graph_id: 2 - PREFER_RECOMPUTE`, `# recompute: MUST_SAVE`, and the tag inside a
+      // `# ac_graph_id: 2 - PREFER_RECOMPUTE`, `# recompute: MUST_SAVE`, and the tags inside a
       // stack-trace comment (PyTorch's later placements).
-      std::optional<int64_t> id = int_after(body, "ac_graph_id:");
-      std::string policy;
-      if (body.find("recompute") != std::string_view::npos ||
-          body.find("ac_graph_id") != std::string_view::npos)
-        policy = policy_in(body);
-      if (is_standalone_tag(body)) {
+      std::optional<fxtext::CommentTags> tags = fxtext::comment_tags(body);
+      std::optional<int64_t> id = tags ? tags->tags.ac_graph_id : std::nullopt;
+      std::string policy = tags && tags->tags.recompute
+                               ? std::string(policy_name(*tags->tags.recompute))
+                               : std::string();
+      if (tags && tags->standalone) {
         if (id) pending_id = id;
         if (!policy.empty()) pending_policy = policy;
       } else {
@@ -228,7 +155,7 @@ std::vector<GraphLine> graph_lines(std::string_view text) {
       while (i < names.size()) {
         while (i < names.size() && (names[i] == ' ' || names[i] == ',')) ++i;
         size_t j = i;
-        while (j < names.size() && ident_char(names[j])) ++j;
+        while (j < names.size() && fxtext::is_identifier_char(names[j])) ++j;
         if (j > i) {
           std::string name(names.substr(i, j - i));
           if (seen.insert(name).second)

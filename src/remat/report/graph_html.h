@@ -29,10 +29,6 @@ struct GraphLine {
 /// pytree-unpacked inputs, and every `name: "annotation" = ...` / `name = ...` statement.
 std::vector<GraphLine> graph_lines(std::string_view text);
 
-/// Bytes of a tensor annotation such as `f32[4, 4][4, 1]cuda:0`; nullopt for symbolic sizes,
-/// tuples or unknown dtypes.
-std::optional<uint64_t> annotation_bytes(std::string_view annotation);
-
 enum class Mark { Saved, Recomputed, ForwardOnly, BackwardOnly };
 
 /// What a partition did with the joint graph's nodes.

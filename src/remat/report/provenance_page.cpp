@@ -3,6 +3,7 @@
 #include <map>
 #include <vector>
 
+#include "remat/report/graph_html.h"
 #include "remat/report/html.h"
 
 namespace remat::report {
@@ -21,22 +22,10 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   return lines;
 }
 
-std::string_view trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
-/// Node name -> line of a printed graph: the name a statement assigns (`mul_1: "f32[4]" = ...`).
+/// Node name -> line of a printed graph (1-based).
 std::map<std::string, size_t, std::less<>> node_lines(std::string_view graph) {
   std::map<std::string, size_t, std::less<>> out;
-  std::vector<std::string_view> lines = lines_of(graph);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    std::string_view l = trim(lines[i]);
-    if (l.empty() || l.front() == '#') continue;
-    std::string_view name = trim(l.substr(0, std::min(l.find('='), l.find(':'))));
-    if (!name.empty() && l.find('=') != std::string_view::npos) out[std::string(name)] = i + 1;
-  }
+  for (const GraphLine& g : graph_lines(graph)) out.try_emplace(g.name, g.line + 1);
   return out;
 }
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "remat/ir/checkpoint_policy.h"
+#include "remat/fxtext/checkpoint_policy.h"
 #include "remat/ops/op_info.h"
 
 namespace remat::trace {

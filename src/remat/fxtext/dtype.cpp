@@ -1,4 +1,4 @@
-#include "remat/ir/dtype.h"
+#include "remat/fxtext/dtype.h"
 
 #include <array>
 

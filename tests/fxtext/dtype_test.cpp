@@ -1,6 +1,5 @@
-#include "remat/ir/dtype.h"
-#include "remat/ir/checkpoint_policy.h"
-#include "remat/ir/layout.h"
+#include "remat/fxtext/dtype.h"
+#include "remat/fxtext/checkpoint_policy.h"
 
 #include <gtest/gtest.h>
 
@@ -23,10 +22,7 @@ TEST(DType, NamesAbbreviationsAndSizesRoundTrip) {
   EXPECT_FALSE(parse_dtype("float32"));  // only the canonical torch.float32 spelling
 }
 
-TEST(Enums, LayoutMemoryFormatPolicyTag) {
-  EXPECT_EQ(parse_layout("torch.strided"), Layout::Strided);
-  EXPECT_EQ(parse_memory_format("torch.channels_last"), MemoryFormat::ChannelsLast);
-  EXPECT_FALSE(parse_memory_format(""));
+TEST(CheckpointPolicy, NamesRoundTrip) {
   for (int i = 0; i < 6; ++i) {
     auto p = static_cast<CheckpointPolicy>(i);
     EXPECT_EQ(parse_policy(policy_name(p)), p);

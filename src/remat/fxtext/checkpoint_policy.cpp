@@ -1,4 +1,4 @@
-#include "remat/ir/checkpoint_policy.h"
+#include "remat/fxtext/checkpoint_policy.h"
 
 #include "remat/support/enum_names.h"
 

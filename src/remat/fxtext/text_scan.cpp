@@ -1,0 +1,35 @@
+#include "remat/fxtext/text_scan.h"
+
+namespace remat::fxtext {
+
+std::string_view trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+void split_top_level(std::string_view s, std::string_view sep,
+                     std::vector<std::string_view>& parts) {
+  parts.clear();
+  if (s.find(sep[0]) == std::string_view::npos) {  // most lines: no separator at all
+    parts.push_back(s);
+    return;
+  }
+  for_each_top_level(s, sep, [&](std::string_view p) {
+    parts.push_back(p);
+    return true;
+  });
+}
+
+std::vector<std::string_view> split_top_level(std::string_view s, std::string_view sep) {
+  std::vector<std::string_view> parts;
+  split_top_level(s, sep, parts);
+  return parts;
+}
+
+size_t comment_start(std::string_view s) {
+  return find_outside_quotes(s, 0, [](char c, size_t, int) { return c == '#'; });
+}
+
+}  // namespace remat::fxtext
