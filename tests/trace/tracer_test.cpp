@@ -112,7 +112,7 @@ TEST(Tracer, ModuleScopesQualifyParametersAndRecordTheStack) {
   const Node* mmn = m.graph().find("mm");
   ASSERT_EQ(mmn->meta.extras().size(), 1u);
   EXPECT_EQ(mmn->meta.extras()[0].key, "nn_module_stack");
-  EXPECT_EQ(mmn->meta.extras()[0].json, R"({"encoder":["encoder","Encoder"]})");
+  EXPECT_EQ(mmn->meta.extras()[0].json, R"({"encoder": ["encoder", "Encoder"]})");
   // The scope's frame comes first, then the op's.
   std::string trace(mmn->meta.stack_trace.view());
   EXPECT_EQ(std::count(trace.begin(), trace.end(), '\n'), 4) << trace;

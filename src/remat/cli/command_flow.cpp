@@ -8,7 +8,7 @@
 #include "remat/partition/min_cut.h"
 #include "remat/support/file_io.h"
 #include "remat/support/float_repr.h"
-#include "remat/support/json_text.h"
+#include "remat/support/json_writer.h"
 
 namespace remat::cli {
 namespace {
@@ -61,14 +61,17 @@ void add_flow_command(CLI::App& app, int& exit_code) {
       if (cut.source_side[v]) source_side.push_back(g.names()[v]);
     }
     if (a->json) {
-      std::string out =
-          "{\"cut_value\": " + (cut.unbounded() ? std::string("\"inf\"") : number_text(cut.value)) +
-          ", \"source_side\": [";
-      for (size_t i = 0; i < source_side.size(); ++i) {
-        if (i) out += ", ";
-        json::append_string(out, source_side[i]);
-      }
-      fmt::print("{}]}}\n", out);
+      std::string out;
+      json::JsonWriter w(out);
+      w.begin_object().key("cut_value");
+      if (cut.unbounded())
+        w.value("inf");
+      else if (cut.value == std::floor(cut.value) && std::abs(cut.value) < 1e18)
+        w.value(static_cast<int64_t>(cut.value));
+      else
+        w.value(cut.value);
+      w.key("source_side").array(source_side).end_object();
+      fmt::print("{}\n", out);
     } else {
       fmt::print("cut value: {}\n", number_text(cut.value));
       if (cut.unbounded()) {

@@ -13,7 +13,7 @@
 #include "remat/print/printer.h"
 #include "remat/report/html.h"
 #include "remat/support/file_io.h"
-#include "remat/support/json_text.h"
+#include "remat/support/json_writer.h"
 #include "remat/tracelog/trace_writer.h"
 
 namespace remat::driver {
@@ -42,27 +42,32 @@ std::string metrics_json(const CompileOptions& o, const CompileResult& r,
                          const std::string& check) {
   const GraphModule& forward = r.forward;
   const partition::PartitionReport& p = r.partition.report;
-  std::string metrics = "{\"co_name\": " + json::quoted(o.model) +
-                        ", \"co_filename\": \"remat model zoo\", \"co_firstlineno\": 0";
-  metrics += fmt::format(
-      ", \"graph_op_count\": {}, \"graph_node_count\": {}, \"graph_input_count\": {}",
-      count_ops(forward), forward.graph().size(), forward.graph().placeholders().size());
+  std::string metrics;
+  json::JsonWriter w(metrics);
+  w.begin_object()
+      .field("co_name", o.model)
+      .field("co_filename", "remat model zoo")
+      .field("co_firstlineno", 0)
+      .field("graph_op_count", static_cast<int64_t>(count_ops(forward)))
+      .field("graph_node_count", static_cast<int64_t>(forward.graph().size()))
+      .field("graph_input_count", static_cast<int64_t>(forward.graph().placeholders().size()));
   double total_ms = 0, backend_ms = 0;
   for (const StageTime& s : r.stages) {
     total_ms += s.ms;
     if (s.name != "trace") backend_ms += s.ms;
-    metrics += fmt::format(", \"remat_{}_time_s\": {:.6f}", s.key(), s.ms / 1000);
+    w.field("remat_" + s.key() + "_time_s", s.ms / 1000);
   }
-  metrics +=
-      fmt::format(", \"entire_frame_compile_time_s\": {:.6f}, \"backend_compile_time_s\": {:.6f}",
-                  total_ms / 1000, backend_ms / 1000);
+  w.field("entire_frame_compile_time_s", total_ms / 1000)
+      .field("backend_compile_time_s", backend_ms / 1000);
   for (const StageTime& s : r.partition.stages)
-    metrics += fmt::format(", \"remat_partition_{}_time_s\": {:.6f}", s.key(), s.ms / 1000);
-  metrics += fmt::format(
-      ", \"remat_saved_bytes\": {}, \"remat_activation_bytes\": {}, \"remat_recomputed_nodes\": "
-      "{}, \"remat_peak_memory_bytes\": {}",
-      p.saved_bytes_total, p.activation_bytes, p.recomputed.size(), p.peak_memory_bytes);
-  return metrics + ", \"remat_numeric_check\": " + json::quoted(check) + "}";
+    w.field("remat_partition_" + s.key() + "_time_s", s.ms / 1000);
+  w.field("remat_saved_bytes", p.saved_bytes_total)
+      .field("remat_activation_bytes", p.activation_bytes)
+      .field("remat_recomputed_nodes", static_cast<int64_t>(p.recomputed.size()))
+      .field("remat_peak_memory_bytes", p.peak_memory_bytes)
+      .field("remat_numeric_check", check)
+      .end_object();
+  return metrics;
 }
 
 }  // namespace
@@ -161,7 +166,9 @@ Expected<CompileResult> compile(const CompileOptions& o) {
       break;
     }
   }
-  w.write("dynamo_start", "{\"stack\": " + w.stack_json(stack) + "}", id);
+  std::string start;
+  json::JsonWriter(start).begin_object().key("stack").raw(w.stack_json(stack)).end_object();
+  w.write("dynamo_start", start, id);
   PrintOptions logged = PrintOptions::tlparse();
   logged.expanded_def = false;
   w.write("dynamo_output_graph", "{}", id, print_readable(r.forward, logged).text);

@@ -12,7 +12,7 @@
 #include "remat/exec/interpreter.h"
 #include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
-#include "remat/support/json_text.h"
+#include "remat/support/json_writer.h"
 
 namespace remat::exec {
 namespace {
@@ -137,18 +137,19 @@ std::string CheckReport::json() const {
     max_rel = std::isnan(c.max_rel) || c.max_rel > max_rel ? c.max_rel : max_rel;
     if (std::isnan(max_abs) && std::isnan(max_rel)) break;
   }
-  auto number = [](double v) {
-    if (std::isfinite(v)) {
-      std::string out;
-      json::append_double(out, v);
-      return out;
-    }
-    return json::quoted(std::isnan(v) ? "nan" : "inf");
-  };
-  return fmt::format(
-      "{{\"values\": {}, \"beyond_tolerance\": {}, \"max_abs_error\": {}, \"max_rel_error\": "
-      "{}}}\n",
-      comparisons.size(), bad, number(max_abs), number(max_rel));
+  std::string out;
+  json::JsonWriter w(out);
+  w.begin_object()
+      .field("values", static_cast<int64_t>(comparisons.size()))
+      .field("beyond_tolerance", static_cast<int64_t>(bad));
+  for (auto [name, v] : {std::pair{"max_abs_error", max_abs}, {"max_rel_error", max_rel}}) {
+    if (std::isfinite(v))
+      w.field(name, v);
+    else
+      w.field(name, std::isnan(v) ? "nan" : "inf");  // JSON has no spelling for them
+  }
+  w.end_object();
+  return out + "\n";
 }
 
 Expected<CheckReport> check_joint(const GraphModule& joint, const CheckOptions& o) {

@@ -5,7 +5,7 @@
 #include <unordered_set>
 
 #include "remat/io/detail/json_reading.h"
-#include "remat/support/json_text.h"
+#include "remat/support/json_writer.h"
 
 namespace remat {
 namespace {
@@ -23,14 +23,13 @@ bool read_capacity(JsonReader& r, element e, const JsonPath& p, double& out) {
   return true;
 }
 
-void write_capacity(std::string& out, double c) {
-  if (std::isinf(c)) {
-    out += "\"inf\"";
-  } else if (c == std::floor(c) && std::fabs(c) < 9.0e15) {
-    json::append_int(out, static_cast<int64_t>(c));
-  } else {
-    json::append_double(out, c);
-  }
+void write_capacity(json::JsonWriter& w, double c) {
+  if (std::isinf(c))
+    w.value("inf");
+  else if (c == std::floor(c) && std::fabs(c) < 9.0e15)
+    w.value(static_cast<int64_t>(c));
+  else
+    w.value(c);
 }
 
 }  // namespace
@@ -134,70 +133,31 @@ Expected<FlowNetwork> read_flow_json(std::string_view text, const std::string& f
 }
 
 std::string write_flow_json(const FlowNetwork& net) {
-  std::string out = "{\n \"schema\": ";
-  json::append_string(out, kFlowSchema);
-  auto key = [&](std::string_view k) {
-    out += ",\n ";
-    json::append_string(out, k);
-    out += ": ";
-  };
-  auto strings = [&](const std::vector<std::string>& v) {
-    out += '[';
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (i) out += ", ";
-      json::append_string(out, v[i]);
-    }
-    out += ']';
-  };
-  if (!net.graph_name.empty()) {
-    key("graph_name");
-    json::append_string(out, net.graph_name);
-  }
-  key("source");
-  json::append_string(out, net.source);
-  key("sink");
-  json::append_string(out, net.sink);
-  key("num_nodes");
-  json::append_int(out, static_cast<int64_t>(net.nodes.size()));
-  key("num_edges");
-  json::append_int(out, static_cast<int64_t>(net.edges.size()));
+  std::string out;
+  json::JsonWriter w(out, 1);
+  w.begin_object(json::Layout::Block).field("schema", kFlowSchema);
+  if (!net.graph_name.empty()) w.field("graph_name", net.graph_name);
+  w.field("source", net.source)
+      .field("sink", net.sink)
+      .field("num_nodes", static_cast<int64_t>(net.nodes.size()))
+      .field("num_edges", static_cast<int64_t>(net.edges.size()));
   if (net.cut_value) {
-    key("cut_value");
-    write_capacity(out, *net.cut_value);
+    w.key("cut_value");
+    write_capacity(w, *net.cut_value);
   }
-  for (const RawJsonField& f : net.extras) {
-    key(f.key);
-    out += f.json;
+  for (const RawJsonField& f : net.extras) w.key(f.key).raw(f.json);
+  w.key("cut_edges").begin_array();
+  for (const auto& [from, to] : net.cut_edges) w.begin_array().value(from).value(to).end_array();
+  w.end_array();
+  if (net.source_side) w.key("source_side").array(*net.source_side);
+  w.key("nodes").array(net.nodes).key("edges").begin_array(json::Layout::Block);
+  for (const FlowEdge& e : net.edges) {
+    w.begin_array().value(e.from).value(e.to);
+    write_capacity(w, e.capacity);
+    w.end_array();
   }
-  key("cut_edges");
-  out += '[';
-  for (size_t i = 0; i < net.cut_edges.size(); ++i) {
-    out += i ? ", [" : "[";
-    json::append_string(out, net.cut_edges[i].first);
-    out += ", ";
-    json::append_string(out, net.cut_edges[i].second);
-    out += ']';
-  }
-  out += ']';
-  if (net.source_side) {
-    key("source_side");
-    strings(*net.source_side);
-  }
-  key("nodes");
-  strings(net.nodes);
-  key("edges");
-  out += '[';
-  for (size_t i = 0; i < net.edges.size(); ++i) {
-    out += i ? ",\n  [" : "\n  [";
-    json::append_string(out, net.edges[i].from);
-    out += ", ";
-    json::append_string(out, net.edges[i].to);
-    out += ", ";
-    write_capacity(out, net.edges[i].capacity);
-    out += ']';
-  }
-  out += net.edges.empty() ? "]" : "\n ]";
-  out += "\n}\n";
+  w.end_array().end_object();
+  out += '\n';
   return out;
 }
 

@@ -3,107 +3,82 @@
 
 #include "remat/io/graph_json.h"
 #include "remat/support/file_io.h"
-#include "remat/support/json_text.h"
+#include "remat/support/json_writer.h"
 
 namespace remat {
 namespace {
 
 class GraphWriter {
  public:
-  explicit GraphWriter(std::string& out) : out_(out) {}
-  void write_module(const GraphModule& m, int indent, bool top_level);
+  explicit GraphWriter(std::string& out) : w_(out, 1) {}
+  void write_module(const GraphModule& m, bool top_level);
 
  private:
-  void key(std::string_view k, int indent, bool& first);
   void write_argument(const Argument& a);
   void write_plain(const Argument& a);
   /// `{"k": v, ...}` with each value written by `write_value`.
   void write_entries(std::span<const DictEntry> entries,
                      void (GraphWriter::*write_value)(const Argument&));
+  void write_float(double d);
+  void write_sym(const SymInt& s);
   void write_dims(std::span<const SymInt> dims);
   void write_tensor_meta(const TensorMeta& t);
   void write_meta(const Meta& m);
   void write_node(const Node& n);
-  void write_strings(const std::vector<std::string>& names);
-  void write_extras(const RawJsonFields& extras, bool& first);
+  void write_extras(const RawJsonFields& extras);
 
-  std::string& out_;
+  json::JsonWriter w_;
 };
 
-void GraphWriter::key(std::string_view k, int indent, bool& first) {
-  out_ += first ? "\n" : ",\n";
-  first = false;
-  out_.append(static_cast<size_t>(indent), ' ');
-  json::append_string(out_, k);
-  out_ += ": ";
+void GraphWriter::write_extras(const RawJsonFields& extras) {
+  for (const RawJsonField& f : extras) w_.key(f.key).raw(f.json);
 }
 
-void GraphWriter::write_strings(const std::vector<std::string>& names) {
-  out_ += '[';
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i) out_ += ", ";
-    json::append_string(out_, names[i]);
-  }
-  out_ += ']';
-}
-
-void GraphWriter::write_extras(const RawJsonFields& extras, bool& first) {
-  for (const RawJsonField& f : extras) {
-    if (!first) out_ += ", ";
-    first = false;
-    json::append_string(out_, f.key);
-    out_ += ": ";
-    out_ += f.json;
-  }
-}
-
-void write_float_value(std::string& out, double d) {
+void GraphWriter::write_float(double d) {
   if (std::isnan(d))
-    out += "\"nan\"";
+    w_.value("nan");
   else if (std::isinf(d))
-    out += d > 0 ? "\"inf\"" : "\"-inf\"";
+    w_.value(d > 0 ? "inf" : "-inf");
   else
-    json::append_double(out, d);
+    w_.value(d);
+}
+
+void GraphWriter::write_sym(const SymInt& s) {
+  if (s.is_symbolic())
+    w_.begin_object().field("sym", s.expression()).end_object();
+  else
+    w_.value(s.value());
 }
 
 void GraphWriter::write_argument(const Argument& a) {
   auto tagged_text = [&](std::string_view tag, std::string_view text) {
-    out_ += "{";
-    json::append_string(out_, tag);
-    out_ += ": ";
-    json::append_string(out_, text);
-    out_ += "}";
+    w_.begin_object().field(tag, text).end_object();
   };
   auto sequence = [&](std::string_view tag, std::span<const Argument> items) {
-    out_ += "{";
-    json::append_string(out_, tag);
-    out_ += ": [";
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (i) out_ += ", ";
-      write_argument(items[i]);
-    }
-    out_ += "]}";
+    w_.begin_object().key(tag).begin_array();
+    for (const Argument& item : items) write_argument(item);
+    w_.end_array().end_object();
   };
   switch (a.kind()) {
     case ArgKind::None:
-      out_ += "null";
+      w_.null();
       break;
     case ArgKind::Node:
       tagged_text("node", a.as_node()->name());
       break;
     case ArgKind::Int:
-      json::append_int(out_, a.as_int());
+      w_.value(a.as_int());
       break;
     case ArgKind::Float:
-      out_ += "{\"float\": ";
-      write_float_value(out_, a.as_float());
-      out_ += "}";
+      w_.begin_object().key("float");
+      write_float(a.as_float());
+      w_.end_object();
       break;
     case ArgKind::Bool:
-      out_ += a.as_bool() ? "true" : "false";
+      w_.value(a.as_bool());
       break;
     case ArgKind::String:
-      json::append_string(out_, a.as_text());
+      w_.value(a.as_text());
       break;
     case ArgKind::List:
       sequence("list", a.elements());
@@ -115,9 +90,9 @@ void GraphWriter::write_argument(const Argument& a) {
       sequence("slice", a.elements());
       break;
     case ArgKind::Dict:
-      out_ += "{\"dict\": ";
+      w_.begin_object().key("dict");
       write_entries(a.dict_entries(), &GraphWriter::write_argument);
-      out_ += "}";
+      w_.end_object();
       break;
     case ArgKind::DType:
       tagged_text("dtype", dtype_name(a.as_dtype()));
@@ -142,26 +117,20 @@ void GraphWriter::write_argument(const Argument& a) {
       break;
     case ArgKind::Complex: {
       auto [re, im] = a.as_complex();
-      out_ += "{\"complex\": [";
-      write_float_value(out_, re);
-      out_ += ", ";
-      write_float_value(out_, im);
-      out_ += "]}";
+      w_.begin_object().key("complex").begin_array();
+      write_float(re);
+      write_float(im);
+      w_.end_array().end_object();
       break;
     }
     case ArgKind::TensorConstant:
-      out_ += "{\"tensor_constant\": {\"dtype\": ";
-      json::append_string(out_, dtype_name(a.tensor_constant_dtype()));
-      out_ += ", \"shape\": ";
+      w_.begin_object().key("tensor_constant").begin_object();
+      w_.field("dtype", dtype_name(a.tensor_constant_dtype())).key("shape");
       write_dims(a.tensor_constant_shape());
-      out_ += "}}";
+      w_.end_object().end_object();
       break;
     case ArgKind::Repr:
-      out_ += "{\"repr\": ";
-      json::append_string(out_, a.repr_text());
-      out_ += ", \"type\": ";
-      json::append_string(out_, a.repr_type());
-      out_ += "}";
+      w_.begin_object().field("repr", a.repr_text()).field("type", a.repr_type()).end_object();
       break;
   }
 }
@@ -170,31 +139,26 @@ void GraphWriter::write_argument(const Argument& a) {
 void GraphWriter::write_plain(const Argument& a) {
   switch (a.kind()) {
     case ArgKind::None:
-      out_ += "null";
+      w_.null();
       break;
     case ArgKind::Bool:
-      out_ += a.as_bool() ? "true" : "false";
+      w_.value(a.as_bool());
       break;
     case ArgKind::Int:
-      json::append_int(out_, a.as_int());
+      w_.value(a.as_int());
       break;
     case ArgKind::Float:
-      write_float_value(out_, a.as_float());
+      write_float(a.as_float());
       break;
     case ArgKind::String:
-      json::append_string(out_, a.as_text());
+      w_.value(a.as_text());
       break;
     case ArgKind::List:
-    case ArgKind::Tuple: {
-      out_ += '[';
-      auto items = a.elements();
-      for (size_t i = 0; i < items.size(); ++i) {
-        if (i) out_ += ", ";
-        write_plain(items[i]);
-      }
-      out_ += ']';
+    case ArgKind::Tuple:
+      w_.begin_array();
+      for (const Argument& item : a.elements()) write_plain(item);
+      w_.end_array();
       break;
-    }
     case ArgKind::Dict:
       write_entries(a.dict_entries(), &GraphWriter::write_plain);
       break;
@@ -206,204 +170,114 @@ void GraphWriter::write_plain(const Argument& a) {
 
 void GraphWriter::write_entries(std::span<const DictEntry> entries,
                                 void (GraphWriter::*write_value)(const Argument&)) {
-  out_ += '{';
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (i) out_ += ", ";
-    json::append_string(out_, entries[i].key);
-    out_ += ": ";
-    (this->*write_value)(entries[i].value);
+  w_.begin_object();
+  for (const DictEntry& e : entries) {
+    w_.key(e.key);
+    (this->*write_value)(e.value);
   }
-  out_ += '}';
+  w_.end_object();
 }
 
 void GraphWriter::write_dims(std::span<const SymInt> dims) {
-  out_ += '[';
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i) out_ += ", ";
-    if (dims[i].is_symbolic()) {
-      out_ += "{\"sym\": ";
-      json::append_string(out_, dims[i].expression());
-      out_ += '}';
-    } else {
-      json::append_int(out_, dims[i].value());
-    }
-  }
-  out_ += ']';
+  w_.begin_array();
+  for (const SymInt& d : dims) write_sym(d);
+  w_.end_array();
 }
 
 void GraphWriter::write_tensor_meta(const TensorMeta& t) {
-  out_ += "{\"dtype\": ";
-  json::append_string(out_, dtype_name(t.dtype));
-  out_ += ", \"shape\": ";
+  w_.begin_object().field("dtype", dtype_name(t.dtype)).key("shape");
   write_dims(t.sizes());
   if (auto strides = t.strides()) {
-    out_ += ", \"stride\": ";
+    w_.key("stride");
     write_dims(*strides);
   }
-  if (!t.device.is_null()) {
-    out_ += ", \"device\": ";
-    json::append_string(out_, t.device.view());
-  }
-  if (t.requires_grad)
-    out_ += *t.requires_grad ? ", \"requires_grad\": true" : ", \"requires_grad\": false";
-  if (t.memory_format != MemoryFormat::Unknown) {
-    out_ += ", \"memory_format\": ";
-    json::append_string(out_, memory_format_name(t.memory_format));
-  }
-  if (t.is_quantized)
-    out_ += *t.is_quantized ? ", \"is_quantized\": true" : ", \"is_quantized\": false";
-  if (auto n = t.numel()) {
-    out_ += ", \"numel\": ";
-    json::append_int(out_, *n);
-  }
-  if (auto b = t.nbytes()) {
-    out_ += ", \"nbytes\": ";
-    json::append_int(out_, *b);
-  }
-  if (const RawJsonFields* extras = t.extras()) {
-    bool first = false;
-    write_extras(*extras, first);
-  }
-  out_ += '}';
+  if (!t.device.is_null()) w_.field("device", t.device.view());
+  if (t.requires_grad) w_.field("requires_grad", *t.requires_grad);
+  if (t.memory_format != MemoryFormat::Unknown)
+    w_.field("memory_format", memory_format_name(t.memory_format));
+  if (t.is_quantized) w_.field("is_quantized", *t.is_quantized);
+  if (auto n = t.numel()) w_.field("numel", *n);
+  if (auto b = t.nbytes()) w_.field("nbytes", *b);
+  if (const RawJsonFields* extras = t.extras()) write_extras(*extras);
+  w_.end_object();
 }
 
 void GraphWriter::write_meta(const Meta& m) {
-  out_ += '{';
-  bool first = true;
-  auto field = [&](std::string_view k) {
-    if (!first) out_ += ", ";
-    first = false;
-    json::append_string(out_, k);
-    out_ += ": ";
-  };
+  w_.begin_object();
   if (m.value_kind() != ValueKind::None) {
-    field(m.value_key() == ValueKey::Val ? "val" : "tensor_meta");
+    w_.key(m.value_key() == ValueKey::Val ? "val" : "tensor_meta");
     switch (m.value_kind()) {
       case ValueKind::Tensor:
         write_tensor_meta(*m.tensor());
         break;
-      case ValueKind::TensorTuple: {
-        out_ += '[';
-        bool first_item = true;
+      case ValueKind::TensorTuple:
+        w_.begin_array();
         for (const auto& t : *m.tensor_tuple()) {
-          if (!first_item) out_ += ", ";
-          first_item = false;
           if (t)
             write_tensor_meta(*t);
           else
-            out_ += "null";
+            w_.null();
         }
-        out_ += ']';
+        w_.end_array();
         break;
-      }
-      case ValueKind::SymInt: {
-        SymInt s = *m.sym_value();
-        if (s.is_symbolic()) {
-          out_ += "{\"sym\": ";
-          json::append_string(out_, s.expression());
-          out_ += '}';
-        } else {
-          json::append_int(out_, s.value());
-        }
+      case ValueKind::SymInt:
+        write_sym(*m.sym_value());
         break;
-      }
       case ValueKind::None:
         break;
     }
   }
-  if (!m.stack_trace.is_null()) {
-    field("stack_trace");
-    json::append_string(out_, m.stack_trace.view());
-  }
-  if (m.recompute) {
-    field("recompute");
-    json::append_string(out_, policy_name(*m.recompute));
-  }
-  if (auto id = m.ac_graph_id()) {
-    field("ac_graph_id");
-    json::append_int(out_, *id);
-  }
-  if (m.partitioner_tag) {
-    field("partitioner_tag");
-    json::append_string(out_, partitioner_tag_name(*m.partitioner_tag));
-  }
-  if (auto seq = m.seq_nr()) {
-    field("seq_nr");
-    json::append_int(out_, *seq);
-  }
+  if (!m.stack_trace.is_null()) w_.field("stack_trace", m.stack_trace.view());
+  if (m.recompute) w_.field("recompute", policy_name(*m.recompute));
+  if (auto id = m.ac_graph_id()) w_.field("ac_graph_id", *id);
+  if (m.partitioner_tag) w_.field("partitioner_tag", partitioner_tag_name(*m.partitioner_tag));
+  if (auto seq = m.seq_nr()) w_.field("seq_nr", *seq);
   if (!m.desc().is_none()) {
-    field("desc");
+    w_.key("desc");
     write_plain(m.desc());
   }
   if (!m.custom().is_none()) {
-    field("custom");
+    w_.key("custom");
     write_plain(m.custom());
   }
-  if (!m.source_keys().empty()) {
-    field("keys");
-    write_strings(m.source_keys());
-  }
-  write_extras(m.extras(), first);
-  out_ += '}';
+  if (!m.source_keys().empty()) w_.key("keys").array(m.source_keys());
+  write_extras(m.extras());
+  w_.end_object();
 }
 
 void GraphWriter::write_node(const Node& n) {
-  out_ += "{\"name\": ";
-  json::append_string(out_, n.name());
-  out_ += ", \"op\": ";
-  json::append_string(out_, op_kind_name(n.op()));
-  out_ += ", \"target\": ";
-  json::append_string(out_, n.target().view());
-  out_ += ", \"args\": [";
-  for (size_t i = 0; i < n.args().size(); ++i) {
-    if (i) out_ += ", ";
-    write_argument(n.args()[i]);
+  w_.begin_object()
+      .field("name", n.name())
+      .field("op", op_kind_name(n.op()))
+      .field("target", n.target().view())
+      .key("args")
+      .begin_array();
+  for (const Argument& a : n.args()) write_argument(a);
+  w_.end_array().key("kwargs").begin_object();
+  for (const Kwarg& k : n.kwargs()) {
+    w_.key(k.key.view());
+    write_argument(k.value);
   }
-  out_ += "], \"kwargs\": {";
-  for (size_t i = 0; i < n.kwargs().size(); ++i) {
-    if (i) out_ += ", ";
-    json::append_string(out_, n.kwargs()[i].key.view());
-    out_ += ": ";
-    write_argument(n.kwargs()[i].value);
-  }
-  out_ += "}, \"users\": [";
-  for (size_t i = 0; i < n.users().size(); ++i) {
-    if (i) out_ += ", ";
-    json::append_string(out_, n.users()[i]->name());
-  }
-  out_ += "], \"meta\": ";
+  w_.end_object().key("users").begin_array();
+  for (const Node* user : n.users()) w_.value(user->name());
+  w_.end_array().key("meta");
   write_meta(n.meta);
-  bool first = false;
-  write_extras(n.meta.node_fields(), first);
-  out_ += '}';
+  write_extras(n.meta.node_fields());
+  w_.end_object();
 }
 
-void GraphWriter::write_module(const GraphModule& m, int indent, bool top_level) {
-  out_ += '{';
-  bool first = true;
-  if (top_level) {
-    key("schema", indent, first);
-    json::append_string(out_, kGraphSchema);
-  }
-  if (!m.graph_name.empty()) {
-    key("graph_name", indent, first);
-    json::append_string(out_, m.graph_name);
-  }
-  if (!m.class_name.empty()) {
-    key("class_name", indent, first);
-    json::append_string(out_, m.class_name);
-  }
-  if (!m.trailer.empty()) {
-    key("trailer", indent, first);
-    json::append_string(out_, m.trailer);
-  }
+void GraphWriter::write_module(const GraphModule& m, bool top_level) {
+  w_.begin_object(json::Layout::Block);
+  if (top_level) w_.field("schema", kGraphSchema);
+  if (!m.graph_name.empty()) w_.field("graph_name", m.graph_name);
+  if (!m.class_name.empty()) w_.field("class_name", m.class_name);
+  if (!m.trailer.empty()) w_.field("trailer", m.trailer);
   if (m.text_style) {
     const TextStyle& t = *m.text_style;
-    key("text_style", indent, first);
-    out_ += "{\"dialect\": ";
-    json::append_string(out_, dialect_name(t.dialect));
-    out_ += ", \"tags\": ";
-    json::append_string(out_, tag_style_name(t.tag_style));
+    w_.key("text_style")
+        .begin_object()
+        .field("dialect", dialect_name(t.dialect))
+        .field("tags", tag_style_name(t.tag_style));
     for (auto [name, value] : {std::pair{"include_stride", t.include_stride},
                                {"include_device", t.include_device},
                                {"expanded_def", t.expanded_def},
@@ -412,91 +286,51 @@ void GraphWriter::write_module(const GraphModule& m, int indent, bool top_level)
                                {"comment_names_function", t.comment_names_function},
                                {"deep_comments", t.deep_comments},
                                {"free_dead_results", t.free_dead_results},
-                               {"truncate_annotations", t.truncate_annotations}}) {
-      out_ += ", \"";
-      out_ += name;
-      out_ += value ? "\": true" : "\": false";
-    }
-    if (t.show_meta) out_ += ", \"show_meta\": true";  // only then: older files stay as they were
-    if (!t.additional_meta.empty()) {
-      out_ += ", \"additional_meta\": ";
-      write_strings(t.additional_meta);
-    }
-    out_ += '}';
+                               {"truncate_annotations", t.truncate_annotations}})
+      w_.field(name, value);
+    if (t.show_meta) w_.field("show_meta", true);  // only then: older files stay as they were
+    if (!t.additional_meta.empty()) w_.key("additional_meta").array(t.additional_meta);
+    w_.end_object();
   }
   if (m.codegen.kind != CodegenKind::Plain || !m.codegen.in_args.empty()) {
-    key("codegen", indent, first);
-    out_ += "{\"kind\": ";
-    json::append_string(out_, m.codegen.kind == CodegenKind::Pytree ? "pytree" : "plain");
-    out_ += ", \"in_args\": ";
-    write_strings(m.codegen.in_args);
-    if (!m.codegen.in_spec) out_ += ", \"in_spec\": false";
-    if (!m.codegen.out_spec) out_ += ", \"out_spec\": false";
-    out_ += '}';
+    w_.key("codegen")
+        .begin_object()
+        .field("kind", m.codegen.kind == CodegenKind::Pytree ? "pytree" : "plain")
+        .key("in_args")
+        .array(m.codegen.in_args);
+    if (!m.codegen.in_spec) w_.field("in_spec", false);
+    if (!m.codegen.out_spec) w_.field("out_spec", false);
+    w_.end_object();
   }
-  auto count = [&](std::string_view k, const std::optional<int64_t>& v) {
-    if (!v) return;
-    key(k, indent, first);
-    json::append_int(out_, *v);
-  };
-  count("num_primals", m.num_primals);
-  count("num_tangents", m.num_tangents);
-  count("num_fwd_outputs", m.num_fwd_outputs);
-  count("num_real_outputs", m.num_real_outputs);
-  if (m.saved_values) {
-    key("saved_values", indent, first);
-    write_strings(*m.saved_values);
-  }
-  std::vector<std::string> placeholders;
-  for (const Node* n : m.graph().placeholders()) placeholders.push_back(n->name());
-  key("placeholders", indent, first);
-  write_strings(placeholders);
-  key("outputs", indent, first);
-  out_ += '[';
-  bool first_output = true;
+  for (auto [name, count] : {std::pair{"num_primals", m.num_primals},
+                             {"num_tangents", m.num_tangents},
+                             {"num_fwd_outputs", m.num_fwd_outputs},
+                             {"num_real_outputs", m.num_real_outputs}})
+    if (count) w_.field(name, *count);
+  if (m.saved_values) w_.key("saved_values").array(*m.saved_values);
+  w_.key("placeholders").begin_array();
+  for (const Node* n : m.graph().placeholders()) w_.value(n->name());
+  w_.end_array().key("outputs").begin_array();
   for (const Argument& a : m.outputs()) {
-    if (!first_output) out_ += ", ";
-    first_output = false;
     if (a.is_node())
-      json::append_string(out_, a.as_node()->name());
+      w_.value(a.as_node()->name());
     else
-      out_ += "null";
+      w_.null();
   }
-  out_ += ']';
-  for (const RawJsonField& f : m.extras) {
-    key(f.key, indent, first);
-    out_ += f.json;
-  }
+  w_.end_array();
+  write_extras(m.extras);
   if (!m.submodules.empty()) {
-    key("submodules", indent, first);
-    out_ += '[';
-    for (size_t i = 0; i < m.submodules.size(); ++i) {
-      out_ += i ? ",\n" : "\n";
-      out_.append(static_cast<size_t>(indent + 1), ' ');
-      out_ += "{\"name\": ";
-      json::append_string(out_, m.submodules[i].name);
-      out_ += ", \"graph\": ";
-      write_module(*m.submodules[i].module, indent + 2, false);
-      out_ += '}';
+    w_.key("submodules").begin_array(json::Layout::Block);
+    for (const auto& sub : m.submodules) {
+      w_.begin_object().field("name", sub.name).key("graph");
+      write_module(*sub.module, false);
+      w_.end_object();
     }
-    out_ += '\n';
-    out_.append(static_cast<size_t>(indent), ' ');
-    out_ += ']';
+    w_.end_array();
   }
-  key("nodes", indent, first);
-  out_ += '[';
-  bool first_node = true;
-  for (const Node* n : m.graph().nodes()) {
-    out_ += first_node ? "\n" : ",\n";
-    first_node = false;
-    out_.append(static_cast<size_t>(indent + 1), ' ');
-    write_node(*n);
-  }
-  out_ += '\n';
-  out_.append(static_cast<size_t>(indent), ' ');
-  out_ += "]\n";
-  out_.append(static_cast<size_t>(indent > 0 ? indent - 1 : 0), ' ');
-  out_ += '}';
+  w_.key("nodes").begin_array(json::Layout::Block);
+  for (const Node* n : m.graph().nodes()) write_node(*n);
+  w_.end_array().end_object();
 }
 
 }  // namespace
@@ -504,7 +338,7 @@ void GraphWriter::write_module(const GraphModule& m, int indent, bool top_level)
 std::string write_graph_json(const GraphModule& module) {
   std::string out;
   GraphWriter writer(out);
-  writer.write_module(module, 1, true);
+  writer.write_module(module, true);
   out += '\n';
   return out;
 }

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "remat/io/detail/json_reading.h"
-#include "remat/support/json_text.h"
+#include "remat/support/json_writer.h"
 
 namespace remat {
 namespace {
@@ -58,15 +58,6 @@ bool read_strategy(JsonReader& r, object obj, const JsonPath& path, StrategySumm
   return true;
 }
 
-void append_strings(std::string& out, const std::vector<std::string>& v) {
-  out += '[';
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) out += ", ";
-    json::append_string(out, v[i]);
-  }
-  out += ']';
-}
-
 }  // namespace
 
 Expected<PartitionSummary> read_partition_json(std::string_view text, const std::string& file) {
@@ -100,54 +91,26 @@ Expected<PartitionSummary> read_partition_json(std::string_view text, const std:
 }
 
 std::string write_partition_json(const PartitionSummary& summary) {
-  std::string out = "{\n \"schema\": ";
-  json::append_string(out, kPartitionSchema);
-  auto key = [&](std::string_view k, int indent) {
-    out += ",\n";
-    out.append(static_cast<size_t>(indent), ' ');
-    json::append_string(out, k);
-    out += ": ";
-  };
-  if (!summary.model.empty()) {
-    key("model", 1);
-    json::append_string(out, summary.model);
-  }
-  for (const RawJsonField& f : summary.extras) {
-    key(f.key, 1);
-    out += f.json;
-  }
+  std::string out;
+  json::JsonWriter w(out, 1);
+  w.begin_object(json::Layout::Block).field("schema", kPartitionSchema);
+  if (!summary.model.empty()) w.field("model", summary.model);
+  for (const RawJsonField& f : summary.extras) w.key(f.key).raw(f.json);
   for (const StrategySummary& s : summary.strategies) {
-    key(s.strategy, 1);
-    out += "{\n  \"saved_values\": ";
-    append_strings(out, s.saved_values);
-    key("saved_values_bytes", 2);
-    out += '{';
-    for (size_t i = 0; i < s.saved_values_bytes.size(); ++i) {
-      if (i) out += ", ";
-      json::append_string(out, s.saved_values_bytes[i].first);
-      out += ": ";
-      json::append_int(out, s.saved_values_bytes[i].second);
-    }
-    out += '}';
-    auto count = [&](std::string_view k, const std::optional<int64_t>& v) {
-      if (!v) return;
-      key(k, 2);
-      json::append_int(out, *v);
-    };
-    count("saved_bytes_total", s.saved_bytes_total);
-    key("bw_placeholders", 2);
-    append_strings(out, s.bw_placeholders);
-    count("fw_num_nodes", s.fw_num_nodes);
-    count("bw_num_nodes", s.bw_num_nodes);
-    key("recomputed_in_bw", 2);
-    append_strings(out, s.recomputed_in_bw);
-    for (const RawJsonField& f : s.extras) {
-      key(f.key, 2);
-      out += f.json;
-    }
-    out += "\n }";
+    w.key(s.strategy).begin_object(json::Layout::Block).key("saved_values").array(s.saved_values);
+    w.key("saved_values_bytes").begin_object();
+    for (const auto& [name, bytes] : s.saved_values_bytes) w.field(name, bytes);
+    w.end_object();
+    if (s.saved_bytes_total) w.field("saved_bytes_total", *s.saved_bytes_total);
+    w.key("bw_placeholders").array(s.bw_placeholders);
+    if (s.fw_num_nodes) w.field("fw_num_nodes", *s.fw_num_nodes);
+    if (s.bw_num_nodes) w.field("bw_num_nodes", *s.bw_num_nodes);
+    w.key("recomputed_in_bw").array(s.recomputed_in_bw);
+    for (const RawJsonField& f : s.extras) w.key(f.key).raw(f.json);
+    w.end_object();
   }
-  out += "\n}\n";
+  w.end_object();
+  out += '\n';
   return out;
 }
 

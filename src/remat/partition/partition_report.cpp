@@ -8,7 +8,7 @@
 #include "remat/ir/node_set.h"
 #include "remat/ops/op_registry.h"
 #include "remat/support/assert.h"
-#include "remat/support/json_text.h"
+#include "remat/support/json_writer.h"
 
 namespace remat::partition {
 namespace {
@@ -163,38 +163,47 @@ std::string PartitionReport::text() const {
 }
 
 std::string PartitionReport::json() const {
-  std::string out = "{\n  \"schema\": " + json::quoted(kPartitionReportSchema) +
-                    ",\n  \"strategy\": " + json::quoted(strategy) +
-                    ",\n  \"stage\": " + json::quoted(stage_name(stage)) +
-                    ",\n  \"saved_values\": [";
-  for (size_t i = 0; i < saved_values.size(); ++i) {
-    const SavedValue& v = saved_values[i];
-    out += fmt::format("{}\n    {{\"name\": {}, \"bytes\": {}, \"reason\": {}}}", i ? "," : "",
-                       json::quoted(v.name), v.bytes, json::quoted(v.reason));
+  std::string out;
+  json::JsonWriter w(out);
+  w.begin_object(json::Layout::Block)
+      .field("schema", kPartitionReportSchema)
+      .field("strategy", strategy)
+      .field("stage", stage_name(stage))
+      .key("saved_values")
+      .begin_array(json::Layout::Block);
+  for (const SavedValue& v : saved_values)
+    w.begin_object()
+        .field("name", v.name)
+        .field("bytes", v.bytes)
+        .field("reason", v.reason)
+        .end_object();
+  w.end_array()
+      .key("saved_symints")
+      .array(saved_symints)
+      .field("saved_bytes_total", saved_bytes_total)
+      .field("activation_bytes", activation_bytes)
+      .key("recomputed")
+      .begin_array(json::Layout::Block);
+  for (const RecomputedNode& n : recomputed) {
+    w.begin_object()
+        .field("name", n.name)
+        .field("target", n.target)
+        .field("flops", n.flops)
+        .field("reason", n.reason)
+        .end_object();
   }
-  out += "\n  ],\n  \"saved_symints\": [";
-  for (size_t i = 0; i < saved_symints.size(); ++i)
-    out += (i ? ", " : "") + json::quoted(saved_symints[i]);
-  out += fmt::format(
-      "],\n  \"saved_bytes_total\": {},\n  \"activation_bytes\": {},\n  \"recomputed\": [",
-      saved_bytes_total, activation_bytes);
-  for (size_t i = 0; i < recomputed.size(); ++i) {
-    const RecomputedNode& n = recomputed[i];
-    out += fmt::format("{}\n    {{\"name\": {}, \"target\": {}, \"flops\": {}, \"reason\": {}}}",
-                       i ? "," : "", json::quoted(n.name), json::quoted(n.target), n.flops,
-                       json::quoted(n.reason));
-  }
-  out += "\n  ],\n  \"banned\": [";
-  for (size_t i = 0; i < banned.size(); ++i) {
-    out += fmt::format("{}\n    {{\"name\": {}, \"reason\": {}}}", i ? "," : "",
-                       json::quoted(banned[i].name), json::quoted(banned[i].reason));
-  }
-  out += "\n  ],\n";
-  if (cut_value) out += fmt::format("  \"cut_value\": {},\n", *cut_value);
-  out += fmt::format("  \"recompute_flops\": {},\n  \"peak_memory_bytes\": {},\n  \"notes\": [",
-                     recompute_flops, peak_memory_bytes);
-  for (size_t i = 0; i < notes.size(); ++i) out += (i ? ", " : "") + json::quoted(notes[i]);
-  return out + "]\n}\n";
+  w.end_array().key("banned").begin_array(json::Layout::Block);
+  for (const BannedNode& b : banned)
+    w.begin_object().field("name", b.name).field("reason", b.reason).end_object();
+  w.end_array();
+  if (cut_value) w.field("cut_value", *cut_value);
+  w.field("recompute_flops", recompute_flops)
+      .field("peak_memory_bytes", peak_memory_bytes)
+      .key("notes")
+      .array(notes)
+      .end_object();
+  out += '\n';
+  return out;
 }
 
 }  // namespace remat::partition

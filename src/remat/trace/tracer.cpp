@@ -4,7 +4,7 @@
 #include "remat/ops/op_builder.h"
 #include "remat/ops/op_registry.h"
 #include "remat/support/assert.h"
-#include "remat/support/json_text.h"
+#include "remat/support/json_writer.h"
 #include "remat/trace/source_frames.h"
 
 namespace remat::trace {
@@ -194,14 +194,11 @@ void Tracer::exit_module() {
 void Tracer::update_module_stack_json() {
   module_stack_json_.clear();
   if (modules_.empty()) return;
-  module_stack_json_ = "{";
-  for (size_t i = 0; i < modules_.size(); ++i) {
-    if (i) module_stack_json_ += ",";
-    const auto& [path, type] = modules_[i];
-    module_stack_json_ +=
-        json::quoted(path) + ":[" + json::quoted(path) + "," + json::quoted(type) + "]";
-  }
-  module_stack_json_ += "}";
+  json::JsonWriter w(module_stack_json_);
+  w.begin_object();
+  for (const auto& [path, type] : modules_)
+    w.key(path).begin_array().value(path).value(type).end_array();
+  w.end_object();
 }
 
 int64_t Tracer::enter_region(std::shared_ptr<const SacPolicy> policy,

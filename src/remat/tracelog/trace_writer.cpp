@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <random>
 
-#include "remat/support/json_text.h"
+#include "remat/support/json_writer.h"
 #include "remat/tracelog/md5.h"
 
 namespace remat::tracelog {
@@ -33,14 +33,17 @@ GlogHeader now() {
   return h;
 }
 
-std::string compile_id_fields(const CompileId& id) {
-  auto field = [](const std::optional<int64_t>& v) {
-    return v ? std::to_string(*v) : std::string("null");
-  };
-  return "\"compiled_autograd_id\": " + field(id.compiled_autograd_id) +
-         ", \"frame_id\": " + field(id.frame_id) +
-         ", \"frame_compile_id\": " + field(id.frame_compile_id) +
-         ", \"attempt\": " + field(id.attempt);
+void write_compile_id(json::JsonWriter& w, const CompileId& id) {
+  for (auto [name, value] : {std::pair{"compiled_autograd_id", id.compiled_autograd_id},
+                             {"frame_id", id.frame_id},
+                             {"frame_compile_id", id.frame_compile_id},
+                             {"attempt", id.attempt}}) {
+    w.key(name);
+    if (value)
+      w.value(*value);
+    else
+      w.null();
+  }
 }
 
 }  // namespace
@@ -98,39 +101,54 @@ void TraceWriter::line(std::string_view json, const std::optional<std::string_vi
 
 int TraceWriter::intern(const std::string& filename) {
   auto [it, fresh] = interned_.try_emplace(filename, static_cast<int>(interned_.size()));
-  if (fresh)
-    line("{\"str\": [" + json::quoted(filename) + ", " + std::to_string(it->second) + "]}",
-         std::nullopt);
+  if (fresh) {
+    std::string record;
+    json::JsonWriter w(record);
+    w.begin_object().key("str").begin_array().value(filename).value(it->second).end_array();
+    w.end_object();
+    line(record, std::nullopt);
+  }
   return it->second;
 }
 
 std::string TraceWriter::stack_json(const std::vector<StackFrame>& frames) {
-  std::string out = "[";
-  for (size_t i = 0; i < frames.size(); ++i) {
-    int index = intern(frames[i].filename);
-    out += (i ? ", " : "") + std::string("{\"line\": ") + std::to_string(frames[i].line) +
-           ", \"name\": " + json::quoted(frames[i].name) +
-           ", \"filename\": " + std::to_string(index) + "}";
+  std::string out;
+  json::JsonWriter w(out);
+  w.begin_array();
+  for (const StackFrame& frame : frames) {
+    int index = intern(frame.filename);
+    w.begin_object()
+        .field("line", frame.line)
+        .field("name", frame.name)
+        .field("filename", index)
+        .end_object();
   }
-  return out + "]";
+  w.end_array();
+  return out;
 }
 
 void TraceWriter::write(std::string_view event, std::string_view metadata,
                         const std::optional<CompileId>& id,
                         const std::optional<std::string_view>& payload) {
-  std::string json = "{" + json::quoted(event) + ": " + std::string(metadata);
-  if (id) json += ", " + compile_id_fields(*id);
-  if (rank_) json += ", \"rank\": " + std::to_string(*rank_);
-  if (payload) json += ", \"has_payload\": \"" + md5_hex(*payload) + "\"";
-  json += "}";
-  line(json, payload);
+  std::string record;
+  json::JsonWriter w(record);
+  w.begin_object().key(event).raw(metadata);
+  if (id) write_compile_id(w, *id);
+  if (rank_) w.field("rank", *rank_);
+  if (payload) w.field("has_payload", md5_hex(*payload));
+  w.end_object();
+  line(record, payload);
 }
 
 void TraceWriter::artifact(std::string_view name, std::string_view encoding, const CompileId& id,
                            std::string_view payload) {
-  write("artifact",
-        "{\"name\": " + json::quoted(name) + ", \"encoding\": " + json::quoted(encoding) + "}", id,
-        payload);
+  std::string metadata;
+  json::JsonWriter(metadata)
+      .begin_object()
+      .field("name", name)
+      .field("encoding", encoding)
+      .end_object();
+  write("artifact", metadata, id, payload);
 }
 
 Expected<std::string> TraceWriter::close() {
