@@ -25,6 +25,19 @@ KnapsackResult finish(std::vector<bool> take, const std::vector<double>& runtime
   return r;
 }
 
+/// Item indices by runtime saved per byte, best first (free items first; ties keep their order).
+std::vector<size_t> by_value_density(const std::vector<double>& memory,
+                                     const std::vector<double>& runtime) {
+  std::vector<size_t> order(memory.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto ratio = [&](size_t i) {
+    return memory[i] == 0 ? std::numeric_limits<double>::infinity() : runtime[i] / memory[i];
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return ratio(a) > ratio(b); });
+  return order;
+}
+
 }  // namespace
 
 KnapsackResult dp_knapsack(const std::vector<double>& memory, const std::vector<double>& runtime,
@@ -63,13 +76,7 @@ KnapsackResult dp_knapsack(const std::vector<double>& memory, const std::vector<
 KnapsackResult greedy_knapsack(const std::vector<double>& memory,
                                const std::vector<double>& runtime, double capacity) {
   size_t n = memory.size();
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  auto ratio = [&](size_t i) {
-    return memory[i] == 0 ? std::numeric_limits<double>::infinity() : runtime[i] / memory[i];
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return ratio(a) > ratio(b); });
+  std::vector<size_t> order = by_value_density(memory, runtime);
   std::vector<bool> take(n, false);
   double used = 0;
   for (size_t i : order) {
@@ -85,13 +92,7 @@ KnapsackResult exact_knapsack(const std::vector<double>& memory, const std::vect
                               double capacity) {
   size_t n = memory.size();
   constexpr double kSlack = 1e-9;  // sums of decimal memories are inexact in binary
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  auto ratio = [&](size_t i) {
-    return memory[i] == 0 ? std::numeric_limits<double>::infinity() : runtime[i] / memory[i];
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return ratio(a) > ratio(b); });
+  std::vector<size_t> order = by_value_density(memory, runtime);
   std::vector<bool> take(n, false), best_take(n, false);
   double best = -1;
   // Upper bound: the fractional knapsack over the remaining items.
