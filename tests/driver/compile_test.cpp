@@ -35,11 +35,14 @@ TEST(Compile, TheMainJobAsOneCall) {
   Expected<CompileResult> r = compile(o);
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
   // No remat-check given: the partition is not checked, and the result says so.
-  EXPECT_EQ(stages, (std::vector<std::string>{"trace", "joint graph", "partition", "graph files",
-                                              "log", "report"}));
+  EXPECT_EQ(stages, (std::vector<std::string>{"trace", "joint graph", "partition", "charts",
+                                              "graph files", "log", "report"}));
   EXPECT_FALSE(r->check.ran);
   EXPECT_EQ(r->check.summary, "skipped");
   EXPECT_EQ(r->partition.report.saved_values.size(), 29U);
+  ASSERT_TRUE(r->partition.report.charts);
+  EXPECT_EQ(r->partition.report.charts->memory.front().peak_bytes,
+            r->partition.report.peak_memory_bytes);
   EXPECT_EQ(node_counts(r->joint), "320 nodes: 28 inputs, 292 ops");
   EXPECT_EQ(r->stages.size(), stages.size());
   EXPECT_TRUE(fs::exists(r->log_path));

@@ -23,7 +23,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     ModelFlags model;
     std::string out, strategy = "min-cut";
     double budget = 1.0;
-    bool no_check = false, log_passes = false;
+    bool no_check = false, log_passes = false, no_charts = false;
   };
   auto a = std::make_shared<Args>();
   a->model.add_to(*cmd);
@@ -33,6 +33,8 @@ void add_compile_command(CLI::App& app, int& exit_code) {
       cmd->add_option("--budget", a->budget, "activation memory budget in [0, 1] (min-cut)")
           ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--no-check", a->no_check, "skip the numeric check through libtorch");
+  cmd->add_flag("--no-charts", a->no_charts,
+                "skip the report's pictures (their two extra partitions and the budget sweep)");
   auto* log_passes = cmd->add_flag("--log-passes", a->log_passes,
                                    "log the joint graph after each partitioner pass that changed "
                                    "it (artifacts remat_pass_NAME)");
@@ -56,6 +58,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     o.config.memory_budget = a->budget;
     o.out_dir = a->out;
     o.log_passes = a->log_passes;
+    o.charts = !a->no_charts;
 #ifdef REMAT_WITH_TORCH
     if (!a->no_check) {
       std::optional<std::string> helper = check_helper_path();

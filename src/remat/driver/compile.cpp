@@ -115,6 +115,14 @@ Expected<CompileResult> compile(const CompileOptions& o) {
       fmt::format("{}: {} saved ({}), {} recomputed", preport.strategy, preport.saved_values.size(),
                   report::human_bytes(static_cast<uint64_t>(preport.saved_bytes_total)),
                   preport.recomputed.size()));
+  if (o.charts) {
+    auto charts =
+        partition::chart_partition(r.joint, r.partition, o.strategy, config, o.chart_options);
+    REMAT_TRY(charts);
+    r.partition.report.charts = std::move(*charts);
+    const partition::PartitionCharts& c = *r.partition.report.charts;
+    stage("charts", fmt::format("{} memory curves, {} budgets", c.memory.size(), c.budget.size()));
+  }
 
   // The graphs, as files: remat-check (the executable that links libtorch) reads them, and
   // they stay for `remat check` / `remat partition` by hand.

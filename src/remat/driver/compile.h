@@ -11,6 +11,7 @@
 
 #include "remat/ir/graph_module.h"
 #include "remat/models/model_zoo.h"
+#include "remat/partition/partition_charts.h"
 #include "remat/partition/partition_joint.h"
 #include "remat/report/report_builder.h"
 #include "remat/support/expected.h"
@@ -27,6 +28,10 @@ struct CompileOptions {
   std::string out_dir;
   /// Log the joint graph after each partitioner pass that changed it (`remat_pass_NAME`).
   bool log_passes = false;
+  /// The report's pictures (memory over time, the budget curve, the region map): two more
+  /// partitions and the memory-budget sweep, in the partition record.
+  bool charts = true;
+  partition::ChartOptions chart_options;
   /// remat-check, the executable that links libtorch; empty: the numeric check is skipped,
   /// and `check_skipped` is what the summary says.
   std::string check_executable;

@@ -78,6 +78,16 @@ AnnotationError parse_tensor_annotation(std::string_view a, TensorAnnotation& ou
   return AnnotationError::None;
 }
 
+std::string format_tensor_annotation(DType dtype, const std::vector<std::string>& sizes) {
+  std::string out(dtype_abbr(dtype));
+  out += '[';
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i) out += ", ";
+    out += sizes[i];
+  }
+  return out + ']';
+}
+
 std::optional<uint64_t> annotation_bytes(std::string_view text) {
   TensorAnnotation t;
   if (parse_tensor_annotation(text, t) != AnnotationError::None) return std::nullopt;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -41,6 +42,10 @@ struct TensorAnnotation {
 
 /// Parses an annotation without its quotes into `out`.
 AnnotationError parse_tensor_annotation(std::string_view text, TensorAnnotation& out);
+
+/// `f32[4, 4]`: the annotation of a tensor of `dtype` and `sizes` (integers or expressions),
+/// without strides or device.
+std::string format_tensor_annotation(DType dtype, const std::vector<std::string>& sizes);
 
 /// The bytes of the tensor an annotation (without quotes) describes: the product of its sizes
 /// times the dtype's item size; nullopt for a symbolic size or text that is no tensor annotation.

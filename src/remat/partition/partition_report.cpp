@@ -4,42 +4,100 @@
 #include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
+#include "remat/fxtext/tensor_annotation.h"
 #include "remat/ir/graph.h"
 #include "remat/ir/node_set.h"
 #include "remat/ops/op_registry.h"
+#include "remat/partition/memory_timeline.h"
 #include "remat/support/assert.h"
 #include "remat/support/json_writer.h"
 
 namespace remat::partition {
 namespace {
 
-// Live bytes over one graph's schedule: inputs live from the start; a value dies after its last
-// user; returns the peak, and adds `carried` bytes that stay live throughout.
-int64_t peak_bytes(const Graph& g, int64_t carried) {
-  NodeMap<size_t> uses(g, 0);
-  NodeMap<int64_t> bytes(g, 0);  // what a value holds while alive; getitems alias their tuple's
-  std::vector<Node*> ins;
-  int64_t live = carried, peak = carried;
-  for (const Node* n : g.nodes()) {
-    uses[n] = n->users().size();
-    if (!is_getitem(*n)) bytes[n] = value_bytes(*n);
-    if (n->op() == OpKind::Placeholder) live += bytes[n];
-  }
-  peak = std::max(peak, live);
-  for (const Node* n : g.nodes()) {
-    if (n->op() != OpKind::CallFunction) continue;
-    live += bytes[n];
-    peak = std::max(peak, live);
-    n->collect_input_nodes(ins);
-    for (Node* in : ins) {
-      if (--uses[in] == 0) live -= bytes[in];
+std::string shape_text(const Node& n) {
+  const TensorMeta* t = n.meta.tensor();
+  if (t == nullptr) return "";
+  std::vector<std::string> sizes;
+  for (const SymInt& d : t->sizes())
+    sizes.push_back(d.is_symbolic() ? std::string(d.expression()) : std::to_string(d.value()));
+  return fxtext::format_tensor_annotation(t->dtype, sizes);
+}
+
+void write_curve(json::JsonWriter& w, const TimelineCurve& c) {
+  w.begin_object(json::Layout::Block)
+      .field("label", c.label)
+      .field("steps", static_cast<uint64_t>(c.steps))
+      .field("forward_steps", static_cast<uint64_t>(c.forward_steps))
+      .field("peak_bytes", c.peak_bytes)
+      .field("peak_step", static_cast<uint64_t>(c.peak_step))
+      .field("peak_node", c.peak_node)
+      .key("samples")
+      .begin_array(json::Layout::Block);
+  for (const TimelineSample& s : c.samples) {
+    w.begin_object()
+        .field("step", static_cast<uint64_t>(s.step))
+        .field("live", s.live)
+        .field("node", s.node)
+        .field("bytes", s.bytes);
+    if (!s.largest.empty()) {
+      w.field("alive", static_cast<uint64_t>(s.alive)).key("largest").begin_array();
+      for (const auto& [name, bytes] : s.largest)
+        w.begin_array().value(name).value(bytes).end_array();
+      w.end_array();
     }
+    w.end_object();
   }
-  return peak;
+  w.end_array().end_object();
+}
+
+void write_spans(json::JsonWriter& w, const std::vector<NodeSpan>& spans) {
+  w.begin_array();
+  for (const NodeSpan& s : spans)
+    w.begin_array()
+        .value(static_cast<uint64_t>(s.first))
+        .value(static_cast<uint64_t>(s.last))
+        .end_array();
+  w.end_array();
+}
+
+void write_charts(json::JsonWriter& w, const PartitionCharts& c) {
+  w.key("charts").begin_object(json::Layout::Block).key("memory").begin_array(json::Layout::Block);
+  for (const TimelineCurve& curve : c.memory) write_curve(w, curve);
+  w.end_array().key("budget").begin_array(json::Layout::Block);
+  for (const BudgetPoint& p : c.budget) {
+    w.begin_object()
+        .field("budget", p.budget)
+        .field("saved_bytes", p.saved_bytes)
+        .field("recompute_flops", p.recompute_flops)
+        .field("saved_values", static_cast<uint64_t>(p.saved_values))
+        .field("stage", p.stage)
+        .end_object();
+  }
+  w.end_array();
+  if (c.chosen) w.field("chosen", static_cast<uint64_t>(*c.chosen));
+  if (c.knee) w.field("knee", static_cast<uint64_t>(*c.knee));
+  const RegionMap& m = c.regions;
+  w.key("regions").begin_object(json::Layout::Block).field("nodes", static_cast<uint64_t>(m.nodes));
+  w.key("regions").begin_array();
+  for (const RegionSpan& r : m.regions) {
+    w.begin_array()
+        .value(r.id)
+        .value(static_cast<uint64_t>(r.span.first))
+        .value(static_cast<uint64_t>(r.span.last))
+        .end_array();
+  }
+  w.end_array().key("saved").begin_array();
+  for (const auto& [index, name] : m.saved)
+    w.begin_array().value(static_cast<uint64_t>(index)).value(name).end_array();
+  w.end_array().key("recomputed");
+  write_spans(w, m.recomputed);
+  w.end_object();
+  if (!c.notes.empty()) w.key("notes").array(c.notes);
+  w.end_object();
 }
 
 }  // namespace
-
 std::string_view stage_name(PartitionStage stage) {
   switch (stage) {
     case PartitionStage::Cut:
@@ -89,9 +147,11 @@ PartitionReport describe_partition(
       << "origins of another partition";
   for (size_t i = 0; i < graphs.saved_values.size(); ++i) {
     const std::string& name = graphs.saved_values[i];
-    int64_t bytes = value_bytes(*origins.saved_values[i]);
+    const Node& joint_node = *origins.saved_values[i];
+    int64_t bytes = value_bytes(joint_node);
     auto it = why.find(name);
-    r.saved_values.push_back({name, bytes, it == why.end() ? "read by the backward" : it->second});
+    r.saved_values.push_back({name, bytes, it == why.end() ? "read by the backward" : it->second,
+                              shape_text(joint_node), joint_node.meta.ac_graph_id()});
     r.saved_bytes_total += bytes;
   }
   NodeSet storages(joint.graph());
@@ -129,9 +189,7 @@ PartitionReport describe_partition(
     r.recomputed.push_back({n->name(), std::string(n->target().view()), reason, flops});
     r.recompute_flops += flops;
   }
-  int64_t fw_peak = peak_bytes(graphs.forward.graph(), 0);
-  int64_t bw_peak = peak_bytes(graphs.backward.graph(), 0);
-  r.peak_memory_bytes = std::max(fw_peak, bw_peak);
+  r.peak_memory_bytes = memory_timeline(graphs).peak_bytes();
   return r;
 }
 
@@ -171,12 +229,12 @@ std::string PartitionReport::json() const {
       .field("stage", stage_name(stage))
       .key("saved_values")
       .begin_array(json::Layout::Block);
-  for (const SavedValue& v : saved_values)
-    w.begin_object()
-        .field("name", v.name)
-        .field("bytes", v.bytes)
-        .field("reason", v.reason)
-        .end_object();
+  for (const SavedValue& v : saved_values) {
+    w.begin_object().field("name", v.name).field("bytes", v.bytes).field("reason", v.reason);
+    if (!v.shape.empty()) w.field("shape", v.shape);
+    if (v.region) w.field("region", *v.region);
+    w.end_object();
+  }
   w.end_array()
       .key("saved_symints")
       .array(saved_symints)
@@ -200,8 +258,9 @@ std::string PartitionReport::json() const {
   w.field("recompute_flops", recompute_flops)
       .field("peak_memory_bytes", peak_memory_bytes)
       .key("notes")
-      .array(notes)
-      .end_object();
+      .array(notes);
+  if (charts) write_charts(w, *charts);
+  w.end_object();
   out += '\n';
   return out;
 }

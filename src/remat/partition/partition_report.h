@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "remat/partition/chart_data.h"
 #include "remat/partition/extract.h"
 
 namespace remat::partition {
@@ -15,6 +16,8 @@ struct SavedValue {
   std::string name;
   int64_t bytes = 0;
   std::string reason;
+  std::string shape;              ///< `f32[4, 4]`; empty for a value that is no tensor
+  std::optional<int64_t> region;  ///< the checkpoint region (ac_graph_id) that computed it
 };
 struct RecomputedNode {
   std::string name;
@@ -64,6 +67,8 @@ struct PartitionReport {
   /// its last use (inputs and saved values count while they live).
   int64_t peak_memory_bytes = 0;
   std::vector<std::string> notes;
+  /// The numbers of the report's pictures, when the caller asked for them (chart_partition).
+  std::optional<PartitionCharts> charts;
 
   [[nodiscard]] std::string text() const;
   [[nodiscard]] std::string json() const;

@@ -1,0 +1,162 @@
+// The numbers behind the report's pictures: the memory timeline (its peak is the report's
+// estimate), what is alive at a step, the budget sweep and its knee, the region map.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "remat/autodiff/joint_graph.h"
+#include "remat/models/model_zoo.h"
+#include "remat/partition/memory_timeline.h"
+#include "remat/partition/partition_charts.h"
+#include "remat/trace/checkpoint.h"
+#include "testing/traced_joint.h"
+
+namespace remat::partition {
+namespace {
+
+using namespace remat::trace;
+
+GraphModule sin_cos_sum_joint() {
+  return testing::traced_joint([](Tracer& t) {
+    Tensor x = t.input("x", {4, 4}, DType::Float32, true);  // 64 bytes
+    return std::vector<Tensor>{cos(sin(x)).sum()};
+  });
+}
+
+TEST(MemoryTimeline, HandCountedForward) {
+  GraphModule joint = sin_cos_sum_joint();
+  auto p = partition_joint(joint, Strategy::Default);
+  ASSERT_TRUE(p.ok()) << format_all(p.errors());
+  MemoryTimeline t = memory_timeline(p->graphs);
+  // The forward: x (64), sin (+64), cos (+64), sum (+4, then cos dies); sin and x stay, saved.
+  ASSERT_GE(t.forward_steps, 4u);
+  std::vector<int64_t> forward;
+  for (size_t i = 0; i < t.forward_steps; ++i) forward.push_back(t.steps[i].live);
+  EXPECT_EQ(forward, (std::vector<int64_t>{64, 128, 192, 196}));
+  EXPECT_EQ(t.steps[0].node, nullptr);
+  EXPECT_EQ(t.steps[1].node->name(), "sin");
+  // The backward starts with its inputs (the saved values and the tangent) alive.
+  int64_t inputs = 0;
+  for (const Node* n : p->graphs.backward.graph().placeholders()) inputs += value_bytes(*n);
+  EXPECT_EQ(t.steps[t.forward_steps].live, inputs);
+  EXPECT_EQ(t.steps[t.forward_steps].node, nullptr);
+  EXPECT_EQ(t.peak_bytes(), p->report.peak_memory_bytes);
+  for (const LiveStep& s : t.steps) EXPECT_LE(s.live, t.peak_bytes());
+}
+
+TEST(MemoryTimeline, AliveValuesAddUpToTheLiveBytes) {
+  GraphModule joint = sin_cos_sum_joint();
+  auto p = partition_joint(joint, Strategy::MinCut);
+  ASSERT_TRUE(p.ok());
+  MemoryTimeline t = memory_timeline(p->graphs);
+  std::vector<size_t> every(t.steps.size());
+  std::iota(every.begin(), every.end(), 0);
+  std::vector<AliveSnapshot> alive = alive_at(p->graphs, every, 1000);
+  ASSERT_EQ(alive.size(), t.steps.size());
+  for (size_t i = 0; i < alive.size(); ++i) {
+    int64_t sum = 0;
+    for (size_t k = 0; k < alive[i].largest.size(); ++k) {
+      sum += alive[i].largest[k].second;
+      if (k > 0) {
+        EXPECT_LE(alive[i].largest[k].second, alive[i].largest[k - 1].second);
+      }
+    }
+    EXPECT_EQ(sum, t.steps[i].live) << "step " << i;
+    EXPECT_EQ(alive[i].count, alive[i].largest.size());
+  }
+  // Only the largest: one each.
+  std::vector<AliveSnapshot> top = alive_at(p->graphs, {t.peak}, 1);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0].largest.size(), 1u);
+  EXPECT_EQ(top[0].count, alive[t.peak].count);
+}
+
+TEST(BudgetKnee, FarthestBelowTheChord) {
+  auto points = [](std::vector<std::pair<int64_t, int64_t>> xy) {
+    std::vector<BudgetPoint> out;
+    for (auto [bytes, flops] : xy) out.push_back({0, bytes, flops, 0, ""});
+    return out;
+  };
+  // Saving a little buys most of the FLOPs back: the knee is the elbow.
+  EXPECT_EQ(budget_knee(points({{0, 100}, {10, 20}, {20, 10}, {100, 0}})), 1u);
+  EXPECT_EQ(budget_knee(points({{0, 100}, {50, 90}, {60, 10}, {100, 0}})), 2u);
+  // A straight trade, or points above the chord, have none; nor do two points.
+  EXPECT_FALSE(budget_knee(points({{0, 100}, {50, 50}, {100, 0}})));
+  EXPECT_FALSE(budget_knee(points({{0, 100}, {10, 99}, {100, 0}})));
+  EXPECT_FALSE(budget_knee(points({{0, 100}, {100, 0}})));
+  EXPECT_FALSE(budget_knee(points({{5, 5}, {5, 5}, {5, 5}})));
+}
+
+TEST(PartitionCharts, Gpt2WithCheckpointedLayers) {
+  models::ModelOptions mo;
+  mo.layers = 2;
+  mo.checkpoint.mode = models::CheckpointPlan::Mode::EachLayer;
+  auto forward = models::find_model("gpt2")->trace(mo);
+  ASSERT_TRUE(forward.ok());
+  auto joint = autodiff::build_joint_graph(*forward);
+  ASSERT_TRUE(joint.ok());
+  MinCutConfig config;
+  config.memory_budget = 0.55;  // between the sweep's points: gets a point of its own
+  auto p = partition_joint(*joint, Strategy::MinCut, config);
+  ASSERT_TRUE(p.ok());
+  ChartOptions o;
+  o.max_samples = 50;
+  std::vector<std::string> progress;
+  o.progress = [&](std::string_view what) { progress.emplace_back(what); };
+  auto charts = chart_partition(*joint, *p, Strategy::MinCut, config, o);
+  ASSERT_TRUE(charts.ok()) << format_all(charts.errors());
+  ASSERT_EQ(charts->memory.size(), 3u);
+  EXPECT_EQ(charts->memory[0].label, "this partition (min-cut)");
+  EXPECT_EQ(charts->memory[1].label, "save everything (no recomputation)");
+  EXPECT_EQ(charts->memory[2].label, "default partition");
+  EXPECT_EQ(charts->memory[0].peak_bytes, p->report.peak_memory_bytes);
+  for (const TimelineCurve& c : charts->memory) {
+    EXPECT_LE(c.samples.size(), 50u) << c.label;
+    EXPECT_GT(c.steps, 50u) << c.label;  // so the curve was sampled
+    bool has_peak = false;
+    for (const TimelineSample& s : c.samples) {
+      EXPECT_LE(s.live, c.peak_bytes);
+      has_peak = has_peak || (s.step == c.peak_step && s.live == c.peak_bytes);
+    }
+    EXPECT_TRUE(has_peak) << c.label;
+  }
+  EXPECT_FALSE(charts->memory[0].samples[1].largest.empty());  // the partition's own: what lives
+  EXPECT_TRUE(charts->memory[1].samples[1].largest.empty());
+  // Nothing recomputed saves at least as much as the min-cut keeps alive at its peak.
+  EXPECT_GE(charts->memory[1].peak_bytes, charts->memory[0].peak_bytes);
+  ASSERT_EQ(charts->budget.size(), 12u);  // 0, 0.1, ..., 1 and 0.55
+  ASSERT_TRUE(charts->chosen);
+  EXPECT_DOUBLE_EQ(charts->budget[*charts->chosen].budget, 0.55);
+  EXPECT_EQ(charts->budget[*charts->chosen].saved_bytes, p->report.saved_bytes_total);
+  for (size_t i = 1; i < charts->budget.size(); ++i)
+    EXPECT_LT(charts->budget[i - 1].budget, charts->budget[i].budget);
+  EXPECT_EQ(progress.front(), "save everything");
+  EXPECT_EQ(progress.size(), 2u + 11u);
+  const RegionMap& m = charts->regions;
+  EXPECT_EQ(m.nodes, joint->graph().size());
+  ASSERT_EQ(m.regions.size(), 2u);
+  EXPECT_EQ(m.regions[0].id, 1);
+  EXPECT_EQ(m.regions[1].id, 2);
+  EXPECT_LT(m.regions[0].span.last, m.regions[1].span.first);
+  EXPECT_EQ(m.saved.size(), p->report.saved_values.size());
+  for (size_t i = 1; i < m.saved.size(); ++i) EXPECT_LT(m.saved[i - 1].first, m.saved[i].first);
+  ASSERT_FALSE(m.recomputed.empty());
+  size_t recomputed = 0;
+  for (size_t i = 0; i < m.recomputed.size(); ++i) {
+    recomputed += m.recomputed[i].last - m.recomputed[i].first + 1;
+    if (i > 0) {
+      EXPECT_GT(m.recomputed[i].first, m.recomputed[i - 1].last + 1);
+    }
+  }
+  EXPECT_EQ(recomputed, p->report.recomputed.size());
+  // The record carries them.
+  PartitionReport r = p->report;
+  r.charts = *charts;
+  std::string json = r.json();
+  for (const char* key : {"\"charts\"", "\"memory\"", "\"budget\"", "\"chosen\": 6", "\"regions\"",
+                          "\"largest\"", "\"shape\": \"f32["})
+    EXPECT_NE(json.find(key), std::string::npos) << key;
+}
+
+}  // namespace
+}  // namespace remat::partition
