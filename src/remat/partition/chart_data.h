@@ -43,9 +43,10 @@ struct BudgetPoint {
   std::string stage;  ///< which step chose the saved set (stage_name)
 };
 
-/// A run of joint nodes, by their index in the joint's node order.
+/// A run of joint nodes, by their index in the joint's node order, with the names at its ends.
 struct NodeSpan {
   size_t first = 0, last = 0;
+  std::string first_name, last_name;
 };
 struct RegionSpan {
   int64_t id = 0;  ///< ac_graph_id

@@ -57,15 +57,17 @@ BudgetPoint point_of(double budget, const PartitionReport& r) {
           std::string(stage_name(r.stage))};
 }
 
-/// Runs of consecutive indices, in order.
-std::vector<NodeSpan> runs(std::vector<size_t> indices) {
-  std::sort(indices.begin(), indices.end());
+/// Runs of consecutive joint nodes, in order.
+std::vector<NodeSpan> runs(std::vector<std::pair<size_t, const Node*>> nodes) {
+  std::sort(nodes.begin(), nodes.end());
   std::vector<NodeSpan> out;
-  for (size_t i : indices) {
-    if (!out.empty() && out.back().last + 1 >= i)
-      out.back().last = std::max(out.back().last, i);
-    else
-      out.push_back({i, i});
+  for (auto [i, n] : nodes) {
+    if (!out.empty() && out.back().last + 1 >= i) {
+      out.back().last = i;
+      out.back().last_name = n->name();
+    } else {
+      out.push_back({i, i, n->name(), n->name()});
+    }
   }
   return out;
 }
@@ -77,23 +79,20 @@ RegionMap region_map(const GraphModule& joint, const PartitionReport& r) {
     index[n] = m.nodes;
     std::optional<int64_t> id = n->meta.ac_graph_id();
     if (id && !m.regions.empty() && m.regions.back().id == *id &&
-        m.regions.back().span.last + 1 == m.nodes)
+        m.regions.back().span.last + 1 == m.nodes) {
       m.regions.back().span.last = m.nodes;
-    else if (id)
-      m.regions.push_back({*id, {m.nodes, m.nodes}});
+      m.regions.back().span.last_name = n->name();
+    } else if (id) {
+      m.regions.push_back({*id, {m.nodes, m.nodes, n->name(), n->name()}});
+    }
     ++m.nodes;
   }
-  auto at = [&](const std::string& name) -> std::optional<size_t> {
-    const Node* n = joint.graph().find(name);
-    if (n == nullptr) return std::nullopt;
-    return index.at(n);
-  };
   for (const SavedValue& v : r.saved_values)
-    if (auto i = at(v.name)) m.saved.push_back({*i, v.name});
+    if (const Node* n = joint.graph().find(v.name)) m.saved.push_back({index.at(n), v.name});
   std::sort(m.saved.begin(), m.saved.end());
-  std::vector<size_t> recomputed;
-  for (const RecomputedNode& n : r.recomputed)
-    if (auto i = at(n.name)) recomputed.push_back(*i);
+  std::vector<std::pair<size_t, const Node*>> recomputed;
+  for (const RecomputedNode& r_node : r.recomputed)
+    if (const Node* n = joint.graph().find(r_node.name)) recomputed.push_back({index.at(n), n});
   m.recomputed = runs(std::move(recomputed));
   return m;
 }

@@ -51,14 +51,12 @@ void write_curve(json::JsonWriter& w, const TimelineCurve& c) {
   w.end_array().end_object();
 }
 
-void write_spans(json::JsonWriter& w, const std::vector<NodeSpan>& spans) {
-  w.begin_array();
-  for (const NodeSpan& s : spans)
-    w.begin_array()
-        .value(static_cast<uint64_t>(s.first))
-        .value(static_cast<uint64_t>(s.last))
-        .end_array();
-  w.end_array();
+/// `first, last, "first name", "last name"`, inside an array.
+void write_span(json::JsonWriter& w, const NodeSpan& s) {
+  w.value(static_cast<uint64_t>(s.first))
+      .value(static_cast<uint64_t>(s.last))
+      .value(s.first_name)
+      .value(s.last_name);
 }
 
 void write_charts(json::JsonWriter& w, const PartitionCharts& c) {
@@ -81,18 +79,20 @@ void write_charts(json::JsonWriter& w, const PartitionCharts& c) {
   w.key("regions").begin_object(json::Layout::Block).field("nodes", static_cast<uint64_t>(m.nodes));
   w.key("regions").begin_array();
   for (const RegionSpan& r : m.regions) {
-    w.begin_array()
-        .value(r.id)
-        .value(static_cast<uint64_t>(r.span.first))
-        .value(static_cast<uint64_t>(r.span.last))
-        .end_array();
+    w.begin_array().value(r.id);
+    write_span(w, r.span);
+    w.end_array();
   }
   w.end_array().key("saved").begin_array();
   for (const auto& [index, name] : m.saved)
     w.begin_array().value(static_cast<uint64_t>(index)).value(name).end_array();
-  w.end_array().key("recomputed");
-  write_spans(w, m.recomputed);
-  w.end_object();
+  w.end_array().key("recomputed").begin_array();
+  for (const NodeSpan& s : m.recomputed) {
+    w.begin_array();
+    write_span(w, s);
+    w.end_array();
+  }
+  w.end_array().end_object();
   if (!c.notes.empty()) w.key("notes").array(c.notes);
   w.end_object();
 }

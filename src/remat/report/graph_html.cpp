@@ -245,12 +245,10 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
     inputs += g.input;
   }
   // Region colors: evenly spread hues, the same id always the same color.
-  auto region_color = [](int64_t id) { return fmt::format("hsl({}, 75%, 92%)", (id * 67) % 360); };
-  auto region_border = [](int64_t id) { return fmt::format("hsl({}, 60%, 45%)", (id * 67) % 360); };
   for (auto& [id, style] : region_style) {
     style = " data-ac-graph-id=\"" + std::to_string(id) +
-            "\" style=\"background:" + region_color(id) + ";border-left:4px solid " +
-            region_border(id) + "\"";
+            "\" style=\"background:" + region_fill(id) + ";border-left:4px solid " +
+            region_stroke(id) + "\"";
   }
   out += "<h1>";
   append_html_escaped(out, title);
@@ -262,8 +260,8 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
   if (!region_style.empty()) {
     out += "<p class=\"legend\" id=\"regions\">Checkpoint regions: ";
     for (const auto& [id, style] : region_style) {
-      out += "<span style=\"background:" + region_color(id) + ";border-left:4px solid " +
-             region_border(id) + ";padding:0 .4em\">ac_graph_id " + std::to_string(id) + "</span>";
+      out += "<span style=\"background:" + region_fill(id) + ";border-left:4px solid " +
+             region_stroke(id) + ";padding:0 .4em\">ac_graph_id " + std::to_string(id) + "</span>";
     }
     out += "</p>\n";
   }

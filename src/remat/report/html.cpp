@@ -41,6 +41,14 @@ void append_html_escaped(std::string& out, std::string_view text) {
   }
 }
 
+std::string region_fill(int64_t id) {
+  return fmt::format("hsl({}, 75%, 92%)", (id * 67 % 360 + 360) % 360);
+}
+
+std::string region_stroke(int64_t id) {
+  return fmt::format("hsl({}, 60%, 45%)", (id * 67 % 360 + 360) % 360);
+}
+
 std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size() + text.size() / 8);
@@ -74,6 +82,20 @@ pre.code .gutter { display: inline-block; min-width: 13em; margin-right: .6em; }
 pre.code .input-tag { background: #fff8c5; }
 ul.trie { list-style: none; padding-left: 1.2em; } ul.trie li { margin: .1em 0; }
 .status-ok { color: #116329; } .status-fail { color: #cf222e; } .status-missing { color: #8250df; }
+figure.chart { margin: 1em 0 1.8em; } figure.chart figcaption { color: #57606a; font-size: .9em; margin-bottom: .3em; max-width: 70em; }
+figure.chart svg { max-width: 1100px; font: 11px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; }
+.grid line { stroke: #eaeef2; } .axis line { stroke: #8c959f; } .axis text, .row-label { fill: #57606a; } .axis .title { fill: #1f2328; font-size: 12px; }
+.curve { fill: none; stroke-width: 2; stroke-linejoin: round; } .curve.c0 { stroke: #0969da; stroke-width: 2.5; } .curve.c1 { stroke: #cf222e; stroke-dasharray: 6 4; } .curve.c2 { stroke: #1a7f37; stroke-dasharray: 2 3; }
+.points circle { fill: transparent; cursor: help; } .points circle:hover { fill: #0969da; }
+.peak { fill: #cf222e; } #memory-peak text { fill: #cf222e; font-weight: 600; }
+.phase line { stroke: #8c959f; stroke-dasharray: 3 3; } .phase text { fill: #57606a; }
+.budget-point { fill: #0969da; cursor: help; } .chosen { fill: none; stroke: #cf222e; stroke-width: 2.5; } .knee { fill: #bf8700; }
+.chosen-label { fill: #cf222e; font-weight: 600; } .knee-label { fill: #9a6700; font-weight: 600; }
+.chart-legend { list-style: none; padding: 0; margin: .2em 0; display: flex; flex-wrap: wrap; gap: 1.5em; font-size: .85em; }
+.swatch { display: inline-block; width: 2em; height: 0; border-top: 3px solid; vertical-align: middle; margin-right: .4em; }
+.swatch.c0 { border-color: #0969da; } .swatch.c1 { border-color: #cf222e; border-top-style: dashed; } .swatch.c2 { border-color: #1a7f37; border-top-style: dotted; }
+#region-map .shade { fill: #d4a72c; opacity: .22; pointer-events: none; } #region-map .run { fill: #d4a72c; } #region-map .tick { stroke: #1a7f37; stroke-width: 3; }
+@media print { figure.chart { break-inside: avoid; } .points { display: none; } }
 footer { margin-top: 3em; border-top: 1px solid #d0d7de; padding-top: .6em; color: #57606a; font-size: .85em; }
 )";
 }  // namespace

@@ -24,4 +24,8 @@ std::string human_count(uint64_t n);
 /// "640 FLOPs", "1.28 MFLOPs", "3.10 GFLOPs".
 std::string human_flops(uint64_t flops);
 
+/// A checkpoint region's colors (`ac_graph_id`), the same on every page: evenly spread hues.
+std::string region_fill(int64_t id);
+std::string region_stroke(int64_t id);
+
 }  // namespace remat::report

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "remat/report/html.h"
 
 namespace remat::report {
@@ -57,21 +60,42 @@ std::string partition_summary(const Json& p) {
   return out;
 }
 
-std::string partition_page(const Json& p, std::string_view compile_key) {
+std::string partition_page(const Json& p, std::string_view compile_key, const NodeLinks* links) {
+  auto node = [&](const std::string& name) {
+    std::optional<std::string> href = links ? links->href(name) : std::nullopt;
+    std::string code = "<code>" + html_escape(name) + "</code>";
+    return href ? "<a href=\"" + html_escape(*href) + "\">" + code + "</a>" : code;
+  };
   std::string body = "<h1>Partition " + html_escape(compile_key) + "</h1>\n";
   body +=
       "<p>What the partitioner saved for the backward and what the backward computes again, each "
       "with the reason "
       "the partitioner gave. The joint graph's page marks the same nodes in its text.</p>\n";
   body += partition_summary(p) + "\n";
+  if (p.is_object() && p.contains("charts") && p["charts"].is_object()) {
+    const Json& charts = p["charts"];
+    body += "<section class=\"charts\">\n" + memory_timeline_figure(charts, links) +
+            budget_curve_figure(p) + region_map_figure(charts, links) + "</section>\n";
+  }
+  // Saved values, the largest first.
   const Json& saved = array_field(p, "saved_values");
+  std::vector<const Json*> by_size;
+  for (const Json& v : saved) by_size.push_back(&v);
+  std::stable_sort(by_size.begin(), by_size.end(), [](const Json* a, const Json* b) {
+    return unsigned_field(*a, "bytes") > unsigned_field(*b, "bytes");
+  });
   body += "<h2>Saved values (" + human_count(saved.size()) +
-          ")</h2>\n<table id=\"saved-values\"><tr><th>value</th><th>bytes</th><th>why "
-          "saved</th></tr>\n";
-  for (const Json& v : saved) {
-    body += "<tr><td><code>" + html_escape(string_field(v, "name")) +
-            "</code></td><td class=\"num\">" + human_bytes(unsigned_field(v, "bytes")) +
-            "</td><td>" + html_escape(string_field(v, "reason")) + "</td></tr>\n";
+          ", the largest first)</h2>\n<table id=\"saved-values\"><tr><th>value</th><th>shape</th>"
+          "<th>bytes</th><th>why saved</th><th>region</th></tr>\n";
+  for (const Json* v : by_size) {
+    std::string region = v->contains("region") && (*v)["region"].is_number_integer()
+                             ? std::to_string((*v)["region"].get<int64_t>())
+                             : "";
+    body += "<tr><td>" + node(string_field(*v, "name")) + "</td><td><code>" +
+            html_escape(string_field(*v, "shape")) + "</code></td><td class=\"num\">" +
+            human_bytes(unsigned_field(*v, "bytes")) + "</td><td>" +
+            html_escape(string_field(*v, "reason")) + "</td><td class=\"num\">" + region +
+            "</td></tr>\n";
   }
   body += "</table>\n";
   const Json& recomputed = array_field(p, "recomputed");
@@ -79,7 +103,7 @@ std::string partition_page(const Json& p, std::string_view compile_key) {
           ")</h2>\n<table id=\"recomputed-nodes\"><tr><th>node</th><th>op</th><th>cost</th><th>why "
           "recomputed</th></tr>\n";
   for (const Json& v : recomputed) {
-    body += "<tr><td><code>" + html_escape(string_field(v, "name")) + "</code></td><td><code>" +
+    body += "<tr><td>" + node(string_field(v, "name")) + "</td><td><code>" +
             html_escape(string_field(v, "target")) + "</code></td><td class=\"num\">" +
             human_flops(unsigned_field(v, "flops")) + "</td><td>" +
             html_escape(string_field(v, "reason")) + "</td></tr>\n";

@@ -454,8 +454,18 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
         dirs_[di].partition = value;
         // The partition as tables beside its JSON (the page sits in the compile's folder too).
         readable = numbered(folder, name, ".html");
-        (void)write(*readable, html_page("remat partition " + dirs_[di].key,
-                                         partition_page(value, dirs_[di].key), footer()));
+        // Node names link to the compile's joint graph page, logged before the record.
+        std::optional<NodeLinks> links;
+        for (const PendingJoint& g : joints_) {
+          if (g.dir != di) continue;
+          links.emplace();
+          links->page = fs::path(g.html).filename().string();
+          for (const GraphLine& n : g.nodes) links->line_of.try_emplace(n.name, n.line + 1);
+        }
+        (void)write(
+            *readable,
+            html_page("remat partition " + dirs_[di].key,
+                      partition_page(value, dirs_[di].key, links ? &*links : nullptr), footer()));
       } else if (name == "inductor_graph_execution") {
         if (value.is_object() && value.contains("graph") && value["graph"].is_string())
           result_->executions.add(value["graph"].get<std::string>());

@@ -1,0 +1,427 @@
+#include "remat/report/partition_charts_svg.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "remat/report/html.h"
+#include "remat/report/partition_html.h"
+
+namespace remat::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const Json& member(const Json& object, const char* key) {
+  static const Json kNull;
+  return object.is_object() && object.contains(key) ? object[key] : kNull;
+}
+
+/// `v` when it is an array, else an empty one (never a copy: callers keep pointers into it).
+const Json& items(const Json& v) {
+  static const Json kEmpty = Json::array();
+  return v.is_array() ? v : kEmpty;
+}
+
+double number(const Json& v) {
+  return v.is_number() ? v.get<double>() : 0.0;
+}
+
+std::string text(const Json& v) {
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+/// The drawing area of a chart and the data ranges it shows.
+struct Plot {
+  double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+  double width = 960, height = 320, left = 84, right = 24, top = 16, bottom = 44;
+  [[nodiscard]] double px(double x) const {
+    return left + (x1 == x0 ? 0 : (x - x0) / (x1 - x0)) * (width - left - right);
+  }
+  [[nodiscard]] double py(double y) const {
+    return height - bottom - (y1 == y0 ? 0 : (y - y0) / (y1 - y0)) * (height - top - bottom);
+  }
+};
+
+/// About `count` round tick values (1, 2 or 5 times a power of ten apart) from `lo` to `hi`.
+std::vector<double> ticks(double lo, double hi, int count) {
+  if (hi <= lo) return {lo};
+  double raw = (hi - lo) / count, power = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = power;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * power;
+    if (step >= raw) break;
+  }
+  std::vector<double> out;
+  for (double t = std::ceil(lo / step) * step; t <= hi * (1 + 1e-9); t += step) out.push_back(t);
+  return out;
+}
+
+/// [lo, hi] of `values` with a margin, so that points at the ends stay inside the plot.
+std::pair<double, double> padded_range(const std::vector<double>& values) {
+  auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  double pad = *hi > *lo ? (*hi - *lo) * 0.08 : std::max(1.0, *hi * 0.1);
+  return {std::max(0.0, *lo - pad), *hi + pad};
+}
+
+std::string svg_open(const Plot& p, std::string_view label) {
+  return fmt::format(
+      "<svg viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" aria-label=\"{}\" "
+      "preserveAspectRatio=\"xMinYMin meet\">\n",
+      p.width, p.height, html_escape(label));
+}
+
+/// Grid, axes, tick labels and axis titles.
+void axes(std::string& out, const Plot& p, const std::vector<double>& xs,
+          const std::vector<double>& ys, const auto& x_label, const auto& y_label,
+          std::string_view x_title, std::string_view y_title) {
+  out += "<g class=\"grid\">";
+  for (double y : ys)
+    out += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\"/>", p.left,
+                       p.width - p.right, p.py(y), p.py(y));
+  out += "</g>\n<g class=\"axis\">";
+  out += fmt::format("<line x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\"/>", p.left,
+                     p.width - p.right, p.height - p.bottom);
+  out += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\"/>", p.left,
+                     p.top, p.height - p.bottom);
+  for (double x : xs)
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", p.px(x),
+                       p.height - p.bottom + 16, html_escape(x_label(x)));
+  for (double y : ys)
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>", p.left - 6,
+                       p.py(y) + 4, html_escape(y_label(y)));
+  out += fmt::format(
+      "<text class=\"title\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>",
+      (p.left + p.width - p.right) / 2, p.height - 6, html_escape(x_title));
+  out += fmt::format(
+      "<text class=\"title\" x=\"14\" y=\"{0:.1f}\" text-anchor=\"middle\" "
+      "transform=\"rotate(-90 14 {0:.1f})\">{1}</text>",
+      (p.top + p.height - p.bottom) / 2, html_escape(y_title));
+  out += "</g>\n";
+}
+
+std::string link_open(const NodeLinks* links, std::string_view node) {
+  if (links == nullptr) return "";
+  std::optional<std::string> href = links->href(node);
+  return href ? "<a href=\"" + html_escape(*href) + "\">" : "";
+}
+std::string link_close(const std::string& opened) {
+  return opened.empty() ? "" : "</a>";
+}
+
+std::string bytes_text(double bytes) {
+  return human_bytes(static_cast<uint64_t>(std::max(0.0, bytes)));
+}
+
+std::string no_data(std::string_view id, std::string_view title, std::string_view why) {
+  return fmt::format(
+      "<figure id=\"{}\" class=\"chart\"><figcaption>{}</figcaption><p class=\"meta\">"
+      "{}</p></figure>\n",
+      id, html_escape(title), html_escape(why));
+}
+
+}  // namespace
+
+std::optional<std::string> NodeLinks::href(std::string_view node) const {
+  auto at = line_of.find(std::string(node));
+  if (at == line_of.end()) return std::nullopt;
+  return page + "#L" + std::to_string(at->second);
+}
+
+std::string memory_timeline_figure(const Json& charts, const NodeLinks* links) {
+  constexpr std::string_view kTitle = "Memory over the step";
+  const Json& curves = member(charts, "memory");
+  if (!curves.is_array() || curves.empty())
+    return no_data("memory-timeline", kTitle, "This partition record has no memory curves.");
+  Plot p;
+  double max_steps = 1, max_bytes = 1;
+  for (const Json& c : curves) {
+    max_steps = std::max(max_steps, number(member(c, "steps")) - 1);
+    max_bytes = std::max(max_bytes, number(member(c, "peak_bytes")));
+  }
+  p.x1 = max_steps;
+  p.y1 = max_bytes * 1.08;
+  const Json& mine = curves[0];
+  double peak = number(member(mine, "peak_bytes")), peak_step = number(member(mine, "peak_step"));
+  std::string peak_node = text(member(mine, "peak_node"));
+  std::string out = fmt::format(
+      "<figure id=\"memory-timeline\" class=\"chart\" data-peak-bytes=\"{}\" "
+      "data-peak-step=\"{}\" data-peak-node=\"{}\"><figcaption>{}: live tensor bytes while each "
+      "node runs, the forward then the backward (values freed after their last use). Hover a "
+      "point of this partition's curve for the node and what is alive.</figcaption>\n",
+      static_cast<uint64_t>(peak), static_cast<uint64_t>(peak_step), html_escape(peak_node),
+      kTitle);
+  out += svg_open(p, "memory over the step");
+  axes(
+      out, p, ticks(0, p.x1, 8), ticks(0, max_bytes, 5),
+      [](double x) { return human_count(static_cast<uint64_t>(x)); }, bytes_text, "step",
+      "live bytes");
+  // Where this partition's backward starts.
+  double backward = number(member(mine, "forward_steps"));
+  out += fmt::format(
+      "<g class=\"phase\"><line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\"/>"
+      "<text x=\"{3:.1f}\" y=\"{4:.1f}\" text-anchor=\"end\">forward</text>"
+      "<text x=\"{5:.1f}\" y=\"{4:.1f}\">backward</text></g>\n",
+      p.px(backward - 0.5), p.top, p.height - p.bottom, p.px(backward - 0.5) - 4, p.top + 12,
+      p.px(backward - 0.5) + 4);
+  // The others first, so that this partition's curve is drawn on top.
+  for (size_t i = curves.size(); i-- > 0;) {
+    const Json& samples = member(curves[i], "samples");
+    if (!samples.is_array()) continue;
+    out += fmt::format("<polyline class=\"curve c{}\" points=\"", i);
+    for (const Json& s : samples)
+      out += fmt::format("{:.1f},{:.1f} ", p.px(number(member(s, "step"))),
+                         p.py(number(member(s, "live"))));
+    out += "\"/>\n";
+  }
+  out += "<g class=\"points\">";
+  const Json& samples = member(mine, "samples");
+  for (const Json& s : items(samples)) {
+    double step = number(member(s, "step"));
+    std::string node = text(member(s, "node"));
+    std::string what = node.empty()
+                           ? (step < backward ? "the forward's inputs" : "the backward's inputs")
+                           : node + " (" + bytes_text(number(member(s, "bytes"))) + ")";
+    std::string tip = fmt::format("step {}: {}, {} live", human_count(static_cast<uint64_t>(step)),
+                                  what, bytes_text(number(member(s, "live"))));
+    const Json& largest = member(s, "largest");
+    if (largest.is_array() && !largest.empty()) {
+      tip += fmt::format(" in {} values; the largest:",
+                         human_count(static_cast<uint64_t>(number(member(s, "alive")))));
+      for (const Json& v : largest)
+        if (v.is_array() && v.size() == 2)
+          tip += " " + text(v[0]) + " " + bytes_text(number(v[1])) + ",";
+      tip.pop_back();
+    }
+    out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\"><title>{}</title></circle>",
+                       p.px(step), p.py(number(member(s, "live"))), html_escape(tip));
+  }
+  out += "</g>\n";
+  std::string a = link_open(links, peak_node);
+  out += fmt::format(
+      "<g id=\"memory-peak\">{}<circle class=\"peak\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"6\"><title>"
+      "the peak: {} while {} runs</title></circle><text x=\"{:.1f}\" y=\"{:.1f}\" "
+      "text-anchor=\"{}\">peak {} at {}</text>{}</g>\n",
+      a, p.px(peak_step), p.py(peak), bytes_text(peak), html_escape(peak_node),
+      p.px(peak_step) + (peak_step > p.x1 / 2 ? -9 : 9), p.py(peak) - 8,
+      peak_step > p.x1 / 2 ? "end" : "start", bytes_text(peak), html_escape(peak_node),
+      link_close(a));
+  out += "</svg>\n<ul class=\"chart-legend\">";
+  for (size_t i = 0; i < curves.size(); ++i) {
+    out += fmt::format("<li><span class=\"swatch c{}\"></span>{}: peak {}</li>", i,
+                       html_escape(text(member(curves[i], "label"))),
+                       bytes_text(number(member(curves[i], "peak_bytes"))));
+  }
+  out += "</ul></figure>\n";
+  return out;
+}
+
+std::string budget_curve_figure(const Json& record) {
+  constexpr std::string_view kTitle = "Memory budget";
+  const Json& charts = member(record, "charts");
+  const Json& points = member(charts, "budget");
+  if (!points.is_array() || points.empty())
+    return no_data("budget-curve", kTitle, "This partition record has no memory-budget sweep.");
+  std::optional<size_t> chosen, knee;
+  if (member(charts, "chosen").is_number_unsigned())
+    chosen = member(charts, "chosen").get<size_t>();
+  if (member(charts, "knee").is_number_unsigned()) knee = member(charts, "knee").get<size_t>();
+  bool is_default = text(member(record, "strategy")) == "default";
+  double own_bytes = number(member(record, "saved_bytes_total"));
+  double own_flops = number(member(record, "recompute_flops"));
+  // Both axes span what the points cover: the sweep's points often differ by little.
+  std::vector<double> xs, ys;
+  if (is_default) {
+    xs.push_back(own_bytes);
+    ys.push_back(own_flops);
+  }
+  for (const Json& pt : points) {
+    xs.push_back(number(member(pt, "saved_bytes")));
+    ys.push_back(number(member(pt, "recompute_flops")));
+  }
+  Plot p;
+  p.left = 110;
+  std::tie(p.x0, p.x1) = padded_range(xs);
+  std::tie(p.y0, p.y1) = padded_range(ys);
+  std::string out = fmt::format(
+      "<figure id=\"budget-curve\" class=\"chart\" data-points=\"{}\"{}{}><figcaption>{}: what "
+      "the min-cut saves and recomputes as the activation memory budget goes from 0 to 1 (hover "
+      "a point for its budget).</figcaption>\n",
+      points.size(), chosen ? fmt::format(" data-chosen=\"{}\"", *chosen) : "",
+      knee ? fmt::format(" data-knee=\"{}\"", *knee) : "", kTitle);
+  out += svg_open(p, "saved bytes against recomputed FLOPs");
+  axes(
+      out, p, ticks(p.x0, p.x1, 6), ticks(p.y0, p.y1, 5), bytes_text,
+      [](double y) { return human_flops(static_cast<uint64_t>(y)); }, "saved bytes",
+      "recomputed FLOPs");
+  out += "<polyline class=\"curve c0\" points=\"";
+  for (const Json& pt : points)
+    out += fmt::format("{:.1f},{:.1f} ", p.px(number(member(pt, "saved_bytes"))),
+                       p.py(number(member(pt, "recompute_flops"))));
+  out += "\"/>\n<g class=\"budget-points\">";
+  for (size_t i = 0; i < points.size(); ++i) {
+    const Json& pt = points[i];
+    double x = p.px(number(member(pt, "saved_bytes"))),
+           y = p.py(number(member(pt, "recompute_flops")));
+    std::string tip =
+        fmt::format("budget {:.2f}: saves {} ({} values), recomputes {} — {}",
+                    number(member(pt, "budget")), bytes_text(number(member(pt, "saved_bytes"))),
+                    human_count(static_cast<uint64_t>(number(member(pt, "saved_values")))),
+                    human_flops(static_cast<uint64_t>(number(member(pt, "recompute_flops")))),
+                    text(member(pt, "stage")));
+    out += fmt::format(
+        "<circle class=\"budget-point\" data-budget=\"{:.2f}\" cx=\"{:.1f}\" cy=\"{:.1f}\" "
+        "r=\"4\"><title>{}</title></circle>",
+        number(member(pt, "budget")), x, y, html_escape(tip));
+  }
+  out += "</g>\n";
+  auto label = [&](double x, double y, std::string_view cls, std::string_view words, double dy) {
+    bool right = x > (p.left + p.width - p.right) / 2;
+    return fmt::format("<text class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\">{}</text>",
+                       cls, x + (right ? -10 : 10), y + dy, right ? "end" : "start",
+                       html_escape(words));
+  };
+  if (knee && *knee < points.size()) {
+    const Json& pt = points[*knee];
+    double x = p.px(number(member(pt, "saved_bytes"))),
+           y = p.py(number(member(pt, "recompute_flops")));
+    out += fmt::format(
+        "<g id=\"budget-knee\"><path class=\"knee\" d=\"M{0:.1f} {1:.1f} l7 7 l-7 7 l-7 -7 z\"/>{2}"
+        "</g>\n",
+        x, y - 7,
+        label(x, y, "knee-label", fmt::format("knee (budget {:.2f})", number(member(pt, "budget"))),
+              18));
+  }
+  if (chosen && *chosen < points.size()) {
+    const Json& pt = points[*chosen];
+    double x = p.px(number(member(pt, "saved_bytes"))),
+           y = p.py(number(member(pt, "recompute_flops")));
+    out += fmt::format(
+        "<g id=\"budget-chosen\"><circle class=\"chosen\" cx=\"{:.1f}\" cy=\"{:.1f}\" "
+        "r=\"8\"/>{}</g>\n",
+        x, y,
+        label(x, y, "chosen-label",
+              fmt::format("this partition (budget {:.2f})", number(member(pt, "budget"))), -8));
+  } else if (is_default) {
+    double x = p.px(own_bytes), y = p.py(own_flops);
+    out += fmt::format(
+        "<g id=\"budget-chosen\"><circle class=\"chosen\" cx=\"{:.1f}\" cy=\"{:.1f}\" "
+        "r=\"8\"><title>"
+        "the default partition: saves {}, recomputes {}</title></circle>{}</g>\n",
+        x, y, bytes_text(own_bytes), human_flops(static_cast<uint64_t>(own_flops)),
+        label(x, y, "chosen-label", "this partition (default)", -8));
+  }
+  out += "</svg></figure>\n";
+  return out;
+}
+
+std::string region_map_figure(const Json& charts, const NodeLinks* links) {
+  constexpr std::string_view kTitle = "Checkpoint regions";
+  const Json& map = member(charts, "regions");
+  double nodes = number(member(map, "nodes"));
+  if (!map.is_object() || nodes < 1)
+    return no_data("region-map", kTitle, "This partition record has no region map.");
+  // One band per region id, then a row of saved values and one of recomputations.
+  std::map<int64_t, std::vector<const Json*>> bands;
+  const Json& regions = member(map, "regions");
+  for (const Json& r : items(regions))
+    if (r.is_array() && r.size() == 5 && r[0].is_number_integer())
+      bands[r[0].get<int64_t>()].push_back(&r);
+  const Json& saved = member(map, "saved");
+  const Json& recomputed = member(map, "recomputed");
+  constexpr double kRow = 22, kLabel = 120;
+  Plot p;
+  p.left = kLabel;
+  p.x1 = nodes;
+  p.top = 8;
+  p.height = p.top + kRow * static_cast<double>(bands.size() + 2) + p.bottom;
+  std::string out = fmt::format(
+      "<figure id=\"region-map\" class=\"chart\" data-nodes=\"{}\" data-regions=\"{}\" "
+      "data-saved=\"{}\" data-recomputed-spans=\"{}\"><figcaption>{}: the joint graph's nodes "
+      "in order, one band per checkpoint region (ac_graph_id), saved values as ticks, "
+      "recomputed runs shaded. Click a mark to go to its node on the joint graph's "
+      "page.</figcaption>\n",
+      static_cast<uint64_t>(nodes), bands.size(), saved.is_array() ? saved.size() : 0,
+      recomputed.is_array() ? recomputed.size() : 0, kTitle);
+  out += svg_open(p, "checkpoint regions across the joint graph");
+  double bottom = p.top + kRow * static_cast<double>(bands.size() + 2);
+  out += "<g class=\"axis\">";
+  out += fmt::format("<line x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\"/>", p.left,
+                     p.width - p.right, bottom);
+  for (double x : ticks(0, nodes, 8))
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", p.px(x),
+                       bottom + 16, human_count(static_cast<uint64_t>(x)));
+  out += fmt::format(
+      "<text class=\"title\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">joint graph "
+      "node</text></g>\n",
+      (p.left + p.width - p.right) / 2, bottom + 36);
+  // Spans narrower than a pixel still show: at least one pixel wide.
+  auto span_rect = [&](double first, double last, double y, std::string_view attrs,
+                       std::string_view tip, std::string_view first_name) {
+    double x = p.px(first), w = std::max(1.0, p.px(last + 1) - x);
+    std::string a = link_open(links, first_name);
+    return fmt::format(
+        "{}<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" {}>"
+        "<title>{}</title></rect>{}",
+        a, x, y, w, kRow - 6, attrs, html_escape(tip), link_close(a));
+  };
+  auto row_label = [&](double y, std::string_view words) {
+    return fmt::format(
+        "<text class=\"row-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">"
+        "{}</text>",
+        p.left - 8, y + kRow / 2 + 1, html_escape(words));
+  };
+  double y = p.top;
+  for (const auto& [id, spans] : bands) {
+    out += fmt::format("<g class=\"region\" data-ac-graph-id=\"{}\">", id);
+    out += row_label(y, "region " + std::to_string(id));
+    for (const Json* s : spans) {
+      const Json& r = *s;
+      std::string tip = fmt::format("region {}: nodes {}–{} ({} to {})", id, number(r[1]),
+                                    number(r[2]), text(r[3]), text(r[4]));
+      out += span_rect(number(r[1]), number(r[2]), y + 3,
+                       fmt::format("fill=\"{}\" stroke=\"{}\"", region_fill(id), region_stroke(id)),
+                       tip, text(r[3]));
+    }
+    out += "</g>\n";
+    y += kRow;
+  }
+  // Recomputed runs shade the region bands above them too.
+  out += "<g class=\"recomputed\">" + row_label(y + kRow, "recomputed");
+  for (const Json& r : items(recomputed)) {
+    if (!r.is_array() || r.size() != 4) continue;
+    double first = number(r[0]), last = number(r[1]);
+    out += fmt::format(
+        "<rect class=\"shade\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
+        "height=\"{:.1f}\"/>",
+        p.px(first), p.top, std::max(1.0, p.px(last + 1) - p.px(first)), y - p.top);
+    std::string tip = last > first ? fmt::format("recomputed: {} to {} ({} nodes)", text(r[2]),
+                                                 text(r[3]), number(r[1]) - number(r[0]) + 1)
+                                   : "recomputed: " + text(r[2]);
+    out += span_rect(first, last, y + kRow + 3, "class=\"run\"", tip, text(r[2]));
+  }
+  out += "</g>\n<g class=\"saved\">" + row_label(y, "saved");
+  // Ticks on one pixel are one mark (a long graph saves thousands of values).
+  std::map<long, std::vector<const Json*>> by_pixel;
+  for (const Json& s : items(saved))
+    if (s.is_array() && s.size() == 2) by_pixel[std::lround(p.px(number(s[0])))].push_back(&s);
+  for (const auto& [x, values] : by_pixel) {
+    std::string name = text((*values.front())[1]);
+    std::string tip = values.size() == 1
+                          ? "saved: " + name
+                          : fmt::format("saved: {} and {} more here", name, values.size() - 1);
+    std::string a = link_open(links, name);
+    out += fmt::format(
+        "{}<line class=\"tick\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\">"
+        "<title>{}</title></line>{}",
+        a, x, x, y + 2, y + kRow - 2, html_escape(tip), link_close(a));
+  }
+  out += "</g>\n</svg></figure>\n";
+  return out;
+}
+
+}  // namespace remat::report
