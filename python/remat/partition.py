@@ -214,13 +214,16 @@ def trace_log_path():
 
 
 def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strategy="min-cut", budget=1.0,
-                 fallback=False, verify=False, on_report=None, **torch_kwargs):
+                 fallback=False, verify=False, on_report=None, charts=None, **torch_kwargs):
     """AOTAutograd's partition_fn: (joint_module, joint_inputs, *, num_fwd_outputs) -> (fw, bw).
 
     strategy: "min-cut" (default) or "default"; budget: activation memory budget in [0, 1] (min-cut).
     fallback: on a graph remat cannot partition, warn and use PyTorch's partitioner instead of
     raising PartitionError. verify: check remat's partition invariants (PartitionError on a
-    violation). on_report: called with the PartitionReport. Other keywords that newer PyTorch
+    violation). on_report: called with the PartitionReport. charts: put the numbers of the report's
+    pictures (memory over time, the budget sweep, the region map) in the partition record; it
+    costs two more partitions and a sweep of eleven budgets; default: when TORCH_TRACE is set.
+    Other keywords that newer PyTorch
     passes (static_lifetime_input_indices...) are accepted, and handed on to PyTorch's
     partitioner on a fallback.
     """
@@ -238,7 +241,10 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strat
                                 indent=None)
             timings["export"] = clock() - start
             start = clock()
-            result = _core.partition(joint_json, strategy=strategy, budget=budget, verify=verify)
+            if charts is None:
+                charts = bool(os.environ.get("TORCH_TRACE"))
+            result = _core.partition(joint_json, strategy=strategy, budget=budget, verify=verify,
+                                     charts=charts)
             timings["partition"] = clock() - start
             if result["violations"]:
                 raise PartitionError("remat's partition breaks its invariants:\n" + "\n".join(result["violations"]))

@@ -11,6 +11,7 @@
 #include "remat/driver/aot_records.h"
 #include "remat/io/graph_json.h"
 #include "remat/ops/aten_overloads.h"
+#include "remat/partition/partition_charts.h"
 #include "remat/partition/partition_joint.h"
 #include "remat/partition/validity.h"
 #include "remat/print/printer.h"
@@ -67,7 +68,7 @@ void refuse_unknown_ops(const GraphModule& joint) {
 }
 
 py::dict partition(const std::string& joint_json, const std::string& strategy_name, double budget,
-                   bool want_graphs, bool verify) {
+                   bool want_graphs, bool verify, bool charts) {
   std::optional<partition::Strategy> strategy = partition::parse_strategy(strategy_name);
   if (!strategy)
     throw Error("partition: strategy must be min-cut or default, not " + strategy_name);
@@ -82,7 +83,13 @@ py::dict partition(const std::string& joint_json, const std::string& strategy_na
     return partition::partition_joint(joint, *strategy, config);
   }();
   if (!result) throw Error(format_all(result.errors()));
-  const partition::Partition& p = *result;
+  partition::Partition& p = *result;
+  if (charts) {  // the report's pictures, in the record
+    py::gil_scoped_release unlocked;
+    auto c = partition::chart_partition(joint, p, *strategy, config);
+    if (!c) throw Error(format_all(c.errors()));
+    p.report.charts = std::move(*c);
+  }
   std::vector<std::string> violations;
   if (verify) {
     py::gil_scoped_release unlocked;
@@ -180,8 +187,10 @@ PYBIND11_MODULE(_core, m) {
       py::arg("text"), py::arg("file") = "<text>", "fxgraph-json of printed torch.fx code");
   m.def("partition", &partition, py::arg("joint_json"), py::arg("strategy") = "min-cut",
         py::arg("budget") = 1.0, py::arg("graphs") = false, py::arg("verify") = false,
-        "partition a joint graph: the saved values in forward-output order, the report, and "
-        "(graphs=True) remat's forward and backward graphs");
+        py::arg("charts") = false,
+        "partition a joint graph: the saved values in forward-output order, the report (with the "
+        "numbers of the report's pictures when charts=True), and (graphs=True) remat's forward "
+        "and backward graphs");
   py::class_<TraceLog>(m, "TraceLog")
       .def(py::init<const std::string&>(), py::arg("dir"))
       .def("write_partition", &TraceLog::write_partition, py::arg("frame_id"),

@@ -278,3 +278,6 @@ def test_torch_trace_gets_the_partition_record_and_remat_report_shows_it(tmp_pat
     assert pages, os.listdir(out)
     page = open([p for p in pages if p.endswith(".html")][0]).read()
     assert "saved" in page and "chosen by" in page
+    # With TORCH_TRACE set, the record carries the pictures' numbers and the page draws them.
+    for figure in ('id="memory-timeline"', 'id="budget-curve"', 'id="region-map"', "<polyline"):
+        assert figure in page, figure

@@ -101,8 +101,33 @@ TEST(Browser, ReportPagesLoadCleanInChromium) {
   EXPECT_EQ(partition.exit_code, 0);
   EXPECT_EQ(partition.console, "") << "console output on the partition page";
   for (const char* element :
-       {"class=\"partition\"", "id=\"saved-values\"", "id=\"recomputed-nodes\""}) {
+       {"class=\"partition\"", "id=\"saved-values\"", "id=\"recomputed-nodes\"",
+        "id=\"memory-timeline\"", "id=\"budget-curve\"", "id=\"region-map\"", "id=\"memory-peak\"",
+        "id=\"budget-chosen\"", "class=\"curve c2\"", "data-ac-graph-id=\"2\"",
+        "href=\"aot_joint_graph_1.html#L"}) {
     EXPECT_NE(partition.dom.find(element), std::string::npos) << element;
+  }
+  // The timeline's peak, as the browser has it, is the partition record's peak-memory estimate.
+  std::string record = slurp(site / "-_0_0_0" / "remat_partition_4.json");
+  std::string key = "\"peak_memory_bytes\": ";
+  size_t at = record.find(key);
+  ASSERT_NE(at, std::string::npos);
+  std::string peak =
+      record.substr(at + key.size(), record.find_first_of(",\n", at) - at - key.size());
+  EXPECT_NE(partition.dom.find("data-peak-bytes=\"" + peak + "\""), std::string::npos) << peak;
+  // remat partition --html: the same pictures with the joint graph on one page.
+  std::string page = (work / "partition.html").string();
+  ASSERT_EQ(std::system((std::string(REMAT_EXE) + " partition " +
+                         (work / "out" / "graphs" / "joint.json").string() + " --html " + page +
+                         " >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  Page single = load(chromium, work, "file://" + page, shots / "partition_html.png");
+  EXPECT_EQ(single.exit_code, 0);
+  EXPECT_EQ(single.console, "") << "console output on remat partition --html's page";
+  for (const char* element : {"id=\"memory-timeline\"", "id=\"budget-curve\"", "id=\"region-map\"",
+                              "id=\"why-panel\"", "href=\"#L"}) {
+    EXPECT_NE(single.dom.find(element), std::string::npos) << element;
   }
   Page backward =
       load(chromium, work, "file://" + (site / "-_0_0_0" / "aot_backward_graph_3.html").string(),
@@ -112,6 +137,7 @@ TEST(Browser, ReportPagesLoadCleanInChromium) {
   EXPECT_TRUE(fs::exists(shots / "index.png"));
   EXPECT_GT(fs::file_size(shots / "joint_graph.png"), 10000u);
   EXPECT_GT(fs::file_size(shots / "partition.png"), 10000u);
+  EXPECT_GT(fs::file_size(shots / "partition_html.png"), 10000u);
 
   // The check can fail: a page with a script error is caught.
   std::ofstream(work / "broken.html")

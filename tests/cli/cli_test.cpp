@@ -456,6 +456,46 @@ TEST(Cli, PartitionWritesGraphsAndAnExplainedReport) {
   fs::remove_all(dir);
 }
 
+TEST(Cli, PartitionHtmlDrawsThePicturesAndLinksTheJointsLines) {
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_html_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string joint = (dir / "joint.json").string(), page = (dir / "p.html").string();
+  ASSERT_EQ(
+      run("trace --model gpt2 --layers 2 --checkpoint each-layer --joint -o " + joint).exit_code,
+      0);
+  CliRun r = run("partition " + joint + " --budget 0.5 --pareto --html " + page);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // --pareto: eleven budgets, this partition's marked.
+  EXPECT_NE(r.out.find("  0.50 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("<- this partition"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  1.00 "), std::string::npos) << r.out;
+  std::string html = slurp_file(page);
+  for (const char* element : {"id=\"memory-timeline\"", "id=\"budget-curve\"", "id=\"region-map\"",
+                              "id=\"saved-values\"", "data-chosen=\"5\"", "data-regions=\"2\"",
+                              "<polyline", "class=\"gutter\"", "id=\"why-panel\""}) {
+    EXPECT_NE(html.find(element), std::string::npos) << element;
+  }
+  // The pictures and tables link to the joint graph's lines on the same page.
+  size_t link = html.find("<a href=\"#L");
+  ASSERT_NE(link, std::string::npos);
+  std::string anchor = html.substr(link + 10, html.find('"', link + 10) - link - 10);
+  EXPECT_NE(html.find("id=\"" + anchor + "\""), std::string::npos) << anchor;
+  // The page's peak is the report's estimate.
+  CliRun explained = run("partition " + joint + " --budget 0.5 --explain");
+  std::string estimate = "peak memory estimate (forward, then backward): ";
+  size_t at = explained.out.find(estimate);
+  ASSERT_NE(at, std::string::npos);
+  std::string bytes = explained.out.substr(
+      at + estimate.size(), explained.out.find(' ', at + estimate.size()) - at - estimate.size());
+  EXPECT_NE(html.find("data-peak-bytes=\"" + bytes + "\""), std::string::npos) << bytes;
+  // A page that cannot be written is an error that names it.
+  CliRun bad = run("partition " + joint + " --html " + (dir / "no" / "such" / "p.html").string());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("p.html"), std::string::npos) << bad.err;
+  fs::remove_all(dir);
+}
+
 TEST(Cli, OutputFolderThatCannotBeCreatedNamesTheCause) {
   // (A file where a folder must go: root, as CI runs, ignores read-only folders.)
   fs::path dir = fs::temp_directory_path() / ("remat_cli_folder_" + std::to_string(getpid()));

@@ -11,6 +11,7 @@
 #include "remat/cli/graph_files.h"
 #include "remat/cli/report_options.h"
 #include "remat/driver/aot_records.h"
+#include "remat/partition/partition_charts.h"
 #include "remat/partition/partition_joint.h"
 #include "remat/print/printer.h"
 #include "remat/report/multi_rank.h"
@@ -58,7 +59,12 @@ Expected<std::string> log_of_graphs(const GraphReportArgs& a, const fs::path& fo
     REMAT_TRY(bw);
     driver::write_aot_records(w, id, *joint, *fw, *bw, nullptr);
   } else if (check_joint_shape(*joint)) {
-    auto p = partition::partition_joint(*joint, *partition::parse_strategy(a.strategy));
+    partition::Strategy strategy = *partition::parse_strategy(a.strategy);
+    auto p = partition::partition_joint(*joint, strategy);
+    if (p) {  // the report's pictures
+      auto charts = partition::chart_partition(*joint, *p, strategy, {});
+      if (charts) p->report.charts = std::move(*charts);
+    }
     if (!p) {
       Diagnostics errors = p.errors();
       for (Diagnostic& d : errors) d.file = display_name(a.joint);

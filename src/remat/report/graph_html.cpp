@@ -254,9 +254,13 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
   append_html_escaped(out, title);
   out += "</h1>\n<p class=\"meta\">" +
          fmt::format("{} nodes: {} inputs, {} ops", nodes.size(), inputs, nodes.size() - inputs) +
-         " &middot; " + human_bytes(text.size()) + " &middot; <a href=\"";
-  append_html_escaped(out, text_url);
-  out += "\">plain text</a></p>\n";
+         " &middot; " + human_bytes(text.size());
+  if (!text_url.empty()) {
+    out += " &middot; <a href=\"";
+    append_html_escaped(out, text_url);
+    out += "\">plain text</a>";
+  }
+  out += "</p>\n";
   if (!region_style.empty()) {
     out += "<p class=\"legend\" id=\"regions\">Checkpoint regions: ";
     for (const auto& [id, style] : region_style) {

@@ -31,6 +31,11 @@ double number(const Json& v) {
   return v.is_number() ? v.get<double>() : 0.0;
 }
 
+/// A count or size from the record: negative, NaN or huge values (bad input) clamp.
+uint64_t whole(double v) {
+  return v > 0 && v < 9.2e18 ? static_cast<uint64_t>(v) : 0;
+}
+
 std::string text(const Json& v) {
   return v.is_string() ? v.get<std::string>() : "";
 }
@@ -114,7 +119,7 @@ std::string link_close(const std::string& opened) {
 }
 
 std::string bytes_text(double bytes) {
-  return human_bytes(static_cast<uint64_t>(std::max(0.0, bytes)));
+  return human_bytes(whole(bytes));
 }
 
 std::string no_data(std::string_view id, std::string_view title, std::string_view why) {
@@ -153,13 +158,11 @@ std::string memory_timeline_figure(const Json& charts, const NodeLinks* links) {
       "data-peak-step=\"{}\" data-peak-node=\"{}\"><figcaption>{}: live tensor bytes while each "
       "node runs, the forward then the backward (values freed after their last use). Hover a "
       "point of this partition's curve for the node and what is alive.</figcaption>\n",
-      static_cast<uint64_t>(peak), static_cast<uint64_t>(peak_step), html_escape(peak_node),
-      kTitle);
+      whole(peak), whole(peak_step), html_escape(peak_node), kTitle);
   out += svg_open(p, "memory over the step");
   axes(
       out, p, ticks(0, p.x1, 8), ticks(0, max_bytes, 5),
-      [](double x) { return human_count(static_cast<uint64_t>(x)); }, bytes_text, "step",
-      "live bytes");
+      [](double x) { return human_count(whole(x)); }, bytes_text, "step", "live bytes");
   // Where this partition's backward starts.
   double backward = number(member(mine, "forward_steps"));
   out += fmt::format(
@@ -186,12 +189,12 @@ std::string memory_timeline_figure(const Json& charts, const NodeLinks* links) {
     std::string what = node.empty()
                            ? (step < backward ? "the forward's inputs" : "the backward's inputs")
                            : node + " (" + bytes_text(number(member(s, "bytes"))) + ")";
-    std::string tip = fmt::format("step {}: {}, {} live", human_count(static_cast<uint64_t>(step)),
-                                  what, bytes_text(number(member(s, "live"))));
+    std::string tip = fmt::format("step {}: {}, {} live", human_count(whole(step)), what,
+                                  bytes_text(number(member(s, "live"))));
     const Json& largest = member(s, "largest");
     if (largest.is_array() && !largest.empty()) {
       tip += fmt::format(" in {} values; the largest:",
-                         human_count(static_cast<uint64_t>(number(member(s, "alive")))));
+                         human_count(whole(number(member(s, "alive")))));
       for (const Json& v : largest)
         if (v.is_array() && v.size() == 2)
           tip += " " + text(v[0]) + " " + bytes_text(number(v[1])) + ",";
@@ -256,8 +259,7 @@ std::string budget_curve_figure(const Json& record) {
   out += svg_open(p, "saved bytes against recomputed FLOPs");
   axes(
       out, p, ticks(p.x0, p.x1, 6), ticks(p.y0, p.y1, 5), bytes_text,
-      [](double y) { return human_flops(static_cast<uint64_t>(y)); }, "saved bytes",
-      "recomputed FLOPs");
+      [](double y) { return human_flops(whole(y)); }, "saved bytes", "recomputed FLOPs");
   out += "<polyline class=\"curve c0\" points=\"";
   for (const Json& pt : points)
     out += fmt::format("{:.1f},{:.1f} ", p.px(number(member(pt, "saved_bytes"))),
@@ -267,12 +269,11 @@ std::string budget_curve_figure(const Json& record) {
     const Json& pt = points[i];
     double x = p.px(number(member(pt, "saved_bytes"))),
            y = p.py(number(member(pt, "recompute_flops")));
-    std::string tip =
-        fmt::format("budget {:.2f}: saves {} ({} values), recomputes {} — {}",
-                    number(member(pt, "budget")), bytes_text(number(member(pt, "saved_bytes"))),
-                    human_count(static_cast<uint64_t>(number(member(pt, "saved_values")))),
-                    human_flops(static_cast<uint64_t>(number(member(pt, "recompute_flops")))),
-                    text(member(pt, "stage")));
+    std::string tip = fmt::format(
+        "budget {:.2f}: saves {} ({} values), recomputes {} — {}", number(member(pt, "budget")),
+        bytes_text(number(member(pt, "saved_bytes"))),
+        human_count(whole(number(member(pt, "saved_values")))),
+        human_flops(whole(number(member(pt, "recompute_flops")))), text(member(pt, "stage")));
     out += fmt::format(
         "<circle class=\"budget-point\" data-budget=\"{:.2f}\" cx=\"{:.1f}\" cy=\"{:.1f}\" "
         "r=\"4\"><title>{}</title></circle>",
@@ -312,7 +313,7 @@ std::string budget_curve_figure(const Json& record) {
         "<g id=\"budget-chosen\"><circle class=\"chosen\" cx=\"{:.1f}\" cy=\"{:.1f}\" "
         "r=\"8\"><title>"
         "the default partition: saves {}, recomputes {}</title></circle>{}</g>\n",
-        x, y, bytes_text(own_bytes), human_flops(static_cast<uint64_t>(own_flops)),
+        x, y, bytes_text(own_bytes), human_flops(whole(own_flops)),
         label(x, y, "chosen-label", "this partition (default)", -8));
   }
   out += "</svg></figure>\n";
@@ -345,7 +346,7 @@ std::string region_map_figure(const Json& charts, const NodeLinks* links) {
       "in order, one band per checkpoint region (ac_graph_id), saved values as ticks, "
       "recomputed runs shaded. Click a mark to go to its node on the joint graph's "
       "page.</figcaption>\n",
-      static_cast<uint64_t>(nodes), bands.size(), saved.is_array() ? saved.size() : 0,
+      whole(nodes), bands.size(), saved.is_array() ? saved.size() : 0,
       recomputed.is_array() ? recomputed.size() : 0, kTitle);
   out += svg_open(p, "checkpoint regions across the joint graph");
   double bottom = p.top + kRow * static_cast<double>(bands.size() + 2);
@@ -354,7 +355,7 @@ std::string region_map_figure(const Json& charts, const NodeLinks* links) {
                      p.width - p.right, bottom);
   for (double x : ticks(0, nodes, 8))
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", p.px(x),
-                       bottom + 16, human_count(static_cast<uint64_t>(x)));
+                       bottom + 16, human_count(whole(x)));
   out += fmt::format(
       "<text class=\"title\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">joint graph "
       "node</text></g>\n",

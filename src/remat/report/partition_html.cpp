@@ -32,6 +32,25 @@ uint64_t unsigned_field(const Json& object, const char* key) {
              : 0;
 }
 
+PartitionMarks marks_from_record(const Json& p) {
+  PartitionMarks marks;
+  marks.source = "from the remat_partition record";
+  for (const Json& v : array_field(p, "saved_values")) {
+    std::string name = string_field(v, "name");
+    if (name.empty()) continue;
+    marks.saved[name] = unsigned_field(v, "bytes");
+    if (std::string why = string_field(v, "reason"); !why.empty()) marks.why[name] = why;
+  }
+  for (const Json& v : array_field(p, "recomputed")) {
+    std::string name = string_field(v, "name");
+    if (name.empty()) continue;
+    marks.recomputed.insert(name);
+    marks.flops[name] = unsigned_field(v, "flops");
+    if (std::string why = string_field(v, "reason"); !why.empty()) marks.why[name] = why;
+  }
+  return marks;
+}
+
 std::string partition_summary(const Json& p) {
   std::string out =
       "<table class=\"partition\"><tr><th>strategy</th><th>chosen by</th><th>saved "

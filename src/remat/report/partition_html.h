@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "remat/report/graph_html.h"
 #include "remat/report/partition_charts_svg.h"
 
 namespace remat::report {
@@ -19,6 +20,9 @@ std::string partition_summary(const nlohmann::ordered_json& partition);
 /// `links`, when given, link node names to their lines on the joint graph's page.
 std::string partition_page(const nlohmann::ordered_json& partition, std::string_view compile_key,
                            const NodeLinks* links = nullptr);
+/// The saved and recomputed nodes of a record, with their bytes, FLOPs and reasons (the forward
+/// and backward sets stay empty: the graphs give them).
+PartitionMarks marks_from_record(const nlohmann::ordered_json& partition);
 /// `object[key]` as an unsigned number, 0 when absent or of another type.
 uint64_t unsigned_field(const nlohmann::ordered_json& object, const char* key);
 

@@ -562,29 +562,10 @@ Status Builder::finish_compile(size_t di) {
     if (!d.forward_lines.empty() && !d.backward_lines.empty())
       d.marks = marks_from_graphs(d.forward_lines, d.backward_lines);
   } else {
-    d.marks.source = "from the remat_partition record";
-    const Json& p = *d.partition;
-    if (p.contains("saved_values") && p["saved_values"].is_array()) {
-      for (const Json& v : p["saved_values"]) {
-        if (v.is_object() && v.contains("name") && v["name"].is_string()) {
-          std::string name = v["name"].get<std::string>();
-          d.marks.saved[name] = unsigned_field(v, "bytes");
-          if (v.contains("reason") && v["reason"].is_string())
-            d.marks.why[name] = v["reason"].get<std::string>();
-        }
-      }
-    }
-    if (p.contains("recomputed") && p["recomputed"].is_array()) {
-      for (const Json& v : p["recomputed"]) {
-        if (v.is_object() && v.contains("name") && v["name"].is_string()) {
-          std::string name = v["name"].get<std::string>();
-          d.marks.recomputed.insert(name);
-          d.marks.flops[name] = unsigned_field(v, "flops");
-          if (v.contains("reason") && v["reason"].is_string())
-            d.marks.why[name] = v["reason"].get<std::string>();
-        }
-      }
-    }
+    PartitionMarks record = marks_from_record(*d.partition);
+    record.forward = std::move(d.marks.forward);
+    record.backward = std::move(d.marks.backward);
+    d.marks = std::move(record);
   }
   bool has_marks = !d.marks.saved.empty() || !d.marks.recomputed.empty();
   if (has_marks)
