@@ -56,7 +56,7 @@ TEST(PartitionChartsSvg, FiguresShowTheRecordsNumbersAndLinkToTheJoint) {
         "this partition (budget 0.50)", "knee (budget 0.50)",
         "id=\"region-map\" class=\"chart\" data-nodes=\"6\" data-regions=\"1\" data-saved=\"1\"",
         "data-ac-graph-id=\"2\"", "region 2: nodes 1–3 (sin to mm)",
-        "<a href=\"joint.html#L4\"><line class=\"tick\"", "recomputed: mm",
+        "<a href=\"joint.html#L4\"><line class=\"tick\"", "recomputed: node 3 (mm)",
         "<a href=\"joint.html#L4\"><code>big</code></a>"}) {
     EXPECT_NE(page.find(expected), std::string::npos) << expected;
   }
@@ -65,6 +65,33 @@ TEST(PartitionChartsSvg, FiguresShowTheRecordsNumbersAndLinkToTheJoint) {
   EXPECT_NE(page.find("<code>f32[4, 4]</code>"), std::string::npos);
   // Without links, names stay text.
   EXPECT_EQ(partition_page(r, "[0/0]").find("href=\"joint.html"), std::string::npos);
+}
+
+TEST(PartitionChartsSvg, ManyRegionsShareLanesAndNearbyRunsMerge) {
+  // 300 checkpointed layers of 100 nodes each, one after another, every other node recomputed:
+  // one lane for the regions, and the runs, closer than a pixel, drawn as few marks.
+  Json charts = {{"regions",
+                  {{"nodes", 30000},
+                   {"regions", Json::array()},
+                   {"saved", Json::array()},
+                   {"recomputed", Json::array()}}}};
+  for (int i = 0; i < 300; ++i)
+    charts["regions"]["regions"].push_back({i, i * 100, i * 100 + 99, "a", "b"});
+  for (int i = 0; i < 30000; i += 2) charts["regions"]["recomputed"].push_back({i, i, "r", "r"});
+  std::string figure = region_map_figure(charts, nullptr);
+  EXPECT_NE(figure.find("data-regions=\"300\""), std::string::npos);
+  EXPECT_NE(figure.find("a color per checkpoint region"), std::string::npos);
+  EXPECT_NE(figure.find(">regions</text>"), std::string::npos);
+  EXPECT_EQ(figure.find(">region 7</text>"), std::string::npos);
+  size_t runs = 0;
+  for (size_t at = figure.find("class=\"run\""); at != std::string::npos;
+       at = figure.find("class=\"run\"", at + 1))
+    ++runs;
+  EXPECT_GT(runs, 0u);
+  EXPECT_LT(runs, 1000u);  // at most one per pixel, not 15,000
+  EXPECT_NE(figure.find("runs</title>"), std::string::npos);
+  // The SVG stays three rows high.
+  EXPECT_NE(figure.find("viewBox=\"0 0 960 118\""), std::string::npos) << figure.substr(0, 600);
 }
 
 TEST(PartitionChartsSvg, DefaultPartitionsAreMarkedBesideTheSweep) {

@@ -326,30 +326,60 @@ std::string region_map_figure(const Json& charts, const NodeLinks* links) {
   double nodes = number(member(map, "nodes"));
   if (!map.is_object() || nodes < 1)
     return no_data("region-map", kTitle, "This partition record has no region map.");
-  // One band per region id, then a row of saved values and one of recomputations.
-  std::map<int64_t, std::vector<const Json*>> bands;
-  const Json& regions = member(map, "regions");
-  for (const Json& r : items(regions))
+  // Spans by region id.
+  struct Span {
+    double first, last;
+    std::string first_name, last_name;
+  };
+  std::map<int64_t, std::vector<Span>> regions;
+  for (const Json& r : items(member(map, "regions")))
     if (r.is_array() && r.size() == 5 && r[0].is_number_integer())
-      bands[r[0].get<int64_t>()].push_back(&r);
+      regions[r[0].get<int64_t>()].push_back(
+          {number(r[1]), std::max(number(r[1]), number(r[2])), text(r[3]), text(r[4])});
+  std::vector<Span> recomputed;
+  for (const Json& r : items(member(map, "recomputed")))
+    if (r.is_array() && r.size() == 4)
+      recomputed.push_back(
+          {number(r[0]), std::max(number(r[0]), number(r[1])), text(r[2]), text(r[3])});
   const Json& saved = member(map, "saved");
-  const Json& recomputed = member(map, "recomputed");
+  // One band per region while they are few; many (a model of hundreds of checkpointed layers)
+  // share lanes: a region goes in the first lane it does not overlap.
+  constexpr size_t kBandsPerRegion = 12;
+  bool packed = regions.size() > kBandsPerRegion;
+  std::map<int64_t, size_t> lane_of;
+  std::vector<double> lane_end;
+  for (const auto& [id, spans] : regions) {
+    double first = spans.front().first, last = spans.front().last;
+    for (const Span& sp : spans) {
+      first = std::min(first, sp.first);
+      last = std::max(last, sp.last);
+    }
+    size_t lane = 0;
+    if (packed) {
+      while (lane < lane_end.size() && lane_end[lane] >= first) ++lane;
+    } else {
+      lane = lane_end.size();
+    }
+    if (lane == lane_end.size()) lane_end.push_back(last);
+    lane_end[lane] = std::max(lane_end[lane], last);
+    lane_of[id] = lane;
+  }
   constexpr double kRow = 22, kLabel = 120;
   Plot p;
   p.left = kLabel;
   p.x1 = nodes;
   p.top = 8;
-  p.height = p.top + kRow * static_cast<double>(bands.size() + 2) + p.bottom;
+  double rows = static_cast<double>(lane_end.size() + 2);
+  p.height = p.top + kRow * rows + p.bottom;
   std::string out = fmt::format(
       "<figure id=\"region-map\" class=\"chart\" data-nodes=\"{}\" data-regions=\"{}\" "
       "data-saved=\"{}\" data-recomputed-spans=\"{}\"><figcaption>{}: the joint graph's nodes "
-      "in order, one band per checkpoint region (ac_graph_id), saved values as ticks, "
-      "recomputed runs shaded. Click a mark to go to its node on the joint graph's "
-      "page.</figcaption>\n",
-      whole(nodes), bands.size(), saved.is_array() ? saved.size() : 0,
-      recomputed.is_array() ? recomputed.size() : 0, kTitle);
+      "in order, {} checkpoint region (ac_graph_id), saved values as ticks, recomputed runs "
+      "shaded. Click a mark to go to its node on the joint graph's page.</figcaption>\n",
+      whole(nodes), regions.size(), saved.is_array() ? saved.size() : 0, recomputed.size(), kTitle,
+      packed ? "a color per" : "one band per");
   out += svg_open(p, "checkpoint regions across the joint graph");
-  double bottom = p.top + kRow * static_cast<double>(bands.size() + 2);
+  double bottom = p.top + kRow * rows;
   out += "<g class=\"axis\">";
   out += fmt::format("<line x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\"/>", p.left,
                      p.width - p.right, bottom);
@@ -360,11 +390,24 @@ std::string region_map_figure(const Json& charts, const NodeLinks* links) {
       "<text class=\"title\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">joint graph "
       "node</text></g>\n",
       (p.left + p.width - p.right) / 2, bottom + 36);
+  // Runs less than a pixel apart are drawn as one (their title says how many).
+  auto merged = [&](const std::vector<Span>& spans) {
+    std::vector<std::pair<Span, size_t>> out_spans;
+    for (const Span& sp : spans) {
+      if (!out_spans.empty() && p.px(sp.first) - p.px(out_spans.back().first.last + 1) < 1) {
+        out_spans.back().first.last = std::max(out_spans.back().first.last, sp.last);
+        out_spans.back().first.last_name = sp.last_name;
+        ++out_spans.back().second;
+      } else {
+        out_spans.push_back({sp, 1});
+      }
+    }
+    return out_spans;
+  };
   // Spans narrower than a pixel still show: at least one pixel wide.
-  auto span_rect = [&](double first, double last, double y, std::string_view attrs,
-                       std::string_view tip, std::string_view first_name) {
-    double x = p.px(first), w = std::max(1.0, p.px(last + 1) - x);
-    std::string a = link_open(links, first_name);
+  auto span_rect = [&](const Span& sp, double y, std::string_view attrs, std::string_view tip) {
+    double x = p.px(sp.first), w = std::max(1.0, p.px(sp.last + 1) - x);
+    std::string a = link_open(links, sp.first_name);
     return fmt::format(
         "{}<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" {}>"
         "<title>{}</title></rect>{}",
@@ -372,44 +415,47 @@ std::string region_map_figure(const Json& charts, const NodeLinks* links) {
   };
   auto row_label = [&](double y, std::string_view words) {
     return fmt::format(
-        "<text class=\"row-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">"
-        "{}</text>",
+        "<text class=\"row-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>",
         p.left - 8, y + kRow / 2 + 1, html_escape(words));
   };
-  double y = p.top;
-  for (const auto& [id, spans] : bands) {
+  auto nodes_text = [](const Span& sp) {
+    return sp.last > sp.first ? fmt::format("nodes {}–{} ({} to {})", whole(sp.first),
+                                            whole(sp.last), sp.first_name, sp.last_name)
+                              : fmt::format("node {} ({})", whole(sp.first), sp.first_name);
+  };
+  for (size_t lane = 0; lane < lane_end.size(); ++lane) {
+    double y = p.top + kRow * static_cast<double>(lane);
+    std::string label;
+    for (const auto& [id, l] : lane_of)
+      if (l == lane) label = label.empty() ? "region " + std::to_string(id) : "regions";
+    out += row_label(y, label);
+  }
+  for (const auto& [id, spans] : regions) {
+    double y = p.top + kRow * static_cast<double>(lane_of[id]);
     out += fmt::format("<g class=\"region\" data-ac-graph-id=\"{}\">", id);
-    out += row_label(y, "region " + std::to_string(id));
-    for (const Json* s : spans) {
-      const Json& r = *s;
-      std::string tip = fmt::format("region {}: nodes {}–{} ({} to {})", id, number(r[1]),
-                                    number(r[2]), text(r[3]), text(r[4]));
-      out += span_rect(number(r[1]), number(r[2]), y + 3,
+    for (const auto& [sp, count] : merged(spans)) {
+      out += span_rect(sp, y + 3,
                        fmt::format("fill=\"{}\" stroke=\"{}\"", region_fill(id), region_stroke(id)),
-                       tip, text(r[3]));
+                       fmt::format("region {}: {}", id, nodes_text(sp)));
     }
     out += "</g>\n";
-    y += kRow;
   }
+  double y = p.top + kRow * static_cast<double>(lane_end.size());
   // Recomputed runs shade the region bands above them too.
   out += "<g class=\"recomputed\">" + row_label(y + kRow, "recomputed");
-  for (const Json& r : items(recomputed)) {
-    if (!r.is_array() || r.size() != 4) continue;
-    double first = number(r[0]), last = number(r[1]);
+  for (const auto& [sp, count] : merged(recomputed)) {
     out += fmt::format(
-        "<rect class=\"shade\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
-        "height=\"{:.1f}\"/>",
-        p.px(first), p.top, std::max(1.0, p.px(last + 1) - p.px(first)), y - p.top);
-    std::string tip = last > first ? fmt::format("recomputed: {} to {} ({} nodes)", text(r[2]),
-                                                 text(r[3]), number(r[1]) - number(r[0]) + 1)
-                                   : "recomputed: " + text(r[2]);
-    out += span_rect(first, last, y + kRow + 3, "class=\"run\"", tip, text(r[2]));
+        "<rect class=\"shade\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>",
+        p.px(sp.first), p.top, std::max(1.0, p.px(sp.last + 1) - p.px(sp.first)), y - p.top);
+    std::string tip = "recomputed: " + nodes_text(sp);
+    if (count > 1) tip += fmt::format(", in {} runs", count);
+    out += span_rect(sp, y + kRow + 3, "class=\"run\"", tip);
   }
   out += "</g>\n<g class=\"saved\">" + row_label(y, "saved");
   // Ticks on one pixel are one mark (a long graph saves thousands of values).
   std::map<long, std::vector<const Json*>> by_pixel;
-  for (const Json& s : items(saved))
-    if (s.is_array() && s.size() == 2) by_pixel[std::lround(p.px(number(s[0])))].push_back(&s);
+  for (const Json& sv : items(saved))
+    if (sv.is_array() && sv.size() == 2) by_pixel[std::lround(p.px(number(sv[0])))].push_back(&sv);
   for (const auto& [x, values] : by_pixel) {
     std::string name = text((*values.front())[1]);
     std::string tip = values.size() == 1

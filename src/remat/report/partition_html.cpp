@@ -12,6 +12,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+constexpr size_t kTableRows = 500;
+
 std::string string_field(const Json& object, const char* key) {
   return object.is_object() && object.contains(key) && object[key].is_string()
              ? object[key].get<std::string>()
@@ -106,6 +108,17 @@ std::string partition_page(const Json& p, std::string_view compile_key, const No
   body += "<h2>Saved values (" + human_count(saved.size()) +
           ", the largest first)</h2>\n<table id=\"saved-values\"><tr><th>value</th><th>shape</th>"
           "<th>bytes</th><th>why saved</th><th>region</th></tr>\n";
+  // Long graphs save and recompute thousands: the page shows the first rows of each table (the
+  // record and the joint graph's side panel have them all), so that it opens at once.
+  auto more = [](size_t shown, size_t all, std::string_view id) {
+    return shown == all ? std::string()
+                        : fmt::format(
+                              "<p class=\"meta\" id=\"{}-more\">The first {} of {}: the "
+                              "partition record (JSON) and the joint graph page's side "
+                              "panel list them all.</p>\n",
+                              id, human_count(shown), human_count(all));
+  };
+  if (by_size.size() > kTableRows) by_size.resize(kTableRows);
   for (const Json* v : by_size) {
     std::string region = v->contains("region") && (*v)["region"].is_number_integer()
                              ? std::to_string((*v)["region"].get<int64_t>())
@@ -116,27 +129,30 @@ std::string partition_page(const Json& p, std::string_view compile_key, const No
             html_escape(string_field(*v, "reason")) + "</td><td class=\"num\">" + region +
             "</td></tr>\n";
   }
-  body += "</table>\n";
+  body += "</table>\n" + more(by_size.size(), saved.size(), "saved-values");
   const Json& recomputed = array_field(p, "recomputed");
   body += "<h2>Recomputed in the backward (" + human_count(recomputed.size()) +
           ")</h2>\n<table id=\"recomputed-nodes\"><tr><th>node</th><th>op</th><th>cost</th><th>why "
           "recomputed</th></tr>\n";
+  size_t rows = 0;
   for (const Json& v : recomputed) {
+    if (rows++ == kTableRows) break;
     body += "<tr><td>" + node(string_field(v, "name")) + "</td><td><code>" +
             html_escape(string_field(v, "target")) + "</code></td><td class=\"num\">" +
             human_flops(unsigned_field(v, "flops")) + "</td><td>" +
             html_escape(string_field(v, "reason")) + "</td></tr>\n";
   }
-  body += "</table>\n";
+  body += "</table>\n" + more(std::min(rows, kTableRows), recomputed.size(), "recomputed-nodes");
   const Json& banned = array_field(p, "banned");
   if (!banned.empty()) {
     body += "<h2>Banned from recomputation (" + human_count(banned.size()) +
             ")</h2>\n<table id=\"banned-nodes\"><tr><th>node</th><th>why</th></tr>\n";
-    for (const Json& v : banned) {
-      body += "<tr><td><code>" + html_escape(string_field(v, "name")) + "</code></td><td>" +
-              html_escape(string_field(v, "reason")) + "</td></tr>\n";
+    size_t shown = std::min(banned.size(), kTableRows);
+    for (size_t i = 0; i < shown; ++i) {
+      body += "<tr><td>" + node(string_field(banned[i], "name")) + "</td><td>" +
+              html_escape(string_field(banned[i], "reason")) + "</td></tr>\n";
     }
-    body += "</table>\n";
+    body += "</table>\n" + more(shown, banned.size(), "banned-nodes");
   }
   const Json& notes = array_field(p, "notes");
   if (!notes.empty()) {
