@@ -66,6 +66,16 @@ std::vector<double> ticks(double lo, double hi, int count) {
   return out;
 }
 
+/// Ticks for bytes: round in the unit the labels use (KB, MB, GB are powers of 1024), so that
+/// they read 200 KB, 400 KB rather than 195.3 KB, 390.6 KB.
+std::vector<double> byte_ticks(double lo, double hi, int count) {
+  double unit = 1;
+  while (hi / unit >= 1024 && unit < 1024.0 * 1024 * 1024) unit *= 1024;
+  std::vector<double> out = ticks(lo / unit, hi / unit, count);
+  for (double& t : out) t *= unit;
+  return out;
+}
+
 /// [lo, hi] of `values` with a margin, so that points at the ends stay inside the plot.
 std::pair<double, double> padded_range(const std::vector<double>& values) {
   auto [lo, hi] = std::minmax_element(values.begin(), values.end());
@@ -161,7 +171,7 @@ std::string memory_timeline_figure(const Json& charts, const NodeLinks* links) {
       whole(peak), whole(peak_step), html_escape(peak_node), kTitle);
   out += svg_open(p, "memory over the step");
   axes(
-      out, p, ticks(0, p.x1, 8), ticks(0, max_bytes, 5),
+      out, p, ticks(0, p.x1, 8), byte_ticks(0, max_bytes, 5),
       [](double x) { return human_count(whole(x)); }, bytes_text, "step", "live bytes");
   // Where this partition's backward starts.
   double backward = number(member(mine, "forward_steps"));
@@ -258,7 +268,7 @@ std::string budget_curve_figure(const Json& record) {
       knee ? fmt::format(" data-knee=\"{}\"", *knee) : "", kTitle);
   out += svg_open(p, "saved bytes against recomputed FLOPs");
   axes(
-      out, p, ticks(p.x0, p.x1, 6), ticks(p.y0, p.y1, 5), bytes_text,
+      out, p, byte_ticks(p.x0, p.x1, 6), ticks(p.y0, p.y1, 5), bytes_text,
       [](double y) { return human_flops(whole(y)); }, "saved bytes", "recomputed FLOPs");
   out += "<polyline class=\"curve c0\" points=\"";
   for (const Json& pt : points)
