@@ -177,6 +177,51 @@ TEST(ReportCli, AGraphFileGivesTheReportOfOneCompile) {
   EXPECT_FALSE(fs::exists(dir / "bad"));
 }
 
+TEST(ReportCli, PyTorchsPartitionReadOffItsGraphsGetsThePictures) {
+  // remat's partition of a checkpointed MLP, reported twice: with remat's record, and as PyTorch's
+  // logs would show it (the three graphs alone). Read off the text, the memory timeline peaks
+  // where remat's estimate does (no op of this model returns a tuple, whose unannotated outputs
+  // the text cannot weigh).
+  fs::path dir = scratch("derived");
+  CliResult compiled =
+      run("compile --model mlp --checkpoint each-layer --no-check -o " + (dir / "c").string(), dir);
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
+  fs::path graphs = dir / "c" / "graphs";
+  CliResult theirs = run(
+      "report " + (graphs / "joint.json").string() + " --fw " + (graphs / "forward.json").string() +
+          " --bw " + (graphs / "backward.json").string() + " -o " + (dir / "theirs").string(),
+      dir);
+  ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+  std::string ours = slurp(dir / "c" / "report" / "-_0_0_0" / "remat_partition_4.html");
+  std::string derived = slurp(dir / "theirs" / "-_0_0_0" / "pytorch_partition.html");
+  auto peak = [](const std::string& page) {
+    size_t at = page.find("data-peak-bytes=\"");
+    return at == std::string::npos ? std::string("none")
+                                   : page.substr(at + 17, page.find('"', at + 17) - at - 17);
+  };
+  EXPECT_NE(peak(ours), "none");
+  EXPECT_EQ(peak(derived), peak(ours));
+  for (const char* element :
+       {"id=\"memory-timeline\"", "id=\"region-map\"", "data-ac-graph-id=\"1\"",
+        "has no memory-budget sweep", "href=\"aot_joint_graph_0.html#L", "id=\"saved-values\""})
+    EXPECT_NE(derived.find(element), std::string::npos) << element;
+  std::string index = slurp(dir / "theirs" / "index.html");
+  EXPECT_NE(index.find("href=\"-_0_0_0/pytorch_partition.html\""), std::string::npos);
+  // The same for PyTorch 1.13's own partition of a graph.
+  auto data = [](const std::string& name) {
+    return remat::testing::data_path("torch-1.13/" + name);
+  };
+  ASSERT_EQ(run("report " + data("norm_stack_joint.json") + " --fw " +
+                    data("norm_stack_default_fw.json") + " --bw " +
+                    data("norm_stack_default_bw.json") + " -o " + (dir / "t113").string(),
+                dir)
+                .exit_code,
+            0);
+  EXPECT_NE(slurp(dir / "t113" / "-_0_0_0" / "pytorch_partition.html").find("<polyline"),
+            std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST(ReportCli, CorruptedLogCountsItsBadLineAndStrictRefusesIt) {
   fs::path dir = scratch("corrupted");
   CliResult lenient = run(

@@ -65,11 +65,16 @@ std::string partition_summary(const Json& p) {
   out += "<td>" + html_escape(string_field(p, "strategy")) + "</td>";
   out += "<td>" + html_escape(string_field(p, "stage")) + "</td>";
   out += "<td class=\"num\">" + human_count(array_field(p, "saved_values").size()) + "</td>";
-  out += "<td class=\"num\">" + human_bytes(unsigned_field(p, "saved_bytes_total")) + "</td>";
-  out += "<td class=\"num\">" + human_bytes(unsigned_field(p, "activation_bytes")) + "</td>";
+  // A record read off PyTorch's graphs lacks some numbers: those cells say so.
+  auto cell = [&](const char* key, std::string (*format)(uint64_t)) {
+    bool known = p.is_object() && p.contains(key) && p[key].is_number_unsigned();
+    return "<td class=\"num\">" + (known ? format(unsigned_field(p, key)) : "&mdash;") + "</td>";
+  };
+  out += cell("saved_bytes_total", human_bytes);
+  out += cell("activation_bytes", human_bytes);
   out += "<td class=\"num\">" + human_count(array_field(p, "recomputed").size()) + "</td>";
-  out += "<td class=\"num\">" + human_flops(unsigned_field(p, "recompute_flops")) + "</td>";
-  out += "<td class=\"num\">" + human_bytes(unsigned_field(p, "peak_memory_bytes")) + "</td>";
+  out += cell("recompute_flops", human_flops);
+  out += cell("peak_memory_bytes", human_bytes);
   std::string cut = "&mdash;";
   if (p.is_object() && p.contains("cut_value") && p["cut_value"].is_number()) {
     double v = p["cut_value"].get<double>();

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 
+#include "remat/report/derived_partition.h"
 #include "remat/report/export_pages.h"
 #include "remat/report/graph_html.h"
 #include "remat/report/html.h"
@@ -101,6 +102,11 @@ struct CompileDir {
   std::optional<Json> partition;   ///< the `remat_partition` artifact
   PartitionMarks marks;            ///< filled from `partition` and the forward/backward graphs
   std::vector<GraphLine> forward_lines, backward_lines;  ///< the logged aot_forward/backward graphs
+  std::string forward_text, backward_text;               ///< and their text
+  /// Without a partition record: the one read off the logged graphs (its charts dropped once its
+  /// page is written) and that page.
+  std::optional<Json> derived;
+  std::string derived_page;
   /// What its partition saved and recomputed, once the compile is finished.
   std::optional<PartitionSummary> summary;
   ProvenanceSources provenance;  ///< with --inductor-provenance
@@ -399,6 +405,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
           auto& set = e == "aot_forward_graph" ? d.marks.forward : d.marks.backward;
           for (const GraphLine& g : nodes) set.insert(g.name);
           (e == "aot_forward_graph" ? d.forward_lines : d.backward_lines) = std::move(nodes);
+          (e == "aot_forward_graph" ? d.forward_text : d.backward_text) = r.payload;
         }
       }
     }
@@ -570,6 +577,31 @@ Status Builder::finish_compile(size_t di) {
   bool has_marks = !d.marks.saved.empty() || !d.marks.recomputed.empty();
   if (has_marks)
     d.summary = PartitionSummary{d.key, d.marks.saved, d.marks.recomputed, d.marks.source};
+  if (has_marks && !d.partition) {
+    // PyTorch's partition, read off its graphs: a page like remat's record gets, with the memory
+    // timeline and the region map the text gives.
+    const PendingJoint* joint = nullptr;
+    for (const PendingJoint& g : joints_)
+      if (g.dir == di && joint == nullptr) joint = &g;
+    Json record =
+        derived_record(d.marks, {d.forward_text, &d.forward_lines},
+                       {d.backward_text, &d.backward_lines}, joint ? &joint->nodes : nullptr);
+    std::optional<NodeLinks> links;
+    if (joint) {
+      links.emplace();
+      links->page = fs::path(joint->html).filename().string();
+      for (const GraphLine& n : joint->nodes) links->line_of.try_emplace(n.name, n.line + 1);
+    }
+    d.derived_page = d.anchor + "/pytorch_partition.html";
+    if (Status s =
+            write(d.derived_page,
+                  html_page("partition " + d.key,
+                            partition_page(record, d.key, links ? &*links : nullptr), footer()));
+        !s.ok())
+      return s;
+    record.erase("charts");
+    d.derived = std::move(record);
+  }
   for (PendingJoint& g : joints_) {
     if (g.dir != di) continue;
     if (Status s = write_graph_page(g.title, g.text, g.nodes, has_marks ? &d.marks : nullptr, g.txt,
@@ -583,6 +615,8 @@ Status Builder::finish_compile(size_t di) {
   d.marks = PartitionMarks();
   d.forward_lines = std::vector<GraphLine>();
   d.backward_lines = std::vector<GraphLine>();
+  d.forward_text = std::string();
+  d.backward_text = std::string();
   return {};
 }
 
@@ -670,13 +704,16 @@ std::string Builder::index_page(const tracelog::TraceReader& reader) {
       std::to_string(failures_.size()) +
       (failures_.size() == 1 ? " failure or restart" : " failures and restarts") + "</a></p>\n";
   bool any_partition = false;
-  for (const CompileDir& d : dirs_) any_partition = any_partition || d.partition;
+  for (const CompileDir& d : dirs_) any_partition = any_partition || d.partition || d.derived;
   if (any_partition) {
     body += "<h2>Partitions</h2>\n";
     for (const CompileDir& d : dirs_) {
-      if (!d.partition) continue;
-      body += "<h3><a href=\"#" + html_escape(d.anchor) + "\">" + html_escape(d.key) +
-              "</a></h3>\n" + partition_summary(*d.partition) + "\n";
+      if (!d.partition && !d.derived) continue;
+      body += "<h3><a href=\"#" + html_escape(d.anchor) + "\">" + html_escape(d.key) + "</a>";
+      if (d.derived)
+        body += " <a class=\"derived-partition\" href=\"" + html_escape(d.derived_page) +
+                "\">PyTorch's partition, read off its graphs</a>";
+      body += "</h3>\n" + partition_summary(d.partition ? *d.partition : *d.derived) + "\n";
     }
   }
   body += "<h2>IR dumps</h2>\n<ul id=\"compile-directory\">\n";

@@ -1,0 +1,31 @@
+// PyTorch's own logs carry no partition record: what its partitioner saved and recomputed is read
+// off the forward and backward graphs it logged (marks_from_graphs). This turns those marks and
+// the graphs' text into a record of the same shape as remat's, so the partition page and its
+// pictures work for them too: the memory timeline from the text (annotations give each value's
+// bytes, the `x = None` deletions when it dies) and the region map from the joint graph's tags.
+// There is no budget sweep: that takes remat's partitioner, which the report never runs.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
+
+#include "remat/report/graph_html.h"
+
+namespace remat::report {
+
+/// One logged graph: its text and the nodes graph_lines found in it.
+struct LoggedGraph {
+  std::string_view text;
+  const std::vector<GraphLine>* nodes;
+};
+
+/// A `remat_partition`-shaped record of the partition `marks` describe, with `charts` (memory
+/// curve, and the region map when `joint` is given).
+nlohmann::ordered_json derived_record(const PartitionMarks& marks, LoggedGraph forward,
+                                      LoggedGraph backward, const std::vector<GraphLine>* joint);
+
+/// The names a statement line frees after it (`...;  a = b = None`), in order.
+std::vector<std::string_view> freed_names(std::string_view line);
+
+}  // namespace remat::report

@@ -1,0 +1,46 @@
+// PyTorch's partition read off its graphs: what a line frees, and the memory it leaves live.
+#include "remat/report/derived_partition.h"
+
+#include <gtest/gtest.h>
+
+namespace remat::report {
+namespace {
+
+TEST(DerivedPartition, FreedNamesComeFromTheDeletionAtTheLinesEnd) {
+  using V = std::vector<std::string_view>;
+  EXPECT_EQ(freed_names("mul: \"f32[4]\" = x * 2;  x = y = None"), (V{"x", "y"}));
+  EXPECT_EQ(freed_names("mul: \"f32[4]\" = x * 2"), V{});
+  EXPECT_EQ(freed_names("add_ += 1;  x = add_;  add_ = None"), V{"add_"});
+  EXPECT_EQ(freed_names("s = f(';  a = None');  b = None"), V{"b"});
+  EXPECT_EQ(freed_names("s = f(x);  x = 1"), V{});
+}
+
+TEST(DerivedPartition, TheTimelineCountsAnnotatedBytesAndDeletions) {
+  std::string forward =
+      "def forward(self, x: \"f32[4]\"):\n"        // 16 bytes
+      "    a: \"f32[8]\" = x.sin()\n"              // + 32
+      "    b: \"f32[4]\" = a.sum(0);  a = None\n"  // + 16, then - 32
+      "    return (b, x)\n";
+  std::string backward =
+      "def forward(self, x: \"f32[4]\", t: \"f32[4]\"):\n"  // 32
+      "    c: \"f32[4]\" = x * t;  x = t = None\n"          // + 16, then - 32
+      "    return (c,)\n";
+  std::vector<GraphLine> fw = graph_lines(forward), bw = graph_lines(backward);
+  PartitionMarks marks;
+  marks.saved["x"] = 16;
+  marks.why["x"] = "an input of the backward graph";
+  auto record = derived_record(marks, {forward, &fw}, {backward, &bw}, nullptr);
+  const auto& curve = record["charts"]["memory"][0];
+  std::vector<uint64_t> live;
+  for (const auto& s : curve["samples"]) live.push_back(s["live"].get<uint64_t>());
+  EXPECT_EQ(live, (std::vector<uint64_t>{16, 48, 64, 32, 48}));
+  EXPECT_EQ(curve["peak_bytes"], 64u);
+  EXPECT_EQ(curve["peak_node"], "b");
+  EXPECT_EQ(curve["forward_steps"], 3u);
+  EXPECT_EQ(record["peak_memory_bytes"], 64u);
+  EXPECT_EQ(record["saved_bytes_total"], 16u);
+  EXPECT_FALSE(record["charts"].contains("regions"));  // no joint graph given
+}
+
+}  // namespace
+}  // namespace remat::report
