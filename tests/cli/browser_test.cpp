@@ -129,6 +129,22 @@ TEST(Browser, ReportPagesLoadCleanInChromium) {
                               "id=\"why-panel\"", "href=\"#L"}) {
     EXPECT_NE(single.dom.find(element), std::string::npos) << element;
   }
+  // PyTorch's partition, read off its graphs: the same pictures but the sweep.
+  fs::path graphs = work / "out" / "graphs";
+  ASSERT_EQ(std::system((std::string(REMAT_EXE) + " report " + (graphs / "joint.json").string() +
+                         " --fw " + (graphs / "forward.json").string() + " --bw " +
+                         (graphs / "backward.json").string() + " -o " + (work / "theirs").string() +
+                         " >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  Page theirs = load(chromium, work,
+                     "file://" + (work / "theirs" / "-_0_0_0" / "pytorch_partition.html").string(),
+                     shots / "pytorch_partition.png");
+  EXPECT_EQ(theirs.exit_code, 0);
+  EXPECT_EQ(theirs.console, "") << "console output on the derived partition page";
+  for (const char* element : {"id=\"memory-timeline\"", "id=\"region-map\"", "<polyline"}) {
+    EXPECT_NE(theirs.dom.find(element), std::string::npos) << element;
+  }
   Page backward =
       load(chromium, work, "file://" + (site / "-_0_0_0" / "aot_backward_graph_3.html").string(),
            shots / "backward_graph.png");
