@@ -1,12 +1,17 @@
-// Fuzz target for the trace-log reader and the report's graph-text reading. Property: any bytes
-// are read to the end without crashing; every line is a record, a payload line or counted; the
-// graph pages render whatever text a payload holds.
+// Fuzz target for the trace-log reader and the report's reading of what a log holds. Property:
+// any bytes are read to the end without crashing; every line is a record, a payload line or
+// counted; the graph pages render whatever text a payload holds, and so do the partition read
+// off graph text and the partition page with its pictures for whatever JSON a payload holds.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "remat/report/derived_partition.h"
 #include "remat/report/graph_html.h"
+#include "remat/report/partition_html.h"
 #include "remat/tracelog/trace_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -22,6 +27,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     remat::report::PartitionMarks marks;
     marks.saved["x"] = 1;
     (void)remat::report::graph_html(r.event, r.payload, &marks, "x.txt");
+    std::vector<remat::report::GraphLine> lines = remat::report::graph_lines(r.payload);
+    if (!lines.empty()) {
+      marks.recomputed.insert(lines.back().name);
+      auto derived =
+          remat::report::derived_record(marks, {r.payload, &lines}, {r.payload, &lines}, &lines);
+      (void)remat::report::partition_page(derived, "[0/0]");
+    }
+    if (r.payload.starts_with("{")) {
+      auto json = nlohmann::ordered_json::parse(r.payload, nullptr, /*allow_exceptions=*/false);
+      if (json.is_object()) (void)remat::report::partition_page(json, "[0/0]");
+    }
   }
   const auto& s = reader->stats();
   if (s.ok != records) std::abort();

@@ -25,11 +25,8 @@ namespace {
 std::string wrap(std::string_view code, std::string_view s) {
   return std::string(code) + std::string(s) + "\033[0m";
 }
-constexpr std::string_view kRed = "\033[31m";
 constexpr std::string_view kBlue = "\033[34m";
 constexpr std::string_view kDim = "\033[2m";
-constexpr std::string_view kDimBlue = "\033[2m\033[34m";
-constexpr std::string_view kDimGreen = "\033[2m\033[32m";
 
 void apply_pattern(std::string& out, std::string_view pattern, std::span<const std::string> args) {
   for (size_t i = 0; i < pattern.size(); ++i) {
