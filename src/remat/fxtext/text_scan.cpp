@@ -2,6 +2,16 @@
 
 namespace remat::fxtext {
 
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (size_t start = 0; start < text.size();) {
+    size_t nl = text.find('\n', start);
+    lines.push_back(text.substr(start, nl == std::string_view::npos ? nl : nl - start));
+    start = nl == std::string_view::npos ? text.size() : nl + 1;
+  }
+  return lines;
+}
+
 std::string_view trim(std::string_view s) {
   size_t b = s.find_first_not_of(" \t\r");
   if (b == std::string_view::npos) return {};

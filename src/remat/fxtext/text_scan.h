@@ -8,6 +8,9 @@
 
 namespace remat::fxtext {
 
+/// The lines of `text`, without their `\n` (a final newline ends the last line; it starts none).
+std::vector<std::string_view> split_lines(std::string_view text);
+
 /// `s` without leading spaces and tabs and trailing spaces, tabs and carriage returns.
 std::string_view trim(std::string_view s);
 

@@ -18,21 +18,10 @@ struct Step {
   uint64_t live = 0, bytes = 0;
 };
 
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  for (size_t start = 0; start <= text.size();) {
-    size_t nl = text.find('\n', start);
-    lines.push_back(text.substr(start, nl == std::string_view::npos ? nl : nl - start));
-    if (nl == std::string_view::npos) break;
-    start = nl + 1;
-  }
-  return lines;
-}
-
 /// Live bytes over one graph, as remat's memory timeline counts them: inputs live from the start,
 /// each statement's value born when it runs and dead after the line that frees it.
 void walk(LoggedGraph g, std::vector<Step>& steps) {
-  std::vector<std::string_view> lines = lines_of(g.text);
+  std::vector<std::string_view> lines = fxtext::split_lines(g.text);
   std::unordered_map<std::string_view, uint64_t> bytes;
   uint64_t live = 0;
   for (const GraphLine& n : *g.nodes) {

@@ -227,12 +227,7 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
                        const std::vector<GraphLine>& nodes, const PartitionMarks* marks,
                        std::string_view text_url) {
   // The text's lines, and for each the first of its nodes (graph_lines lists them in line order).
-  std::vector<std::string_view> lines;
-  for (size_t s = 0; s < text.size();) {
-    size_t nl = text.find('\n', s);
-    lines.push_back(text.substr(s, nl == std::string_view::npos ? std::string_view::npos : nl - s));
-    s = nl == std::string_view::npos ? text.size() : nl + 1;
-  }
+  std::vector<std::string_view> lines = fxtext::split_lines(text);
   constexpr uint32_t kNone = UINT32_MAX;
   std::vector<uint32_t> first_node(lines.size(), kNone);
   std::map<int64_t, std::string> region_style;  // id -> the line's style attribute

@@ -54,15 +54,18 @@ struct Plot {
 
 /// About `count` round tick values (1, 2 or 5 times a power of ten apart) from `lo` to `hi`.
 std::vector<double> ticks(double lo, double hi, int count) {
-  if (hi <= lo) return {lo};
+  if (!(hi > lo)) return {lo};
   double raw = (hi - lo) / count, power = std::pow(10.0, std::floor(std::log10(raw)));
   double step = power;
   for (double m : {1.0, 2.0, 5.0, 10.0}) {
     step = m * power;
     if (step >= raw) break;
   }
+  // Counted, not stepped: at 1e18 adding a small step to a double can leave it where it was.
+  double first = std::ceil(lo / step) * step;
+  double n = std::floor((hi * (1 + 1e-9) - first) / step);
   std::vector<double> out;
-  for (double t = std::ceil(lo / step) * step; t <= hi * (1 + 1e-9); t += step) out.push_back(t);
+  for (int i = 0; i <= n && i <= 4 * count; ++i) out.push_back(first + i * step);
   return out;
 }
 
@@ -367,6 +370,7 @@ std::string region_map_figure(const Json& charts, const NodeLinks* links) {
     size_t lane = 0;
     if (packed) {
       while (lane < lane_end.size() && lane_end[lane] >= first) ++lane;
+      if (lane == kBandsPerRegion) lane = kBandsPerRegion - 1;  // overlapping beyond: they overlap
     } else {
       lane = lane_end.size();
     }

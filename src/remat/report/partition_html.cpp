@@ -139,25 +139,25 @@ std::string partition_page(const Json& p, std::string_view compile_key, const No
   body += "<h2>Recomputed in the backward (" + human_count(recomputed.size()) +
           ")</h2>\n<table id=\"recomputed-nodes\"><tr><th>node</th><th>op</th><th>cost</th><th>why "
           "recomputed</th></tr>\n";
-  size_t rows = 0;
-  for (const Json& v : recomputed) {
-    if (rows++ == kTableRows) break;
+  size_t shown = std::min(recomputed.size(), kTableRows);
+  for (size_t i = 0; i < shown; ++i) {
+    const Json& v = recomputed[i];
     body += "<tr><td>" + node(string_field(v, "name")) + "</td><td><code>" +
             html_escape(string_field(v, "target")) + "</code></td><td class=\"num\">" +
             human_flops(unsigned_field(v, "flops")) + "</td><td>" +
             html_escape(string_field(v, "reason")) + "</td></tr>\n";
   }
-  body += "</table>\n" + more(std::min(rows, kTableRows), recomputed.size(), "recomputed-nodes");
+  body += "</table>\n" + more(shown, recomputed.size(), "recomputed-nodes");
   const Json& banned = array_field(p, "banned");
   if (!banned.empty()) {
     body += "<h2>Banned from recomputation (" + human_count(banned.size()) +
             ")</h2>\n<table id=\"banned-nodes\"><tr><th>node</th><th>why</th></tr>\n";
-    size_t shown = std::min(banned.size(), kTableRows);
-    for (size_t i = 0; i < shown; ++i) {
+    size_t shown_banned = std::min(banned.size(), kTableRows);
+    for (size_t i = 0; i < shown_banned; ++i) {
       body += "<tr><td>" + node(string_field(banned[i], "name")) + "</td><td>" +
               html_escape(string_field(banned[i], "reason")) + "</td></tr>\n";
     }
-    body += "</table>\n" + more(shown, banned.size(), "banned-nodes");
+    body += "</table>\n" + more(shown_banned, banned.size(), "banned-nodes");
   }
   const Json& notes = array_field(p, "notes");
   if (!notes.empty()) {

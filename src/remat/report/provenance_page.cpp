@@ -3,6 +3,7 @@
 #include <map>
 #include <vector>
 
+#include "remat/fxtext/text_scan.h"
 #include "remat/report/graph_html.h"
 #include "remat/report/html.h"
 
@@ -10,17 +11,6 @@ namespace remat::report {
 namespace {
 
 using Json = nlohmann::json;
-
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  for (size_t start = 0; start <= text.size();) {
-    size_t nl = text.find('\n', start);
-    lines.push_back(text.substr(start, nl == std::string_view::npos ? nl : nl - start));
-    if (nl == std::string_view::npos) break;
-    start = nl + 1;
-  }
-  return lines;
-}
 
 /// Node name -> line of a printed graph (1-based).
 std::map<std::string, size_t, std::less<>> node_lines(std::string_view graph) {
@@ -34,7 +24,7 @@ std::map<std::string, size_t, std::less<>> node_lines(std::string_view graph) {
 std::map<std::string, std::vector<size_t>, std::less<>> kernel_lines(
     std::string_view code, const std::vector<std::string>& kernels, std::string_view call_marker) {
   std::map<std::string, std::vector<size_t>, std::less<>> out;
-  std::vector<std::string_view> lines = lines_of(code);
+  std::vector<std::string_view> lines = fxtext::split_lines(code);
   size_t start = 0;
   while (start < lines.size() && lines[start].find(call_marker) == std::string_view::npos) ++start;
   if (start == lines.size()) start = 0;
@@ -91,7 +81,7 @@ Json map_lines(const Json& mapping, const From& from, const To& to) {
 std::string pane(const char* id, const char* title, std::string_view text) {
   std::string out =
       std::string("<div class=\"pane\"><h2>") + title + "</h2><pre id=\"" + id + "\">";
-  std::vector<std::string_view> lines = lines_of(text);
+  std::vector<std::string_view> lines = fxtext::split_lines(text);
   for (size_t i = 0; i < lines.size(); ++i)
     out += "<span class=\"line\" data-line=\"" + std::to_string(i + 1) + "\"><span class=\"ln\">" +
            std::to_string(i + 1) + "</span>" + html_escape(lines[i]) + "\n</span>";
