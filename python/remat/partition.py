@@ -282,7 +282,7 @@ def _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, to
     return fn(joint_module, joint_inputs, **kwargs)
 
 
-def partition_fn_for(strategy="min-cut", budget=1.0, *, fallback=False, verify=False, on_report=None):
+def partition_fn_for(strategy="min-cut", budget=1.0, *, fallback=False, verify=False, on_report=None, charts=None):
     """A partition_fn with these settings, for aot_module / aot_autograd(partition_fn=...)."""
     if strategy not in ("min-cut", "default"):
         raise ValueError(f"strategy must be 'min-cut' or 'default', not {strategy!r}")
@@ -291,7 +291,8 @@ def partition_fn_for(strategy="min-cut", budget=1.0, *, fallback=False, verify=F
 
     def configured(joint_module, joint_inputs=None, *, num_fwd_outputs=None, **kwargs):
         return partition_fn(joint_module, joint_inputs, num_fwd_outputs=num_fwd_outputs, strategy=strategy,
-                            budget=budget, fallback=fallback, verify=verify, on_report=on_report, **kwargs)
+                            budget=budget, fallback=fallback, verify=verify, on_report=on_report, charts=charts,
+                            **kwargs)
 
     configured.__name__ = f"remat_{strategy.replace('-', '_')}_partition"
     return configured
