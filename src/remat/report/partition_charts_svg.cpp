@@ -273,15 +273,20 @@ std::string budget_curve_figure(const Json& record) {
   axes(
       out, p, byte_ticks(p.x0, p.x1, 6), ticks(p.y0, p.y1, 5), bytes_text,
       [](double y) { return human_flops(whole(y)); }, "saved bytes", "recomputed FLOPs");
+  // Where a sweep point sits on the plot.
+  auto position = [&](const Json& pt) {
+    return std::pair{p.px(number(member(pt, "saved_bytes"))),
+                     p.py(number(member(pt, "recompute_flops")))};
+  };
   out += "<polyline class=\"curve c0\" points=\"";
-  for (const Json& pt : points)
-    out += fmt::format("{:.1f},{:.1f} ", p.px(number(member(pt, "saved_bytes"))),
-                       p.py(number(member(pt, "recompute_flops"))));
+  for (const Json& pt : points) {
+    auto [x, y] = position(pt);
+    out += fmt::format("{:.1f},{:.1f} ", x, y);
+  }
   out += "\"/>\n<g class=\"budget-points\">";
   for (size_t i = 0; i < points.size(); ++i) {
     const Json& pt = points[i];
-    double x = p.px(number(member(pt, "saved_bytes"))),
-           y = p.py(number(member(pt, "recompute_flops")));
+    auto [x, y] = position(pt);
     std::string tip = fmt::format(
         "budget {:.2f}: saves {} ({} values), recomputes {} — {}", number(member(pt, "budget")),
         bytes_text(number(member(pt, "saved_bytes"))),
@@ -301,8 +306,7 @@ std::string budget_curve_figure(const Json& record) {
   };
   if (knee && *knee < points.size()) {
     const Json& pt = points[*knee];
-    double x = p.px(number(member(pt, "saved_bytes"))),
-           y = p.py(number(member(pt, "recompute_flops")));
+    auto [x, y] = position(pt);
     out += fmt::format(
         "<g id=\"budget-knee\"><path class=\"knee\" d=\"M{0:.1f} {1:.1f} l7 7 l-7 7 l-7 -7 z\"/>{2}"
         "</g>\n",
@@ -312,8 +316,7 @@ std::string budget_curve_figure(const Json& record) {
   }
   if (chosen && *chosen < points.size()) {
     const Json& pt = points[*chosen];
-    double x = p.px(number(member(pt, "saved_bytes"))),
-           y = p.py(number(member(pt, "recompute_flops")));
+    auto [x, y] = position(pt);
     out += fmt::format(
         "<g id=\"budget-chosen\"><circle class=\"chosen\" cx=\"{:.1f}\" cy=\"{:.1f}\" "
         "r=\"8\"/>{}</g>\n",
