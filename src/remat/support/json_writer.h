@@ -39,7 +39,7 @@ class JsonWriter {
   JsonWriter& key(const char (&k)[N]) {
     separate();
     out_ += '"';
-    out_.append(k, N - 1);
+    out_.append(k, std::char_traits<char>::length(k));  // folded for a literal; safe for a buffer
     out_ += "\": ";
     after_key_ = true;
     return *this;
