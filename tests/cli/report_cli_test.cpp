@@ -205,6 +205,13 @@ TEST(ReportCli, PyTorchsPartitionReadOffItsGraphsGetsThePictures) {
        {"id=\"memory-timeline\"", "id=\"region-map\"", "data-ac-graph-id=\"1\"",
         "has no memory-budget sweep", "href=\"aot_joint_graph_0.html#L", "id=\"saved-values\""})
     EXPECT_NE(derived.find(element), std::string::npos) << element;
+  // Each joint graph page links its partition's pictures.
+  EXPECT_NE(slurp(dir / "theirs" / "-_0_0_0" / "aot_joint_graph_0.html")
+                .find("id=\"partition-pictures\" href=\"pytorch_partition.html\""),
+            std::string::npos);
+  EXPECT_NE(slurp(dir / "c" / "report" / "-_0_0_0" / "aot_joint_graph_1.html")
+                .find("id=\"partition-pictures\" href=\"remat_partition_4.html\""),
+            std::string::npos);
   std::string index = slurp(dir / "theirs" / "index.html");
   EXPECT_NE(index.find("href=\"-_0_0_0/pytorch_partition.html\""), std::string::npos);
   // The same for PyTorch 1.13's own partition of a graph.

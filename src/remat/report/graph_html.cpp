@@ -277,9 +277,13 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
         "<span class=\"mark mark-recomputed\">recomputed</span> {} <span class=\"mark "
         "mark-forward\">forward only</span> {} "
         "<span class=\"mark mark-backward\">backward only</span> {} <span "
-        "class=\"meta\">{}</span></p>\n",
+        "class=\"meta\">{}</span>{}</p>\n",
         counts[0], human_bytes(saved_bytes), counts[1], counts[2], counts[3],
-        html_escape(marks->source));
+        html_escape(marks->source),
+        marks->pictures.empty()
+            ? ""
+            : " <a id=\"partition-pictures\" href=\"" + html_escape(marks->pictures) +
+                  "\">memory over time, the budget curve, the region map</a>");
   }
   // The why, beside the text: every saved and recomputed node with the partitioner's reason,
   // linked to its line.

@@ -40,7 +40,8 @@ struct PartitionMarks {
   std::unordered_set<std::string>
       forward;  ///< nodes the forward graph defines (a lookup per node: hashed)
   std::unordered_set<std::string> backward;  ///< nodes the backward graph defines
-  std::string source;  ///< where the saved and recomputed sets came from, for the page's legend
+  std::string source;    ///< where the saved and recomputed sets came from, for the page's legend
+  std::string pictures;  ///< the page with the partition's pictures, relative to the graph's
   [[nodiscard]] std::optional<Mark> mark(const std::string& name) const;
 };
 

@@ -100,6 +100,7 @@ struct CompileDir {
   std::optional<std::string> failure;
   std::vector<std::string> stack;  // frames, outermost first
   std::optional<Json> partition;   ///< the `remat_partition` artifact
+  std::string partition_page;      ///< its page
   PartitionMarks marks;            ///< filled from `partition` and the forward/backward graphs
   std::vector<GraphLine> forward_lines, backward_lines;  ///< the logged aot_forward/backward graphs
   std::string forward_text, backward_text;               ///< and their text
@@ -461,6 +462,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
         dirs_[di].partition = value;
         // The partition as tables beside its JSON (the page sits in the compile's folder too).
         readable = numbered(folder, name, ".html");
+        dirs_[di].partition_page = *readable;
         // Node names link to the compile's joint graph page, logged before the record.
         std::optional<NodeLinks> links;
         for (const PendingJoint& g : joints_) {
@@ -573,6 +575,8 @@ Status Builder::finish_compile(size_t di) {
     record.forward = std::move(d.marks.forward);
     record.backward = std::move(d.marks.backward);
     d.marks = std::move(record);
+    if (d.partition->contains("charts"))
+      d.marks.pictures = fs::path(d.partition_page).filename().string();
   }
   bool has_marks = !d.marks.saved.empty() || !d.marks.recomputed.empty();
   if (has_marks)
@@ -601,6 +605,7 @@ Status Builder::finish_compile(size_t di) {
       return s;
     record.erase("charts");
     d.derived = std::move(record);
+    d.marks.pictures = fs::path(d.derived_page).filename().string();
   }
   for (PendingJoint& g : joints_) {
     if (g.dir != di) continue;
