@@ -149,9 +149,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
         chart_options.progress = [](std::string_view what) {
           fmt::print(stderr, "charts: {}\n", what);
         };
-      partition::MinCutConfig sweep = config;
-      sweep.passes = {};  // the passes were dumped and verified once, above
-      auto charts = partition::chart_partition(*joint, *p, strategy, sweep, chart_options);
+      auto charts = partition::chart_partition(*joint, *p, strategy, config, chart_options);
       if (!charts) {
         exit_code = report(charts.errors());
         return;

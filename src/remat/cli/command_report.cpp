@@ -61,15 +61,14 @@ Expected<std::string> log_of_graphs(const GraphReportArgs& a, const fs::path& fo
   } else if (check_joint_shape(*joint)) {
     partition::Strategy strategy = *partition::parse_strategy(a.strategy);
     auto p = partition::partition_joint(*joint, strategy);
-    if (p) {  // the report's pictures
-      auto charts = partition::chart_partition(*joint, *p, strategy, {});
-      if (charts) p->report.charts = std::move(*charts);
-    }
     if (!p) {
       Diagnostics errors = p.errors();
       for (Diagnostic& d : errors) d.file = display_name(a.joint);
       return errors;
     }
+    // The report's pictures; a joint that partitions once partitions for them too.
+    if (auto charts = partition::chart_partition(*joint, *p, strategy, {}))
+      p->report.charts = std::move(*charts);
     driver::write_aot_records(w, id, *joint, p->graphs.forward, p->graphs.backward, &p->report);
   } else {
     // Not a joint graph: its page alone.

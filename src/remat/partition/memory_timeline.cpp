@@ -1,5 +1,6 @@
 #include "remat/partition/memory_timeline.h"
 
+#include <algorithm>
 #include <set>
 
 #include "remat/ir/node_set.h"
@@ -52,6 +53,14 @@ MemoryTimeline memory_timeline(const ForwardBackward& graphs) {
   t.forward_steps = t.steps.size();
   walk_graph(graphs.backward.graph(), nullptr, record);
   return t;
+}
+
+int64_t peak_live_bytes(const ForwardBackward& graphs) {
+  int64_t peak = 0;
+  auto record = [&](const Node*, int64_t live) { peak = std::max(peak, live); };
+  walk_graph(graphs.forward.graph(), nullptr, record);
+  walk_graph(graphs.backward.graph(), nullptr, record);
+  return peak;
 }
 
 std::vector<AliveSnapshot> alive_at(const ForwardBackward& graphs, const std::vector<size_t>& steps,

@@ -34,6 +34,8 @@ struct MemoryTimeline {
 };
 
 MemoryTimeline memory_timeline(const ForwardBackward& graphs);
+/// Its peak alone, without keeping the steps (every partition's report asks for it).
+int64_t peak_live_bytes(const ForwardBackward& graphs);
 
 /// What is alive at each of `steps` (ascending step indices of `memory_timeline(graphs)`), the
 /// `largest` values of each.

@@ -163,7 +163,12 @@ Expected<PartitionCharts> chart_partition(const GraphModule& joint, const Partit
   for (size_t step = 0; o.budget_steps > 0 && step <= o.budget_steps; ++step) {
     MinCutConfig sweep = config;
     sweep.memory_budget = static_cast<double>(step) / static_cast<double>(o.budget_steps);
-    sweep.passes.dump = nullptr;
+    if (strategy == Strategy::MinCut &&
+        std::abs(sweep.memory_budget - config.memory_budget) < 1e-9) {
+      charts.budget.push_back(point_of(sweep.memory_budget, chosen.report));  // already run
+      continue;
+    }
+    sweep.passes = {};  // no dumps or checks: the partition itself had them
     progress(fmt::format("budget {:.2f}", sweep.memory_budget));
     auto p = min_cut_partition(joint, sweep);
     REMAT_TRY(p);

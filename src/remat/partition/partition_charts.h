@@ -17,7 +17,8 @@ struct ChartOptions {
   size_t budget_steps = 10;   ///< the sweep runs budget 0, 1/steps, ..., 1 (0: no sweep)
   size_t max_samples = 1000;  ///< per memory curve
   size_t largest_alive = 3;   ///< values named at each sample
-  /// Called before each partition the charts run ("default partition", "budget 0.3", ...).
+  /// Called before each partition the charts run ("default partition", "budget 0.30", ...; the
+  /// sweep point of the partition charted is not run again).
   std::function<void(std::string_view)> progress;
 };
 

@@ -98,6 +98,7 @@ void write_charts(json::JsonWriter& w, const PartitionCharts& c) {
 }
 
 }  // namespace
+
 std::string_view stage_name(PartitionStage stage) {
   switch (stage) {
     case PartitionStage::Cut:
@@ -189,7 +190,7 @@ PartitionReport describe_partition(
     r.recomputed.push_back({n->name(), std::string(n->target().view()), reason, flops});
     r.recompute_flops += flops;
   }
-  r.peak_memory_bytes = memory_timeline(graphs).peak_bytes();
+  r.peak_memory_bytes = peak_live_bytes(graphs);
   return r;
 }
 

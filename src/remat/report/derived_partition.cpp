@@ -1,7 +1,6 @@
 #include "remat/report/derived_partition.h"
 
 #include <algorithm>
-#include <map>
 #include <unordered_map>
 
 #include "remat/fxtext/text_scan.h"

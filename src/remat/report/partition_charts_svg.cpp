@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "remat/report/html.h"
-#include "remat/report/partition_html.h"
 
 namespace remat::report {
 namespace {
