@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs remat's build dependencies from Debian's packages (skipping what is present), then
-# configures and builds the remat and remat-check executables into build/. Safe to run again.
+# Installs remat's build dependencies from Debian's packages and PyTorch 2.13.0 and tlparse 0.4.3
+# from PyPI into the machine's pip Python (`python3`; skipping what is present), then configures
+# and builds the remat and remat-check executables into build/. Safe to run again.
 #   tools/setup.sh              install what is missing, then build
 #   tools/setup.sh --deps-only  only install what is missing
 set -euo pipefail
@@ -39,6 +40,42 @@ if ((${#missing[@]})); then
   rm -f "$apt_log"
 else
   echo "setup: all ${#PACKAGES[@]} packages present"
+fi
+
+# PyPI: PyTorch 2.13 (the live oracle of the Python tests: torch.compile, its partitioner, its
+# printer and its TORCH_TRACE logs), tlparse (the report's peer), pytest. torch is pinned exactly:
+# the CPU build lies on the machine, an unpinned torch would pull a CUDA build of several GB.
+# `python3` is the machine's pip Python; Debian's /usr/bin/python3 keeps its own torch 1.13.
+PIP_PYTHON="${REMAT_PYTHON:-python3}"
+PIP_PACKAGES=(torch==2.13.0 tlparse==0.4.3 pytest)
+pip_present() {
+  "$PIP_PYTHON" - "$@" <<'PY'
+import sys
+from importlib import metadata
+for spec in sys.argv[1:]:
+    name, _, version = spec.partition("==")
+    try:
+        have = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        sys.exit(1)
+    if version and have.split("+")[0] != version:
+        sys.exit(1)
+PY
+}
+if [[ "$(command -v "$PIP_PYTHON")" == /usr/bin/python3 ]]; then
+  echo "setup: python3 is Debian's /usr/bin/python3; set REMAT_PYTHON to a pip Python 3.11 for PyTorch 2.13"
+  exit 1
+elif pip_present "${PIP_PACKAGES[@]}"; then
+  echo "setup: PyPI packages present: ${PIP_PACKAGES[*]}"
+else
+  echo "setup: installing from PyPI into $("$PIP_PYTHON" -c 'import sys; print(sys.prefix)'): ${PIP_PACKAGES[*]}"
+  pip_log=$(mktemp)
+  if ! "$PIP_PYTHON" -m pip install --disable-pip-version-check --root-user-action=ignore "${PIP_PACKAGES[@]}" >"$pip_log" 2>&1; then
+    cat "$pip_log"
+    echo "setup: pip install failed (above)"
+    exit 1
+  fi
+  rm -f "$pip_log"
 fi
 
 [[ "${1:-}" == "--deps-only" ]] && exit 0

@@ -6,6 +6,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
