@@ -148,3 +148,51 @@ TEST(GraphJson, ModuleFieldsSubmodulesAndMetaRoundTrip) {
 
 }  // namespace
 }  // namespace remat
+
+namespace remat {
+namespace {
+
+// What remat.export writes for a torch.compile joint: the primals that are parameters (by index
+// among the primals) and, for a symbolic shape, its element count under the size hints.
+TEST(GraphJson, StaticLifetimeInputsAndSymbolicSizeHintsRoundTrip) {
+  const std::string text = R"({"schema": "fxgraph-json/1", "num_fwd_outputs": 1,
+    "static_lifetime_input_indices": [1],
+    "nodes": [
+      {"name": "primals_1", "op": "placeholder", "target": "primals_1",
+       "meta": {"val": {"dtype": "torch.float32", "shape": [{"sym": "s77"}, 16], "numel_hint": 64}}},
+      {"name": "primals_2", "op": "placeholder", "target": "primals_2",
+       "meta": {"val": {"dtype": "torch.float32", "shape": [16]}}},
+      {"name": "output", "op": "output", "target": "output",
+       "args": [{"tuple": [{"node": "primals_1"}, {"node": "primals_2"}]}]}]})";
+  GraphModule m = must_read(text, "hints.json");
+  ASSERT_TRUE(m.static_lifetime_input_indices.has_value());
+  EXPECT_EQ(*m.static_lifetime_input_indices, std::vector<int64_t>{1});
+  const TensorMeta* t = m.graph().find("primals_1")->meta.tensor();
+  ASSERT_NE(t, nullptr);
+  EXPECT_FALSE(t->nbytes().has_value());  // symbolic: no exact size
+  EXPECT_EQ(t->numel_hint(), 64);
+  EXPECT_EQ(t->estimated_nbytes(), 256);
+  EXPECT_EQ(m.graph().find("primals_2")->meta.tensor()->numel_hint(), std::nullopt);
+  std::string written = write_graph_json(m);
+  EXPECT_NE(written.find("\"static_lifetime_input_indices\": [1]"), std::string::npos) << written;
+  EXPECT_NE(written.find("\"numel_hint\": 64"), std::string::npos) << written;
+  GraphModule again = must_read(written, "hints.json");
+  EXPECT_EQ(first_difference(m, again), "");
+  EXPECT_EQ(write_graph_json(again), written);
+  // The same symbolic shape with another hint is another value.
+  TensorMeta other = *t;
+  other.set_numel_hint(128);
+  EXPECT_FALSE(other == *t);
+}
+
+TEST(GraphJson, NegativeStaticLifetimeIndexIsRejectedAtItsPlace) {
+  Expected<GraphModule> m = read_graph_json(
+      R"({"schema": "fxgraph-json/1", "static_lifetime_input_indices": [0, -1], "nodes": []})",
+      "bad.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(format_all(m.errors()).find("static_lifetime_input_indices[1]"), std::string::npos)
+      << format_all(m.errors());
+}
+
+}  // namespace
+}  // namespace remat

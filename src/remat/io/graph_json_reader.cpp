@@ -94,7 +94,7 @@ bool GraphReader::read_tensor_meta(element e, const JsonPath& path, TensorMeta& 
   if (!r_.get_object(e, path, obj)) return false;
   std::vector<SymInt> sizes, strides;
   bool has_sizes = false, has_strides = false;
-  std::optional<int64_t> numel, nbytes;
+  std::optional<int64_t> numel, nbytes, numel_hint;
   for (auto [key, value] : obj) {
     JsonPath p = path.field(key);
     if (key == "dtype") {
@@ -130,6 +130,11 @@ bool GraphReader::read_tensor_meta(element e, const JsonPath& path, TensorMeta& 
       std::optional<MemoryFormat> m = parse_memory_format(s);
       if (!m) return r_.fail(p, "unknown memory format \"" + std::string(s) + "\"");
       out.memory_format = *m;
+    } else if (key == "numel_hint") {
+      int64_t v;
+      if (!r_.get_int(value, p, v)) return false;
+      if (v < 0) return r_.fail(p, "must not be negative");
+      numel_hint = v;
     } else if (key == "numel" || key == "nbytes") {
       if (value.is_null()) continue;
       int64_t v;
@@ -147,6 +152,7 @@ bool GraphReader::read_tensor_meta(element e, const JsonPath& path, TensorMeta& 
                                              std::to_string(sizes.size()));
   out.set_shape(sizes,
                 has_strides ? std::optional<std::span<const SymInt>>(strides) : std::nullopt);
+  if (numel_hint) out.set_numel_hint(numel_hint);
   // numel and nbytes are derived; a file whose values disagree is inconsistent.
   if (numel && out.numel() && *numel != *out.numel())
     return r_.fail(path.field("numel"), "numel " + std::to_string(*numel) +
@@ -638,6 +644,19 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
        : key == "num_primals"   ? m.num_primals
        : key == "num_tangents"  ? m.num_tangents
                                 : m.num_real_outputs) = v;
+    } else if (key == "static_lifetime_input_indices") {
+      array items;
+      if (!r_.get_array(value, p, items)) return false;
+      std::vector<int64_t> indices;
+      size_t i = 0;
+      for (element item : items) {
+        int64_t v;
+        JsonPath at = p.at(i++);
+        if (!r_.get_int(item, at, v)) return false;
+        if (v < 0) return r_.fail(at, "must not be negative");
+        indices.push_back(v);
+      }
+      m.static_lifetime_input_indices = std::move(indices);
     } else if (key == "saved_values") {
       std::vector<std::string> names;
       if (!r_.get_string_list(value, p, names)) return false;
@@ -679,6 +698,7 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
                      : tk == "free_dead_results"      ? &style.free_dead_results
                      : tk == "truncate_annotations"   ? &style.truncate_annotations
                      : tk == "show_meta"              ? &style.show_meta
+                     : tk == "indent_blank_lines"     ? &style.indent_blank_lines
                                                       : nullptr;
         if (flag == nullptr) return r_.fail(tp, "unknown text_style key");
         if (!r_.get_bool(tv, tp, *flag)) return false;

@@ -198,6 +198,7 @@ void GraphWriter::write_tensor_meta(const TensorMeta& t) {
   if (t.is_quantized) w_.field("is_quantized", *t.is_quantized);
   if (auto n = t.numel()) w_.field("numel", *n);
   if (auto b = t.nbytes()) w_.field("nbytes", *b);
+  if (auto hint = t.numel_hint()) w_.field("numel_hint", *hint);
   if (const RawJsonFields* extras = t.extras()) write_extras(*extras);
   w_.end_object();
 }
@@ -288,7 +289,9 @@ void GraphWriter::write_module(const GraphModule& m, bool top_level) {
                                {"free_dead_results", t.free_dead_results},
                                {"truncate_annotations", t.truncate_annotations}})
       w_.field(name, value);
-    if (t.show_meta) w_.field("show_meta", true);  // only then: older files stay as they were
+    // Only when set: older files stay as they were.
+    if (t.show_meta) w_.field("show_meta", true);
+    if (!t.indent_blank_lines) w_.field("indent_blank_lines", false);
     if (!t.additional_meta.empty()) w_.key("additional_meta").array(t.additional_meta);
     w_.end_object();
   }
@@ -307,6 +310,8 @@ void GraphWriter::write_module(const GraphModule& m, bool top_level) {
                              {"num_fwd_outputs", m.num_fwd_outputs},
                              {"num_real_outputs", m.num_real_outputs}})
     if (count) w_.field(name, *count);
+  if (m.static_lifetime_input_indices)
+    w_.key("static_lifetime_input_indices").array(*m.static_lifetime_input_indices);
   if (m.saved_values) w_.key("saved_values").array(*m.saved_values);
   w_.key("placeholders").begin_array();
   for (const Node* n : m.graph().placeholders()) w_.value(n->name());

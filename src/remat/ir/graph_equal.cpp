@@ -62,6 +62,8 @@ std::string first_difference(const GraphModule& a, const GraphModule& b) {
       a.num_tangents != b.num_tangents || a.num_real_outputs != b.num_real_outputs)
     return "joint/partition counts differ";
   if (a.saved_values != b.saved_values) return "saved_values differ";
+  if (a.static_lifetime_input_indices != b.static_lifetime_input_indices)
+    return "static_lifetime_input_indices differ";
   if (a.extras != b.extras) return "module extras differ";
   if (a.graph().size() != b.graph().size())
     return "node count " + std::to_string(a.graph().size()) + " vs " +

@@ -1,5 +1,7 @@
 #include "remat/ir/graph_module.h"
 
+#include <string_view>
+
 namespace remat {
 
 GraphModule GraphModule::clone() const {
@@ -15,6 +17,7 @@ GraphModule GraphModule::clone() const {
   copy.num_fwd_outputs = num_fwd_outputs;
   copy.num_primals = num_primals;
   copy.num_tangents = num_tangents;
+  copy.static_lifetime_input_indices = static_lifetime_input_indices;
   copy.num_real_outputs = num_real_outputs;
   copy.saved_values = saved_values;
   copy.extras = extras;
@@ -40,6 +43,13 @@ std::vector<Argument> GraphModule::outputs() const {
 
 bool is_tangent(const Node& n) {
   return n.op() == OpKind::Placeholder && n.name().find("tangents") != std::string::npos;
+}
+
+bool is_rng_seed_input(const Node& n) {
+  if (n.op() != OpKind::Placeholder) return false;
+  for (std::string_view word : {"fwd_seed", "fwd_base_offset", "bwd_seed", "bwd_base_offset"})
+    if (n.name().find(word) != std::string::npos) return true;
+  return false;
 }
 
 size_t num_forward_outputs(const GraphModule& joint) {

@@ -60,10 +60,14 @@ class GraphModule {
   Codegen codegen;
   std::vector<Submodule> submodules;
 
-  std::optional<int64_t> num_fwd_outputs;   ///< joint graphs: outputs[:k] are forward outputs
-  std::optional<int64_t> num_primals;       ///< joint graphs
-  std::optional<int64_t> num_tangents;      ///< joint graphs
-  std::optional<int64_t> num_real_outputs;  ///< partitioned forward graphs
+  std::optional<int64_t> num_fwd_outputs;  ///< joint graphs: outputs[:k] are forward outputs
+  std::optional<int64_t> num_primals;      ///< joint graphs
+  std::optional<int64_t> num_tangents;     ///< joint graphs
+  /// Joint graphs: the primals (by index among them, as AOTAutograd's
+  /// `static_lifetime_input_indices`) that live as long as the model, parameters and buffers:
+  /// the min-cut saves them for free. Absent: read off the inputs' AOT descriptors.
+  std::optional<std::vector<int64_t>> static_lifetime_input_indices;
+  std::optional<int64_t> num_real_outputs;               ///< partitioned forward graphs
   std::optional<std::vector<std::string>> saved_values;  ///< partitioned forward graphs
 
   RawJsonFields extras;  ///< top-level keys remat does not interpret (provenance, counts)
@@ -81,6 +85,10 @@ class GraphModule {
 /// A joint graph's tangent input: a placeholder whose name contains "tangents" (aot-partition
 /// spec §3.2); every other placeholder is a primal.
 bool is_tangent(const Node& n);
+/// A joint graph's RNG seed or offset input (`fwd_seed`, `fwd_base_offset`, `bwd_seed`,
+/// `bwd_base_offset`: AOTAutograd's functionalized RNG), which is not counted among the primals
+/// of `static_lifetime_input_indices`.
+bool is_rng_seed_input(const Node& n);
 /// How many of a joint graph's outputs are forward outputs: `num_fwd_outputs` when recorded,
 /// else the outputs beyond one gradient per primal.
 size_t num_forward_outputs(const GraphModule& joint);

@@ -14,10 +14,12 @@ struct DimsRecord {
   std::vector<SymInt> data;  // sizes, then strides when has_strides
   std::optional<int64_t>
       numel;  // the sizes' product, worked out once; none when a size is symbolic
+  std::optional<int64_t> numel_hint;  // symbolic sizes: numel under the live graph's hints
 
   // numel follows from the sizes.
   friend bool operator==(const DimsRecord& a, const DimsRecord& b) {
-    return a.has_strides == b.has_strides && a.rank == b.rank && a.data == b.data;
+    return a.has_strides == b.has_strides && a.rank == b.rank && a.data == b.data &&
+           a.numel_hint == b.numel_hint;
   }
 };
 
@@ -29,6 +31,7 @@ struct DimsHash {
   size_t operator()(const detail::DimsRecord& r) const noexcept {
     uint64_t h = 1469598103934665603ULL ^ (r.rank * 2 + (r.has_strides ? 1 : 0));
     for (SymInt d : r.data) h = (h ^ d.raw_bits()) * 1099511628211ULL;
+    if (r.numel_hint) h = (h ^ static_cast<uint64_t>(*r.numel_hint)) * 1099511628211ULL;
     return static_cast<size_t>(h);
   }
 };
@@ -44,7 +47,8 @@ DimsPool& dims_pool() {
 }
 
 const detail::DimsRecord* intern_dims(std::span<const SymInt> sizes,
-                                      std::optional<std::span<const SymInt>> strides) {
+                                      std::optional<std::span<const SymInt>> strides,
+                                      std::optional<int64_t> numel_hint = std::nullopt) {
   if (sizes.empty() && !strides) return nullptr;
   detail::DimsRecord key;
   key.rank = static_cast<uint32_t>(sizes.size());
@@ -59,6 +63,7 @@ const detail::DimsRecord* intern_dims(std::span<const SymInt> sizes,
     }
     *key.numel *= s.value();
   }
+  if (!key.numel) key.numel_hint = numel_hint;
   DimsPool& pool = dims_pool();
   std::lock_guard<std::mutex> lock(pool.mutex);
   return &*pool.records.insert(std::move(key)).first;
@@ -118,6 +123,21 @@ std::optional<int64_t> TensorMeta::nbytes() const {
   std::optional<int64_t> n = numel();
   if (!n || dtype == DType::Unknown) return std::nullopt;
   return *n * dtype_itemsize(dtype);
+}
+
+std::optional<int64_t> TensorMeta::numel_hint() const {
+  return dims_ ? dims_->numel_hint : std::nullopt;
+}
+
+void TensorMeta::set_numel_hint(std::optional<int64_t> hint) {
+  dims_ = intern_dims(sizes(), strides(), hint);
+}
+
+std::optional<int64_t> TensorMeta::estimated_nbytes() const {
+  if (std::optional<int64_t> exact = nbytes()) return exact;
+  std::optional<int64_t> hint = numel_hint();
+  if (!hint || dtype == DType::Unknown) return std::nullopt;
+  return *hint * dtype_itemsize(dtype);
 }
 
 size_t TensorMeta::hash() const {

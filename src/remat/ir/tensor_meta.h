@@ -47,6 +47,13 @@ class TensorMeta {
   [[nodiscard]] std::optional<int64_t> numel() const;
   /// numel × itemsize, or nullopt when symbolic or the dtype is unknown.
   [[nodiscard]] std::optional<int64_t> nbytes() const;
+  /// A symbolic shape's element count under the live graph's size hints (what PyTorch's
+  /// partitioner sizes it by: `optimization_hint(numel, fallback=4096)`); nullopt when concrete
+  /// or unknown. Kept with the interned dims (set_shape clears it).
+  [[nodiscard]] std::optional<int64_t> numel_hint() const;
+  void set_numel_hint(std::optional<int64_t> hint);
+  /// nbytes(), or for a symbolic shape numel_hint × itemsize: what the partitioner weighs.
+  [[nodiscard]] std::optional<int64_t> estimated_nbytes() const;
 
   /// Keys of the source's tensor metadata that remat does not interpret (null when none).
   [[nodiscard]] const RawJsonFields* extras() const { return extras_.get(); }

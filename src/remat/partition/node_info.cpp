@@ -1,5 +1,7 @@
 #include "remat/partition/node_info.h"
 
+#include <unordered_set>
+
 #include "remat/ir/graph.h"
 #include "remat/partition/extract.h"
 
@@ -69,14 +71,26 @@ NodeInfo classify_nodes(const GraphModule& joint) {
     for_each_node(outputs[i], [&](Node* n) { info.required_bw.insert(n); });
   }
   info.required_fw = forward_dataflow_nodes(joint);
+  // Static-lifetime primals: as the caller says (torch.compile passes the indices), else by
+  // their AOT descriptors.
+  std::unordered_set<int64_t> static_indices;
+  if (joint.static_lifetime_input_indices)
+    static_indices.insert(joint.static_lifetime_input_indices->begin(),
+                          joint.static_lifetime_input_indices->end());
   int64_t order = 0;
+  int64_t primal_index = 0;
   for (const Node* n : g.nodes()) {
     if (n->op() == OpKind::Placeholder && !is_tangent(*n)) {
       info.inputs.push_back(n);
-      std::string_view desc =
-          n->meta.desc().is(ArgKind::String) ? n->meta.desc().as_text() : std::string_view();
-      if (desc.starts_with("ParamAOTInput") || desc.starts_with("BufferAOTInput"))
-        info.static_lifetime_inputs.insert(n);
+      bool is_static = false;
+      if (joint.static_lifetime_input_indices) {
+        if (!is_rng_seed_input(*n)) is_static = static_indices.contains(primal_index++);
+      } else {
+        std::string_view desc =
+            n->meta.desc().is(ArgKind::String) ? n->meta.desc().as_text() : std::string_view();
+        is_static = desc.starts_with("ParamAOTInput") || desc.starts_with("BufferAOTInput");
+      }
+      if (is_static) info.static_lifetime_inputs.insert(n);
     }
     if (info.required_fw.contains(n)) info.fw_order[n] = order++;
   }

@@ -120,10 +120,10 @@ std::string_view stage_name(PartitionStage stage) {
 }
 
 int64_t value_bytes(const Node& n) {
-  if (const TensorMeta* t = n.meta.tensor()) return t->nbytes().value_or(0);
+  if (const TensorMeta* t = n.meta.tensor()) return t->estimated_nbytes().value_or(0);
   int64_t total = 0;
   if (const auto* tuple = n.meta.tensor_tuple()) {
-    for (const auto& e : *tuple) total += e ? e->nbytes().value_or(0) : 0;
+    for (const auto& e : *tuple) total += e ? e->estimated_nbytes().value_or(0) : 0;
   }
   return total;
 }

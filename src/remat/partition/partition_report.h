@@ -81,7 +81,8 @@ PartitionReport describe_partition(const GraphModule& joint, const ForwardBackwa
                                    const JointOrigins& origins, std::string strategy,
                                    const std::vector<std::pair<std::string, std::string>>& reasons);
 
-/// Bytes of a node's value: tensor numel x itemsize (tuples: the sum), 0 for symbolic values.
+/// Bytes of a node's value: tensor numel x itemsize (tuples: the sum; symbolic shapes: by their
+/// numel_hint, as PyTorch sizes them), 0 for symbolic values and shapes without a hint.
 int64_t value_bytes(const Node& n);
 /// The node whose storage `n`'s value lives in: through views, detach and _unsafe_view.
 const Node& storage_root(const Node& n);
