@@ -25,7 +25,9 @@ def style_for_version(version):
         return "torch-2.5-2.9"
     if major == 2 and minor == 10:
         return "torch-2.10"
-    return "torch-2026"
+    if major == 2 and minor <= 12:
+        return "torch-2026"
+    return "torch-2.13"
 
 
 def print_readable(gm, print_output=True, *, include_stride=False, include_device=False, colored=False,

@@ -48,11 +48,15 @@ void add_convert_command(CLI::App& app, int& exit_code) {
         exit_code = report(m.errors());
         return;
       }
-      // Text read from text ends as the input did (print() adds a newline, a log payload not).
-      bool newline = !looks_like_readable(*text) || text->ends_with('\n');
-      output = wants_text(a->out, a->to)
-                   ? print_readable(*m, a->flags.options(*m)).text + (newline ? "\n" : "")
-                   : write_graph_json(*m);
+      if (wants_text(a->out, a->to)) {
+        // Text read from text ends as the input did: print() adds a newline, a log payload
+        // not, and 2.13's text already ends with one (its last, blank line is empty).
+        output = print_readable(*m, a->flags.options(*m)).text;
+        auto newlines = [](std::string_view s) { return s.size() - s.find_last_not_of('\n') - 1; };
+        if (!looks_like_readable(*text) || newlines(*text) > newlines(output)) output += '\n';
+      } else {
+        output = write_graph_json(*m);
+      }
     } else {
       Expected<FxgraphDocument> doc = read_fxgraph(*text, name);
       if (!doc) {

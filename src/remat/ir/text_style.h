@@ -38,6 +38,9 @@ struct TextStyle {
   bool free_dead_results = true;
   /// `# Annotation: {...}` values longer than 40 characters are cut (`'...'`, 2026 on).
   bool truncate_annotations = true;
+  /// Whitespace-only lines carry the module's indentation (`_addindent` indented every line up
+  /// to 2.12); PyTorch 2.13's leaves blank lines empty, so its text ends `return ...\n`.
+  bool indent_blank_lines = true;
   /// `FX_GRAPH_SHOW_META=1`: every meta key, in a `"""` block above each node. A graph read from
   /// such text keeps each node's block as it was written (node field `meta_block`).
   bool show_meta = false;

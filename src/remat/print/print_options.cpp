@@ -11,13 +11,15 @@ struct Era {
   Dialect dialect;
   TagStyle tags;
   bool quoted, names_function, deep_comments, free_dead_results, truncate_annotations;
+  bool indent_blank_lines = true;
 };
 
 // Newest first. Tags first appeared in Nov 2025 (inline); the seed's own line is remat's, kept
 // for 1.13, whose graphs carry no tags unless remat added them.
-constexpr std::array<Era, 8> kEras{{
+constexpr std::array<Era, 9> kEras{{
     {"seed", Dialect::Current, TagStyle::Seed, true, true, false, true, true},
     {"current", Dialect::Current, TagStyle::Seed, true, true, false, true, true},
+    {"torch-2.13", Dialect::Current, TagStyle::Inline2026, true, true, false, true, true, false},
     {"torch-2026", Dialect::Current, TagStyle::Inline2026, true, true, false, true, true},
     {"torch-2.10", Dialect::Current, TagStyle::Inline2025, true, true, false, true, false},
     {"torch-2.5-2.9", Dialect::Current, TagStyle::None, true, true, true, false, false},
@@ -38,6 +40,7 @@ bool apply_style_name(std::string_view name, TextStyle& style) {
     style.deep_comments = e.deep_comments;
     style.free_dead_results = e.free_dead_results;
     style.truncate_annotations = e.truncate_annotations;
+    style.indent_blank_lines = e.indent_blank_lines;
     return true;
   }
   return false;

@@ -13,8 +13,8 @@ namespace remat {
 
 /// The era rules of a named release, applied to `style` (its options, stride, device and
 /// expanded_def, are kept). Names: `seed` (remat's own, the default; `current` is the same),
-/// `torch-2026`, `torch-2.10`, `torch-2.5-2.9`, `torch-2.4`, `torch-2.1`, `torch-1.13`. False for
-/// any other name.
+/// `torch-2.13`, `torch-2026`, `torch-2.10`, `torch-2.5-2.9`, `torch-2.4`, `torch-2.1`,
+/// `torch-1.13`. False for any other name.
 bool apply_style_name(std::string_view name, TextStyle& style);
 /// The names apply_style_name knows, for help texts.
 std::vector<std::string_view> style_names();

@@ -760,6 +760,20 @@ void append_module(const GraphModule& m, const PrintOptions& options, PrintedCod
 PrintedCode print_readable(const GraphModule& module, const PrintOptions& options) {
   PrintedCode out;
   append_module(module, options, out, 0);
+  if (!options.indent_blank_lines) {
+    // 2.13's _addindent leaves whitespace-only lines empty (the line count is unchanged).
+    std::string text;
+    text.reserve(out.text.size());
+    for (size_t start = 0; start <= out.text.size();) {
+      size_t end = out.text.find('\n', start);
+      if (end == std::string::npos) end = out.text.size();
+      std::string_view line(out.text.data() + start, end - start);
+      if (line.find_first_not_of(' ') != std::string_view::npos) text += line;
+      if (end < out.text.size()) text += '\n';
+      start = end + 1;
+    }
+    out.text = std::move(text);
+  }
   out.text += module.trailer;
   for (char c : module.trailer)
     if (c == '\n') out.line_nodes.push_back(nullptr);

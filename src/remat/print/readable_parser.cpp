@@ -66,6 +66,7 @@ TextStyle StyleEvidence::style() const {
                          : quoted == false || names_function == false ? "torch-2.1"
                          : deep_comments == true                      ? "torch-2.5-2.9"
                          : tags == TagStyle::Inline2025               ? "torch-2.10"
+                         : indent_blank_lines == false                ? "torch-2.13"
                          : tags == TagStyle::Inline2026               ? "torch-2026"
                          : tags == TagStyle::Seed                     ? "seed"
                          : free_dead_results == false                 ? "torch-2.4"
@@ -82,6 +83,7 @@ TextStyle StyleEvidence::style() const {
   set(s.deep_comments, deep_comments);
   set(s.free_dead_results, free_dead_results);
   set(s.truncate_annotations, truncate_annotations);
+  set(s.indent_blank_lines, indent_blank_lines);
   if (tags) s.tag_style = *tags;
   s.colored = colored;
   s.show_meta = show_meta;
@@ -571,6 +573,19 @@ bool ReadableParser::parse_module(GraphModule& m) {
   return true;
 }
 
+void ReadableParser::note_blank_lines(size_t from, size_t to) {
+  // Up to 2.12 every line of the module carried its indentation, blank ones included; 2.13
+  // leaves them empty. A file may add an empty line at its end, so spaces win.
+  for (size_t i = from; i < to && i < lines_.size(); ++i) {
+    if (!lines_[i].blank()) continue;
+    if (!lines_[i].text.empty()) {
+      seen_.indent_blank_lines = true;
+      return;
+    }
+    seen_.indent_blank_lines = false;
+  }
+}
+
 Expected<GraphModule> ReadableParser::parse() {
   // Log wrappers (`TRACED GRAPH`, `===== name =====`) may come first: start at the class
   // line.
@@ -606,9 +621,11 @@ Expected<GraphModule> ReadableParser::parse() {
     return d;
   }
   size_t top_indent = lines_[pos_].indent;
+  size_t class_line = pos_;
   GraphModule m;
   if (!parse_module(m)) return *error_;
   skip_blank();
+  note_blank_lines(class_line, pos_);
   if (pos_ < lines_.size() && lines_[pos_].body().starts_with("# graph id: ")) {
     // Inductor's trailer. The printed module ends with a whitespace-only line (the first
     // blank line after its code); the trailer is every line after that one: `# graph id:

@@ -50,6 +50,7 @@ struct StyleEvidence {
       truncate_annotations;
   std::optional<TagStyle> tags;
   std::optional<bool> free_dead_results;
+  std::optional<bool> indent_blank_lines;  // a blank line of the module: spaces, or empty (2.13)
   bool colored = false;
   bool show_meta = false;                    // a `"""` block of FX_GRAPH_SHOW_META
   std::vector<std::string> additional_meta;  // keys in the order comments show them
@@ -92,6 +93,8 @@ class ReadableParser {
   bool parse_return(GraphModule& m);
   /// The style the text was written in, from what it showed.
   TextStyle style_read();
+  /// Style evidence from the module's blank lines (indented, or empty as 2.13 prints them).
+  void note_blank_lines(size_t from, size_t to);
   void skip_blank() {
     while (pos_ < lines_.size() && lines_[pos_].blank()) ++pos_;
   }
