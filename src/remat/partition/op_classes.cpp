@@ -1,8 +1,41 @@
 #include "remat/partition/op_classes.h"
 
+#include <absl/container/flat_hash_set.h>
+
 #include "remat/ops/op_registry.h"
 
 namespace remat::partition {
+
+extern const char* const kTorchRecomputableOpsText;
+
+namespace {
+
+const absl::flat_hash_set<std::string_view>& torch_recompute_allowlist() {
+  static const auto* packets = [] {
+    auto* set = new absl::flat_hash_set<std::string_view>();
+    std::string_view text = kTorchRecomputableOpsText;
+    for (size_t start = 0; start < text.size();) {
+      size_t end = text.find('\n', start);
+      if (end == std::string_view::npos) end = text.size();
+      std::string_view line = text.substr(start, end - start);
+      if (!line.empty() && line.front() != '#') set->insert(line);
+      start = end + 1;
+    }
+    return set;
+  }();
+  return *packets;
+}
+
+}  // namespace
+
+bool in_torch_recompute_allowlist(std::string_view target) {
+  // aten.X.overload and prims.X.overload by their packet; operator.X as it is.
+  if (target.starts_with("aten.") || target.starts_with("prims.")) {
+    size_t dot = target.rfind('.');
+    if (dot > target.find('.')) target = target.substr(0, dot);
+  }
+  return torch_recompute_allowlist().contains(target);
+}
 
 bool is_random(const Node& n) {
   return node_is(n, OpCategory::Random);
@@ -14,7 +47,9 @@ OpClasses::OpClasses(const Graph& g) : bits_(g, 0) {
     bool view = op && op->is(OpCategory::View), random = op && op->is(OpCategory::Random);
     bool recomputable =
         is_getitem(*n) ||
-        (op && (op->is(OpCategory::Recomputable) || op->is(OpCategory::Pointwise) || view));
+        (op && (op->is(OpCategory::Recomputable) || op->is(OpCategory::Pointwise) || view)) ||
+        (op == nullptr && n->op() == OpKind::CallFunction &&
+         in_torch_recompute_allowlist(n->target().view()));
     bits_[n] = (view ? kView : 0) | (random ? kRandom : 0) | (recomputable ? kRecomputable : 0) |
                (recomputable || random ? kFusibleOp : 0) |
                (n->target().view() == "aten.cat.default" ? kCat : 0);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "remat/ir/graph.h"
 #include "remat/ir/node.h"
@@ -12,6 +13,10 @@ namespace remat::partition {
 
 /// A random op (never merged by CSE, never assumed safe to run twice).
 bool is_random(const Node& n);
+/// In PyTorch's recompute allowlist (partition/data/torch_recomputable_ops.txt, from the
+/// PyTorch it was generated with: a fixed list plus every op with a pointwise overload), by the
+/// target's operator packet: `aten.bitwise_not.default` is in it as `aten.bitwise_not`.
+bool in_torch_recompute_allowlist(std::string_view target);
 
 /// The classes of every node of one graph, worked out in one sweep: the cut's ban heuristics
 /// ask them per node and per edge, several times per partition.
@@ -22,7 +27,8 @@ class OpClasses {
 
   [[nodiscard]] bool view(const Node* n) const { return has(n, kView); }
   [[nodiscard]] bool random(const Node* n) const { return has(n, kRandom); }
-  /// recomputable_ops ∪ pointwise ∪ views; getitem too.
+  /// recomputable_ops ∪ pointwise ∪ views (remat's registry, and PyTorch's allowlist for ops
+  /// outside it); getitem too.
   [[nodiscard]] bool recomputable(const Node* n) const { return has(n, kRecomputable); }
   /// Whether `b` reading `a` fuses: both recomputable or random (what a fusing compiler puts in
   /// one kernel), or `b` is a `cat`.
