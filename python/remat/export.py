@@ -170,7 +170,29 @@ def _tensor_meta(tm, device, where):
         numel = math.prod(meta["shape"])
         meta["numel"] = numel
         meta["nbytes"] = numel * _itemsize(dtype)
+    else:
+        hint = _numel_hint(shape)
+        if hint is not None:
+            meta["numel_hint"] = hint
     return meta
+
+
+def _numel_hint(shape):
+    """A symbolic shape's element count under its size hints, as PyTorch's partitioner sizes it
+    (optimization_hint(numel, fallback=4096)); None where the hints cannot be had."""
+    try:
+        from torch.fx.experimental.symbolic_shapes import optimization_hint
+    except ImportError:
+        optimization_hint = None
+    numel = math.prod(shape)
+    try:
+        if optimization_hint is not None:
+            return int(optimization_hint(numel, fallback=4096))
+        from torch.fx.experimental.symbolic_shapes import hint_int
+
+        return int(hint_int(numel, fallback=4096))
+    except Exception:  # a shape without a shape environment (symbolic_trace) has no hints
+        return None
 
 
 def _is_tensor_like(v):
@@ -188,10 +210,13 @@ def _meta(node, device):
     out = {"keys": sorted(str(k) for k in m.keys())}
     tm = m.get("tensor_meta")
     val = m.get("val")
-    if tm is not None and _is_tensor_like(tm):
+    # As torch.fx's printer looks: the (fake) tensor value first ("val", which prints strides and
+    # device), then ShapeProp's TensorMetadata ("tensor_meta", which prints neither).
+    if val is not None and isinstance(val, torch.Tensor):
+        out["tensor_meta"] = None
+        out["val"] = _tensor_meta(val, device, where)
+    elif tm is not None and _is_tensor_like(tm):
         out["tensor_meta"] = _tensor_meta(tm, device, where)
-    elif val is not None and isinstance(val, torch.Tensor):
-        out["tensor_meta"] = _tensor_meta(val, device, where)
     else:
         out["tensor_meta"] = None
         many = val if isinstance(val, (list, tuple)) else tm if isinstance(tm, (list, tuple)) else None

@@ -143,21 +143,155 @@ def _cut_module(joint_module, by_name, result, which):
     return fx.GraphModule(joint_module, graph)
 
 
-def _modules(partitioners, joint_module, result, num_fwd_outputs):
+def _modules(partitioners, joint_module, result, num_fwd_outputs, torch_kwargs, rng_recompute):
     """(fw, bw): cut by remat's node lists where PyTorch's calling convention is 1.13's (inputs:
-    primals -> outputs + saved; saved + tangents -> gradients); by PyTorch's own extraction where
-    it takes num_fwd_outputs (2.x, whose runtime also orders symbolic sizes and RNG state)."""
+    primals -> outputs + saved; saved + tangents -> gradients); on 2.x, whose runtime also orders
+    symbolic sizes and RNG state, built from remat's saved set by PyTorch's own steps after its
+    choice (extraction, RNG functionalization, the autograd engine's order, offloading, getitems
+    raised), so that the modules are the ones PyTorch builds for that set."""
     by_name = {n.name: n for n in joint_module.graph.nodes}
-    missing = [name for key in ("forward_inputs", "forward_nodes", "backward_inputs", "backward_nodes")
-               for name in result[key] if name not in by_name]
-    if missing:
-        raise PartitionError(f"remat's graphs have nodes the joint module does not: {', '.join(missing[:10])}")
     extract = partitioners._extract_fwd_bwd_modules
-    if _accepts(extract, "num_fwd_outputs"):
-        saved = [by_name[name] for name in result["saved"]]
-        saved_symints = [by_name[name] for name in result["saved_symints"]]
-        return extract(joint_module, saved, saved_sym_nodes=saved_symints, num_fwd_outputs=num_fwd_outputs)
-    return _cut_module(joint_module, by_name, result, "forward"), _cut_module(joint_module, by_name, result, "backward")
+    if not _accepts(extract, "num_fwd_outputs"):
+        missing = [name for key in ("forward_inputs", "forward_nodes", "backward_inputs", "backward_nodes")
+                   for name in result[key] if name not in by_name]
+        if missing:
+            raise PartitionError(f"remat's graphs have nodes the joint module does not: {', '.join(missing[:10])}")
+        return _cut_module(joint_module, by_name, result, "forward"), _cut_module(joint_module, by_name, result, "backward")
+    missing = [name for key in ("saved", "saved_symints") for name in result[key] if name not in by_name]
+    if missing:
+        raise PartitionError(f"remat saves values the joint module does not have: {', '.join(missing[:10])}")
+    # In joint order, as PyTorch's min-cut hands them to the extraction.
+    order = {n: i for i, n in enumerate(joint_module.graph.nodes)}
+    saved = sorted((by_name[name] for name in result["saved"]), key=order.__getitem__)
+    saved_symints = sorted((by_name[name] for name in result["saved_symints"]), key=order.__getitem__)
+    kwargs = {}
+    static_nodes = None
+    if _accepts(extract, "static_lifetime_input_nodes"):
+        static_nodes = _static_lifetime_inputs(joint_module, torch_kwargs.get("static_lifetime_input_indices"))
+        kwargs["static_lifetime_input_nodes"] = static_nodes
+    fw, bw = extract(joint_module, saved, saved_sym_nodes=saved_symints, num_fwd_outputs=num_fwd_outputs, **kwargs)
+    if result["rng_replayed"]:
+        # Random ops remat recomputes without a checkpoint tag (a memory budget, aggressive
+        # recomputation): PyTorch's RNG functionalization replays only tagged ones and would
+        # draw new numbers in the backward. Tagged, they replay the forward's RNG state.
+        from torch.utils.checkpoint import CheckpointPolicy
+
+        for name in result["rng_replayed"]:
+            by_name[name].meta["recompute"] = CheckpointPolicy.PREFER_RECOMPUTE
+        rng_recompute = True
+    if rng_recompute and hasattr(partitioners, "functionalize_rng_ops"):
+        fw, bw = partitioners.functionalize_rng_ops(joint_module, fw, bw, len(saved_symints))
+    if hasattr(partitioners, "reordering_to_mimic_autograd_engine"):
+        bw = partitioners.reordering_to_mimic_autograd_engine(bw)
+    config = _functorch_config()
+    if getattr(config, "enable_activation_offloading", False):
+        from torch._functorch._activation_offloading.activation_offloading import enable_activation_offloading
+
+        enable_activation_offloading(fw, bw, num_fwd_outputs, static_nodes)
+    raise_getitems = getattr(partitioners, "raise_getitems", None)
+    if raise_getitems is not None:
+        fw, bw = raise_getitems(fw), raise_getitems(bw)
+    thread_rng = getattr(partitioners, "thread_graphsafe_rng_from_hops", None)
+    if thread_rng is not None:
+        fw, bw = thread_rng(fw, is_backward=False), thread_rng(bw, is_backward=True)
+    return fw, bw
+
+
+def _static_lifetime_inputs(joint_module, indices):
+    """The primals PyTorch calls static-lifetime (parameters, buffers): by index among the primals."""
+    from torch.utils._ordered_set import OrderedSet
+
+    wanted = set(indices or ())
+    primals = [n for n in joint_module.graph.nodes if n.op == "placeholder" and "tangents" not in str(n.target)
+               and not _is_rng_input(n)]
+    return OrderedSet(p for i, p in enumerate(primals) if i in wanted)
+
+
+def _is_rng_input(node):
+    return any(word in str(node.target) for word in ("fwd_seed", "fwd_base_offset", "bwd_seed", "bwd_base_offset"))
+
+
+def _functorch_config():
+    """torch._functorch.config (PyTorch 2.x), or None (1.13 has no partitioner settings)."""
+    try:
+        from torch._functorch import config
+    except ImportError:
+        return None
+    return config
+
+
+# torch._functorch.config's switches that change what the min-cut chooses, which remat honours.
+_SWITCHES = ("cse", "ban_recompute_used_far_apart", "ban_recompute_long_fusible_chains",
+             "ban_recompute_materialized_backward", "ban_recompute_not_in_allowlist", "ban_recompute_reductions",
+             "recompute_views", "treat_parameters_as_free_to_save")
+_SOLVERS = ("dp", "greedy", "ilp", "dynamic_memory_budget_dp")
+
+
+def _torch_settings(joint_module):
+    """(budget, switches) as PyTorch's min-cut reads them: torch._functorch.config, then a
+    memory_budget in a node's meta (MemoryBudgetMode), then a region annotation
+    (torch.autograd.graph.region_activation_memory_budget). (None, {}) on PyTorch 1.13."""
+    config = _functorch_config()
+    if config is None:
+        return None, {}
+    switches = {name: bool(getattr(config, name)) for name in _SWITCHES if hasattr(config, name)}
+    if getattr(config, "aggressive_recomputation", False):
+        for name in ("ban_recompute_used_far_apart", "ban_recompute_long_fusible_chains",
+                     "ban_recompute_materialized_backward", "ban_recompute_not_in_allowlist"):
+            switches[name] = False
+    solver = getattr(config, "activation_memory_budget_solver", "dp")
+    if not isinstance(solver, str) or solver not in _SOLVERS:
+        raise PartitionError(f"torch._functorch.config.activation_memory_budget_solver={solver!r}: remat solves the "
+                             f"knapsack with {', '.join(_SOLVERS)} only")
+    switches["knapsack"] = solver
+    estimator = getattr(config, "activation_memory_budget_runtime_estimator", "flops")
+    if estimator != "flops":
+        raise PartitionError(f"torch._functorch.config.activation_memory_budget_runtime_estimator={estimator!r}: remat "
+                             "estimates recompute time by FLOPs only")
+    budget = float(getattr(config, "activation_memory_budget", 1.0))
+    for node in joint_module.graph.nodes:
+        if isinstance(node.meta.get("memory_budget"), float):
+            budget = node.meta["memory_budget"]
+            break
+    try:
+        from torch.fx.traceback import _get_memory_budget_annotation
+    except ImportError:
+        return budget, switches
+    annotated = {b for b in map(_get_memory_budget_annotation, joint_module.graph.nodes) if b is not None}
+    if len(annotated) > 1:
+        raise PartitionError(f"region_activation_memory_budget: conflicting budgets in one joint graph: {sorted(annotated)}")
+    if annotated:
+        budget = next(iter(annotated))
+    return budget, switches
+
+
+def _milp_knapsack(memory, runtime, capacity):
+    """PyTorch's "ilp" budget solver's problem, solved as it solves it (SciPy's MILP, HiGHS):
+    choose the items to keep saved, maximising their runtime within the memory capacity. An item
+    counts as saved only where the solver returns exactly 1, as PyTorch reads the solution."""
+    import numpy as np
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    weights = np.array(memory)
+    values = np.array(runtime)
+    solution = milp(c=-values, constraints=[LinearConstraint(A=weights, ub=np.array(capacity))],
+                    integrality=np.ones_like(values), bounds=Bounds(0, 1))
+    if not solution.success:
+        raise PartitionError(f"the memory budget's knapsack (SciPy's milp): {solution.message}")
+    return [i for i, x in enumerate(solution.x) if x == 1]
+
+
+def _has_recomputed_random_ops(joint_module):
+    """PyTorch's test for replaying RNG state: a random op that a checkpoint policy recomputes."""
+    import torch
+
+    seeded = getattr(torch.Tag, "nondeterministic_seeded", None)
+    for node in joint_module.graph.nodes:
+        policy = node.meta.get("recompute")
+        if getattr(policy, "name", policy) in ("MUST_RECOMPUTE", "PREFER_RECOMPUTE") and seeded is not None \
+                and seeded in getattr(node.target, "tags", ()):
+            return True
+    return False
 
 
 @contextlib.contextmanager
@@ -213,11 +347,13 @@ def trace_log_path():
     return _trace.path()
 
 
-def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strategy="min-cut", budget=1.0,
+def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strategy="min-cut", budget=None,
                  fallback=False, verify=False, on_report=None, charts=None, **torch_kwargs):
     """AOTAutograd's partition_fn: (joint_module, joint_inputs, *, num_fwd_outputs) -> (fw, bw).
 
-    strategy: "min-cut" (default) or "default"; budget: activation memory budget in [0, 1] (min-cut).
+    strategy: "min-cut" (default) or "default"; budget: activation memory budget in [0, 1] (min-cut);
+    None: PyTorch's (torch._functorch.config.activation_memory_budget, or a region's annotation),
+    whose other partitioner settings (ban_recompute_*, the knapsack solver...) remat always reads.
     fallback: on a graph remat cannot partition, warn and use PyTorch's partitioner instead of
     raising PartitionError. verify: check remat's partition invariants (PartitionError on a
     violation). on_report: called with the PartitionReport. charts: put the numbers of the report's
@@ -237,23 +373,30 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strat
     with _gc_paused():
         try:
             start = clock()
-            joint_json = export(joint_module, extra={"num_fwd_outputs": k}, device=_device_of(joint_inputs),
-                                indent=None)
+            extra = {"num_fwd_outputs": k}
+            if torch_kwargs.get("static_lifetime_input_indices") is not None:
+                extra["static_lifetime_input_indices"] = list(torch_kwargs["static_lifetime_input_indices"])
+            joint_json = export(joint_module, extra=extra, device=_device_of(joint_inputs), indent=None)
             timings["export"] = clock() - start
+            torch_budget, switches = _torch_settings(joint_module)
+            if budget is None:
+                budget = 1.0 if torch_budget is None else torch_budget
+            rng_recompute = _has_recomputed_random_ops(joint_module)
             start = clock()
             if charts is None:
                 charts = bool(os.environ.get("TORCH_TRACE"))
+            knapsack = _milp_knapsack if switches.get("knapsack") == "ilp" else None
             result = _core.partition(joint_json, strategy=strategy, budget=budget, verify=verify,
-                                     charts=charts)
+                                     charts=charts, switches=switches, knapsack=knapsack)
             timings["partition"] = clock() - start
             if result["violations"]:
                 raise PartitionError("remat's partition breaks its invariants:\n" + "\n".join(result["violations"]))
-            if result["rng_replayed"]:
+            if result["rng_replayed"] and not _accepts(partitioners._extract_fwd_bwd_modules, "num_fwd_outputs"):
                 raise PartitionError("remat recomputes random ops with saved RNG state, which this PyTorch's runtime "
                                      "cannot replay: " + ", ".join(result["rng_replayed"]))
             start = clock()
             _apply_merges(joint_module, result["merged"])
-            fw_module, bw_module = _modules(partitioners, joint_module, result, k)
+            fw_module, bw_module = _modules(partitioners, joint_module, result, k, torch_kwargs, rng_recompute)
             timings["modules"] = clock() - start
         except (ExportError, _core.Error, PartitionError) as e:
             error = e if isinstance(e, PartitionError) else PartitionError(str(e))
@@ -282,11 +425,12 @@ def _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, to
     return fn(joint_module, joint_inputs, **kwargs)
 
 
-def partition_fn_for(strategy="min-cut", budget=1.0, *, fallback=False, verify=False, on_report=None, charts=None):
-    """A partition_fn with these settings, for aot_module / aot_autograd(partition_fn=...)."""
+def partition_fn_for(strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None):
+    """A partition_fn with these settings, for aot_module / aot_autograd(partition_fn=...);
+    budget None: PyTorch's own (torch._functorch.config)."""
     if strategy not in ("min-cut", "default"):
         raise ValueError(f"strategy must be 'min-cut' or 'default', not {strategy!r}")
-    if not 0.0 <= budget <= 1.0:
+    if budget is not None and not 0.0 <= budget <= 1.0:
         raise ValueError(f"budget must be in [0, 1], not {budget}")
 
     def configured(joint_module, joint_inputs=None, *, num_fwd_outputs=None, **kwargs):
@@ -296,3 +440,17 @@ def partition_fn_for(strategy="min-cut", budget=1.0, *, fallback=False, verify=F
 
     configured.__name__ = f"remat_{strategy.replace('-', '_')}_partition"
     return configured
+
+
+
+def inductor_partitioner(strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None,
+                         charts=None):
+    """remat's partitioner for torch.compile's default backend (Inductor, PyTorch 2.13):
+
+        torch.compile(model, options={"custom_partitioner_fn": remat.inductor_partitioner()})
+
+    The same settings as partition_fn_for; see remat/inductor.py."""
+    partition_fn_for(strategy, budget)  # the same checks
+    from remat.inductor import RematPartitioner
+
+    return RematPartitioner(strategy, budget, fallback=fallback, verify=verify, on_report=on_report, charts=charts)

@@ -4,7 +4,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -67,26 +69,96 @@ void refuse_unknown_ops(const GraphModule& joint) {
   if (!problems.empty()) throw Error(problems.substr(0, problems.size() - 1));
 }
 
+/// The min-cut's switches from a dict of torch._functorch.config's names (the Python side reads
+/// them from the running PyTorch); a name remat does not know is an error, not ignored.
+partition::MinCutConfig min_cut_config(const py::dict& switches) {
+  partition::MinCutConfig config;
+  const std::pair<const char*, bool partition::MinCutConfig::*> flags[] = {
+      {"cse", &partition::MinCutConfig::cse},
+      {"ban_recompute_used_far_apart", &partition::MinCutConfig::ban_recompute_used_far_apart},
+      {"ban_recompute_long_fusible_chains",
+       &partition::MinCutConfig::ban_recompute_long_fusible_chains},
+      {"ban_recompute_materialized_backward",
+       &partition::MinCutConfig::ban_recompute_materialized_backward},
+      {"ban_recompute_not_in_allowlist", &partition::MinCutConfig::ban_recompute_not_in_allowlist},
+      {"ban_recompute_reductions", &partition::MinCutConfig::ban_recompute_reductions},
+      {"recompute_views", &partition::MinCutConfig::recompute_views},
+      {"treat_parameters_as_free_to_save",
+       &partition::MinCutConfig::treat_parameters_as_free_to_save},
+  };
+  for (const auto& [key, value] : switches) {
+    const std::string name = py::str(key);
+    auto flag = std::find_if(std::begin(flags), std::end(flags),
+                             [&](const auto& f) { return name == f.first; });
+    if (flag != std::end(flags)) {
+      config.*(flag->second) = value.cast<bool>();
+    } else if (name == "knapsack") {
+      const std::string solver = py::str(value);
+      if (solver == "dp")
+        config.knapsack = partition::KnapsackSolver::Dp;
+      else if (solver == "greedy")
+        config.knapsack = partition::KnapsackSolver::Greedy;
+      else if (solver == "ilp" || solver == "exact")
+        config.knapsack = partition::KnapsackSolver::Exact;
+      else if (solver == "dynamic_memory_budget_dp")
+        config.knapsack = partition::KnapsackSolver::Dynamic;
+      else
+        throw Error("partition: unknown knapsack solver " + solver);
+    } else {
+      throw Error("partition: unknown switch " + name);
+    }
+  }
+  return config;
+}
+
 py::dict partition(const std::string& joint_json, const std::string& strategy_name, double budget,
-                   bool want_graphs, bool verify, bool charts) {
+                   bool want_graphs, bool verify, bool charts, const py::dict& switches,
+                   const py::object& knapsack) {
   std::optional<partition::Strategy> strategy = partition::parse_strategy(strategy_name);
   if (!strategy)
     throw Error("partition: strategy must be min-cut or default, not " + strategy_name);
   if (!(budget >= 0.0 && budget <= 1.0)) throw Error("partition: budget must be in [0, 1]");
   GraphModule joint = read(joint_json, "<joint graph>");
   refuse_unknown_ops(joint);
-  partition::MinCutConfig config;
+  partition::MinCutConfig config = min_cut_config(switches);
   config.memory_budget = budget;
+  // A Python knapsack solver: saved item indices from (memory, runtime, capacity). The partition
+  // runs without the GIL; the call takes it, and a Python error is raised once C++ is done.
+  std::optional<py::error_already_set> knapsack_error;
+  if (!knapsack.is_none()) {
+    config.knapsack_solver = [&](const std::vector<double>& memory,
+                                 const std::vector<double>& runtime, double capacity) {
+      partition::KnapsackResult r;
+      py::gil_scoped_acquire gil;
+      std::vector<bool> saved(memory.size(), false);
+      try {
+        for (py::handle i : knapsack(memory, runtime, capacity)) saved.at(i.cast<size_t>()) = true;
+      } catch (py::error_already_set& e) {
+        if (!knapsack_error) knapsack_error = std::move(e);
+      }
+      for (size_t i = 0; i < saved.size(); ++i) {
+        if (saved[i]) {
+          r.saved.push_back(static_cast<int>(i));
+          r.value += runtime[i];
+        }
+      }
+      for (size_t i = saved.size(); i-- > 0;)
+        if (!saved[i]) r.recompute.push_back(static_cast<int>(i));
+      return r;
+    };
+  }
   // Pure C++ from here: other Python threads may run meanwhile.
   Expected<partition::Partition> result = [&] {
     py::gil_scoped_release unlocked;
     return partition::partition_joint(joint, *strategy, config);
   }();
+  if (knapsack_error) throw std::move(*knapsack_error);
   if (!result) throw Error(format_all(result.errors()));
   partition::Partition& p = *result;
   if (charts) {  // the report's pictures, in the record
     py::gil_scoped_release unlocked;
     auto c = partition::chart_partition(joint, p, *strategy, config);
+    if (knapsack_error) throw std::move(*knapsack_error);
     if (!c) throw Error(format_all(c.errors()));
     p.report.charts = std::move(*c);
   }
@@ -187,10 +259,14 @@ PYBIND11_MODULE(_core, m) {
       py::arg("text"), py::arg("file") = "<text>", "fxgraph-json of printed torch.fx code");
   m.def("partition", &partition, py::arg("joint_json"), py::arg("strategy") = "min-cut",
         py::arg("budget") = 1.0, py::arg("graphs") = false, py::arg("verify") = false,
-        py::arg("charts") = false,
+        py::arg("charts") = false, py::arg("switches") = py::dict(),
+        py::arg("knapsack") = py::none(),
         "partition a joint graph: the saved values in forward-output order, the report (with the "
         "numbers of the report's pictures when charts=True), and (graphs=True) remat's forward "
-        "and backward graphs");
+        "and backward graphs; switches: the min-cut's options by torch._functorch.config's names "
+        "(ban_recompute_*, recompute_views, cse, ...) and knapsack (dp, greedy, ilp, "
+        "dynamic_memory_budget_dp); knapsack: a callable (memory, runtime, capacity) -> saved "
+        "indices that solves the memory budget's knapsack instead");
   py::class_<TraceLog>(m, "TraceLog")
       .def(py::init<const std::string&>(), py::arg("dir"))
       .def("write_partition", &TraceLog::write_partition, py::arg("frame_id"),

@@ -93,7 +93,8 @@ Expected<BudgetChoice> knapsack_over_bans(const GraphModule& joint, const NodeIn
   }
   std::vector<double> memory, runtime;
   for (const Node* n : candidates) {
-    memory.push_back(static_cast<double>(value_bytes(*n)) / (hi - lo));
+    // In PyTorch's arithmetic (gigabytes first), so that quantised and MILP weights are its.
+    memory.push_back((static_cast<double>(value_bytes(*n)) / 1e9) / (hi / 1e9 - lo / 1e9));
     runtime.push_back(static_cast<double>(std::max<int64_t>(flop_counter_flops(*n), 1)));
   }
   double capacity = budget;
@@ -105,9 +106,10 @@ Expected<BudgetChoice> knapsack_over_bans(const GraphModule& joint, const NodeIn
         std::to_string(capacity));
   }
   KnapsackResult k =
-      relaxed.knapsack == KnapsackSolver::Greedy  ? greedy_knapsack(memory, runtime, capacity)
-      : relaxed.knapsack == KnapsackSolver::Exact ? exact_knapsack(memory, runtime, capacity)
-                                                  : dp_knapsack(memory, runtime, capacity);
+      relaxed.knapsack_solver ? relaxed.knapsack_solver(memory, runtime, capacity)
+      : relaxed.knapsack == KnapsackSolver::Greedy ? greedy_knapsack(memory, runtime, capacity)
+      : relaxed.knapsack == KnapsackSolver::Exact  ? exact_knapsack(memory, runtime, capacity)
+                                                   : dp_knapsack(memory, runtime, capacity);
   NodeSet dont_ban(g);
   for (int i : k.recompute) dont_ban.insert(candidates[i]);
   auto cut = solve_cut(joint, info, relaxed, dont_ban);

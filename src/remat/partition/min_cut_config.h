@@ -1,7 +1,11 @@
 // The min-cut partitioner's switches (aot-partition spec §9), with PyTorch's defaults.
 #pragma once
 
+#include <functional>
+#include <vector>
+
 #include "remat/ir/pass_pipeline.h"
+#include "remat/partition/knapsack.h"
 #include "remat/partition/min_cut.h"
 
 namespace remat::partition {
@@ -15,6 +19,11 @@ struct MinCutConfig {
   /// activation_memory_budget in [0, 1]: 1 = the plain min-cut, 0 = save only the primals.
   double memory_budget = 1.0;
   KnapsackSolver knapsack = KnapsackSolver::Dp;
+  /// When set, solves the budget's knapsack instead of `knapsack` (the Python package hands in
+  /// SciPy's MILP for PyTorch's "ilp" solver, whose choice among equal optima is HiGHS's).
+  std::function<KnapsackResult(const std::vector<double>& memory,
+                               const std::vector<double>& runtime, double capacity)>
+      knapsack_solver;
   bool cse = true;
   bool ban_recompute_used_far_apart = true;
   bool ban_recompute_long_fusible_chains = true;

@@ -1,0 +1,163 @@
+"""Models for the torch.compile tests (PyTorch 2.x): each exercises one thing a partitioner must
+get right under today's activation checkpointing, with a seeded batch.
+
+non-reentrant torch.utils.checkpoint, selective checkpointing policies (MUST_SAVE,
+PREFER_RECOMPUTE, MUST_RECOMPUTE), dropout inside a checkpoint (RNG), train-mode batch norm
+(mutated buffers), views and in-place ops, several outputs."""
+import functools
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.utils.checkpoint import CheckpointPolicy, checkpoint, create_selective_checkpoint_contexts
+
+aten = torch.ops.aten
+
+
+class Block(nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.ln, self.fc1, self.fc2 = nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        return x + self.fc2(F.gelu(self.fc1(self.ln(x))))
+
+
+def sac_policy(saved_ops, otherwise):
+    """A selective-checkpointing context_fn: MUST_SAVE for `saved_ops`, `otherwise` for the rest."""
+
+    def policy(_ctx, op, *_args, **_kwargs):
+        return CheckpointPolicy.MUST_SAVE if op in saved_ops else otherwise
+
+    return functools.partial(create_selective_checkpoint_contexts, policy)
+
+
+class CheckpointedMLP(nn.Module):
+    """Residual blocks, each under a non-reentrant checkpoint (with a SAC policy if given)."""
+
+    def __init__(self, layers=3, context_fn=None):
+        super().__init__()
+        self.blocks = nn.ModuleList(Block() for _ in range(layers))
+        self.context_fn = context_fn
+
+    def forward(self, x):
+        for block in self.blocks:
+            if self.context_fn is None:
+                x = checkpoint(block, x, use_reentrant=False)
+            else:
+                x = checkpoint(block, x, use_reentrant=False, context_fn=self.context_fn)
+        return x.pow(2).mean()
+
+    @staticmethod
+    def batch(g, rows=4):
+        return (torch.randn(rows, 16, generator=g),)
+
+
+class PlainMLP(nn.Module):
+    """The same blocks without checkpointing: what a memory budget has to choose from."""
+
+    def __init__(self, layers=3):
+        super().__init__()
+        self.blocks = nn.Sequential(*(Block() for _ in range(layers)))
+
+    def forward(self, x):
+        return self.blocks(x).pow(2).mean()
+
+    batch = staticmethod(CheckpointedMLP.batch)
+
+
+class CheckpointedDropout(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(16, 32), nn.Linear(32, 4)
+
+    def inner(self, x):
+        return self.fc2(F.dropout(torch.relu(self.fc1(x)), 0.3, training=True))
+
+    def forward(self, x):
+        return checkpoint(self.inner, x, use_reentrant=False).sum()
+
+    @staticmethod
+    def batch(g, rows=4):
+        return (torch.randn(rows, 16, generator=g),)
+
+
+class CheckpointedBatchNorm(nn.Module):
+    """Train-mode batch norm (its running statistics are mutated buffers) before a checkpointed
+    convolution. Batch norm itself stays outside the checkpoint: recomputing it would read the
+    running statistics after their update, which PyTorch's version counters refuse."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.bn = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8)
+        self.conv2, self.fc = nn.Conv2d(8, 8, 3, padding=1), nn.Linear(8, 3)
+
+    def inner(self, x):
+        return torch.relu(self.conv2(x))
+
+    def forward(self, x):
+        x = torch.relu(self.bn(self.conv1(x)))
+        return self.fc(checkpoint(self.inner, x, use_reentrant=False).mean((2, 3))).sum()
+
+    @staticmethod
+    def batch(g, rows=2):
+        return (torch.randn(rows, 3, 6, 6, generator=g),)
+
+
+class ViewsAndInPlace(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+
+    def inner(self, x):
+        y = self.fc(x).view(x.shape[0], 4, 4).transpose(1, 2)
+        z = y.clone()
+        z.mul_(2).relu_()
+        return z.reshape(x.shape[0], 16).sin() + y.reshape(x.shape[0], 16)
+
+    def forward(self, x):
+        return checkpoint(self.inner, x, use_reentrant=False).sum()
+
+    @staticmethod
+    def batch(g, rows=4):
+        return (torch.randn(rows, 16, generator=g),)
+
+
+class SeveralOutputs(nn.Module):
+    """Returns a loss, an activation that is trained through, and a detached one."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(16, 16), nn.Linear(16, 8)
+
+    def inner(self, x):
+        return torch.tanh(self.fc1(x))
+
+    def forward(self, x):
+        h = checkpoint(self.inner, x, use_reentrant=False)
+        return h.sum(), self.fc2(h).sigmoid(), h.detach()
+
+    @staticmethod
+    def batch(g, rows=4):
+        return (torch.randn(rows, 16, generator=g),)
+
+
+def loss_of(output):
+    """A scalar to call backward on, whatever the model returns."""
+    if isinstance(output, tuple):
+        return output[0] + output[1].mean()
+    return output
+
+
+MODELS = {
+    "no_checkpoint": lambda: PlainMLP(),
+    "checkpoint": lambda: CheckpointedMLP(),
+    "sac_must_save": lambda: CheckpointedMLP(
+        context_fn=sac_policy({aten.mm.default, aten.addmm.default}, CheckpointPolicy.PREFER_RECOMPUTE)),
+    "sac_must_recompute": lambda: CheckpointedMLP(
+        context_fn=sac_policy({aten.native_layer_norm.default}, CheckpointPolicy.MUST_RECOMPUTE)),
+    "dropout": lambda: CheckpointedDropout(),
+    "batch_norm": lambda: CheckpointedBatchNorm(),
+    "views_in_place": lambda: ViewsAndInPlace(),
+    "several_outputs": lambda: SeveralOutputs(),
+}
