@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run): warnings as errors, every gtest binary, the
-# same tests under AddressSanitizer + UndefinedBehaviorSanitizer, the clang-format check, and a
+# clang-format check, the Python tests against PyTorch 2.13 (pip) and Debian's 1.13, `pip install
+# .` in a fresh venv, the gtests under AddressSanitizer + UndefinedBehaviorSanitizer, and a
 # bounded fuzzing run of every parser. Ends with one "tests: N passed, N failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,6 +82,19 @@ if /usr/bin/python3 -c "import torch" 2>/dev/null; then
   echo "== Python (pytest, Debian's python3-torch)"
   run_pytest "python (Debian's torch)" /usr/bin/python3 || status=1
 fi
+
+echo "== pip install . (a fresh venv)"
+pip_log=$(mktemp)
+pip_rc=0
+tools/test_pip_install.sh >"$pip_log" 2>&1 || pip_rc=$?
+tail -n 20 "$pip_log"
+pip_line=$(grep -E "^pip install: [0-9]+ passed, [0-9]+ failed" "$pip_log" | tail -1 || true)
+rm -f "$pip_log"
+pip_passed=$(sed -nE 's/^pip install: ([0-9]+) passed.*/\1/p' <<<"$pip_line")
+pip_failed=$(sed -nE 's/.* ([0-9]+) failed.*/\1/p' <<<"$pip_line")
+total_passed=$((total_passed + ${pip_passed:-0}))
+total_failed=$((total_failed + ${pip_failed:-1}))
+[[ "$pip_rc" -eq 0 ]] || status=1
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DREMAT_WERROR=ON -DREMAT_SANITIZE=ON -DREMAT_BUILD_PYTHON=OFF \
