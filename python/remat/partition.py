@@ -425,13 +425,17 @@ def _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, to
     return fn(joint_module, joint_inputs, **kwargs)
 
 
-def partition_fn_for(strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None):
-    """A partition_fn with these settings, for aot_module / aot_autograd(partition_fn=...);
-    budget None: PyTorch's own (torch._functorch.config)."""
+def _check_settings(strategy, budget):
     if strategy not in ("min-cut", "default"):
         raise ValueError(f"strategy must be 'min-cut' or 'default', not {strategy!r}")
     if budget is not None and not 0.0 <= budget <= 1.0:
         raise ValueError(f"budget must be in [0, 1], not {budget}")
+
+
+def partition_fn_for(strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None):
+    """A partition_fn with these settings, for aot_module / aot_autograd(partition_fn=...);
+    budget None: PyTorch's own (torch._functorch.config)."""
+    _check_settings(strategy, budget)
 
     def configured(joint_module, joint_inputs=None, *, num_fwd_outputs=None, **kwargs):
         return partition_fn(joint_module, joint_inputs, num_fwd_outputs=num_fwd_outputs, strategy=strategy,
@@ -442,7 +446,6 @@ def partition_fn_for(strategy="min-cut", budget=None, *, fallback=False, verify=
     return configured
 
 
-
 def inductor_partitioner(strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None,
                          charts=None):
     """remat's partitioner for torch.compile's default backend (Inductor, PyTorch 2.13):
@@ -450,7 +453,7 @@ def inductor_partitioner(strategy="min-cut", budget=None, *, fallback=False, ver
         torch.compile(model, options={"custom_partitioner_fn": remat.inductor_partitioner()})
 
     The same settings as partition_fn_for; see remat/inductor.py."""
-    partition_fn_for(strategy, budget)  # the same checks
+    _check_settings(strategy, budget)
     from remat.inductor import RematPartitioner
 
     return RematPartitioner(strategy, budget, fallback=fallback, verify=verify, on_report=on_report, charts=charts)

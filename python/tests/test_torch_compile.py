@@ -80,12 +80,15 @@ def test_dynamic_shapes_save_what_pytorch_saves(name):
             assert ours == theirs
 
 
-def train(name, partition_fn, steps=STEPS, dynamic=False):
+def train(name, partition_fn, steps=STEPS, dynamic=False, compile_model=None):
+    """Losses, gradients and buffers over `steps` SGD steps of the model compiled with the
+    aot_autograd backend and `partition_fn` (or by `compile_model(model)`)."""
+    torch._dynamo.reset()
     torch.manual_seed(0)
     model = MODELS[name]()
     g = torch.Generator().manual_seed(1)
     batches = [model.batch(g) for _ in range(steps)]
-    run = compiled(model, partition_fn, dynamic)
+    run = compile_model(model) if compile_model else compiled(model, partition_fn, dynamic)
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     torch.manual_seed(2)  # dropout masks: the same stream in every run
     losses, grads = [], []
@@ -125,22 +128,10 @@ def test_memory_budget_saves_what_pytorch_saves(solver):
 
 
 def inductor_train(name, partitioner, steps=2):
-    """Losses and gradients of `steps` steps under torch.compile's default backend (Inductor)."""
-    torch._dynamo.reset()
-    torch.manual_seed(0)
-    model = MODELS[name]()
-    g = torch.Generator().manual_seed(1)
-    batches = [model.batch(g) for _ in range(steps)]
+    """train() under torch.compile's default backend (Inductor), with remat's partitioner or
+    (None) Inductor's own."""
     options = {} if partitioner is None else {"custom_partitioner_fn": partitioner}
-    run = torch.compile(model, options=options)
-    losses, grads = [], []
-    for batch in batches:
-        model.zero_grad()
-        loss = loss_of(run(*batch))
-        loss.backward()
-        losses.append(loss.detach().clone())
-        grads.append([p.grad.clone() for p in model.parameters()])
-    return losses, grads
+    return train(name, None, steps, compile_model=lambda model: torch.compile(model, options=options))
 
 
 def test_inductor_trains_identically_with_remat_partitioning():
