@@ -94,16 +94,9 @@ partition::MinCutConfig min_cut_config(const py::dict& switches) {
       config.*(flag->second) = value.cast<bool>();
     } else if (name == "knapsack") {
       const std::string solver = py::str(value);
-      if (solver == "dp")
-        config.knapsack = partition::KnapsackSolver::Dp;
-      else if (solver == "greedy")
-        config.knapsack = partition::KnapsackSolver::Greedy;
-      else if (solver == "ilp" || solver == "exact")
-        config.knapsack = partition::KnapsackSolver::Exact;
-      else if (solver == "dynamic_memory_budget_dp")
-        config.knapsack = partition::KnapsackSolver::Dynamic;
-      else
-        throw Error("partition: unknown knapsack solver " + solver);
+      std::optional<partition::KnapsackSolver> parsed = partition::parse_knapsack_solver(solver);
+      if (!parsed) throw Error("partition: unknown knapsack solver " + solver);
+      config.knapsack = *parsed;
     } else {
       throw Error("partition: unknown switch " + name);
     }

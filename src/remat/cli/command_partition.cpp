@@ -110,10 +110,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     }
     partition::MinCutConfig config;
     config.memory_budget = a->budget;
-    config.knapsack = a->knapsack == "greedy"    ? partition::KnapsackSolver::Greedy
-                      : a->knapsack == "exact"   ? partition::KnapsackSolver::Exact
-                      : a->knapsack == "dynamic" ? partition::KnapsackSolver::Dynamic
-                                                 : partition::KnapsackSolver::Dp;
+    config.knapsack = *partition::parse_knapsack_solver(a->knapsack);  // CLI11 checked the name
     config.passes.verify_each = a->verify;
     Status dump_failed;
     if (!a->dump_passes.empty()) {

@@ -124,6 +124,14 @@ Expected<BudgetChoice> knapsack_over_bans(const GraphModule& joint, const NodeIn
 
 }  // namespace
 
+std::optional<KnapsackSolver> parse_knapsack_solver(std::string_view name) {
+  if (name == "dp") return KnapsackSolver::Dp;
+  if (name == "greedy") return KnapsackSolver::Greedy;
+  if (name == "exact" || name == "ilp") return KnapsackSolver::Exact;
+  if (name == "dynamic" || name == "dynamic_memory_budget_dp") return KnapsackSolver::Dynamic;
+  return std::nullopt;
+}
+
 Expected<BudgetChoice> cut_within_budget(const GraphModule& joint, const NodeInfo& info,
                                          const MinCutConfig& config) {
   double budget = config.memory_budget;

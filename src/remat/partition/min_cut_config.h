@@ -2,6 +2,8 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "remat/ir/pass_pipeline.h"
@@ -13,6 +15,10 @@ namespace remat::partition {
 /// Dynamic: the DP at the knee budget between 0.001 and the requested one (KnapsackEvaluator),
 /// PyTorch's dynamic_memory_budget_dp.
 enum class KnapsackSolver { Dp, Greedy, Exact, Dynamic };
+/// By remat's names (`dp`, `greedy`, `exact`, `dynamic`) or torch._functorch.config's
+/// `activation_memory_budget_solver` names (`ilp` is exact, `dynamic_memory_budget_dp`
+/// dynamic); nullopt for any other.
+std::optional<KnapsackSolver> parse_knapsack_solver(std::string_view name);
 
 /// The partitioner's switches, with PyTorch's defaults (spec §9).
 struct MinCutConfig {

@@ -2,6 +2,7 @@
 
 #include <absl/container/flat_hash_set.h>
 
+#include "remat/fxtext/text_scan.h"
 #include "remat/ops/op_registry.h"
 
 namespace remat::partition {
@@ -13,14 +14,8 @@ namespace {
 const absl::flat_hash_set<std::string_view>& torch_recompute_allowlist() {
   static const auto* packets = [] {
     auto* set = new absl::flat_hash_set<std::string_view>();
-    std::string_view text = kTorchRecomputableOpsText;
-    for (size_t start = 0; start < text.size();) {
-      size_t end = text.find('\n', start);
-      if (end == std::string_view::npos) end = text.size();
-      std::string_view line = text.substr(start, end - start);
+    for (std::string_view line : fxtext::split_lines(kTorchRecomputableOpsText))
       if (!line.empty() && line.front() != '#') set->insert(line);
-      start = end + 1;
-    }
     return set;
   }();
   return *packets;
