@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "remat/tracelog/trace_writer.h"
 #include "testing/golden.h"
 
 namespace {
@@ -101,6 +102,42 @@ TEST(Cli, InfoReadsEveryFileRematWrites) {
   ASSERT_EQ(log.exit_code, 0) << log.err;
   EXPECT_NE(log.out.find("TORCH_TRACE log\nrecords: 64 records"), std::string::npos) << log.out;
   EXPECT_NE(log.out.find("dynamo_output_graph"), std::string::npos) << log.out;
+  fs::remove_all(dir);
+}
+
+TEST(Cli, InfoReadsEveryGraphOfALogAndNamesWhatItCannot) {
+  // PyTorch 2.13's own log: 24 graphs, all read and printed back.
+  CliRun log = run("info " + remat::testing::data_path("torch-2.13/compile_models.log"));
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  EXPECT_NE(log.out.find("graphs: 24, 24 read and printed back byte for byte\n"), std::string::npos)
+      << log.out;
+  // A graph whose line no release prints is named with where it is.
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_info_log_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  auto writer = remat::tracelog::TraceWriter::create(dir.string());
+  ASSERT_TRUE(writer.ok());
+  remat::tracelog::CompileId id;
+  id.frame_id = 0;
+  id.frame_compile_id = 0;
+  (*writer)->write("aot_forward_graph", "{}", id,
+                   "class GraphModule(torch.nn.Module):\n"
+                   "    def forward(self, x: \"f32[4]\"):\n"
+                   "        # No stacktrace found for following nodes\n"
+                   "        y: \"f32[4]\" = torch.ops.aten.sin.default(x);  x = None\n"
+                   "        return (y,)\n");
+  (*writer)->write("aot_backward_graph", "{}", id,
+                   "class GraphModule(torch.nn.Module):\n"
+                   "    def forward(self, x: \"f32[4]\"):\n"
+                   "        y: \"f32[4]\" = torch.ops.aten.sin.default(x) +\n"
+                   "        return (y,)\n");
+  auto path = (*writer)->close();
+  ASSERT_TRUE(path.ok());
+  CliRun bad = run("info " + *path);
+  EXPECT_EQ(bad.exit_code, 0) << bad.err;
+  EXPECT_NE(bad.out.find("graphs: 2, 1 read and printed back byte for byte\n"), std::string::npos)
+      << bad.out;
+  EXPECT_NE(bad.out.find(":8 (aot_backward_graph):3:53: error: unexpected '+'"), std::string::npos)
+      << bad.out;
   fs::remove_all(dir);
 }
 

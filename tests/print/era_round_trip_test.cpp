@@ -8,6 +8,7 @@
 #include "remat/io/graph_json.h"
 #include "remat/print/printer.h"
 #include "remat/print/readable_parser.h"
+#include "remat/print/round_trip.h"
 #include "remat/support/file_io.h"
 #include "remat/tracelog/trace_reader.h"
 #include "testing/fixtures.h"
@@ -16,12 +17,10 @@
 namespace remat {
 namespace {
 
-/// Prints `text` back through the parser (and through JSON); returns "" or what went wrong.
+/// Prints `text` back through the parser, then through JSON; returns "" or what went wrong.
 std::string round_trip(const std::string& text, const std::string& name) {
+  if (std::string problem = round_trip_problem(text, name); !problem.empty()) return problem;
   Expected<GraphModule> m = parse_readable(text, name);
-  if (!m) return format_all(m.errors());
-  std::string printed = print_readable(*m, PrintOptions::as_read(*m)).text;
-  if (printed != text) return "printed differently:\n" + printed;
   Expected<GraphModule> back = read_graph_json(write_graph_json(*m), name + ".json");
   if (!back) return format_all(back.errors());
   if (print_readable(*back, PrintOptions::as_read(*back)).text != text)
@@ -36,9 +35,7 @@ std::vector<tracelog::TraceRecord> graph_payloads(const std::string& path) {
   std::vector<tracelog::TraceRecord> out;
   tracelog::TraceRecord r;
   while (reader.ok() && (*reader)->next(r)) {
-    bool graph = r.event.ends_with("_graph") ||
-                 (r.event == "artifact" && r.metadata.find("graph\"") != std::string::npos);
-    if (graph && r.payload.find("(torch.nn.Module):") != std::string::npos) out.push_back(r);
+    if (tracelog::holds_printed_graph(r)) out.push_back(r);
   }
   return out;
 }
@@ -59,6 +56,27 @@ TEST(EraRoundTrip, EveryGraphOfTheTlparseLogsPrintsBackByteForByte) {
     }
   }
   EXPECT_EQ(distinct.size(), 58u) << read << " payloads read";
+}
+
+TEST(EraRoundTrip, EveryGraphOfAPyTorch213LogPrintsBackByteForByte) {
+  // PyTorch 2.13's own TORCH_TRACE log (tests/data/torch-2.13/NOTICE): Dynamo's graphs, and
+  // AOT's joint, forward and backward graphs with strides, devices, expanded signatures, AOT
+  // descriptors and recompute tags.
+  std::set<std::string> events;
+  size_t read = 0;
+  for (const tracelog::TraceRecord& r :
+       graph_payloads(testing::data_path("torch-2.13/compile_models.log"))) {
+    ++read;
+    events.insert(r.event);
+    std::string name = "compile_models.log:" + std::to_string(r.lineno);
+    EXPECT_EQ(round_trip(r.payload, name), "") << name << " (" << r.event << ")";
+    Expected<GraphModule> m = parse_readable(r.payload, name);
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ(m->text_style->indent_blank_lines, false) << name << ": read as 2.13's era";
+  }
+  EXPECT_EQ(read, 24u);  // six compiles, four graphs each
+  EXPECT_EQ(events, (std::set<std::string>{"dynamo_output_graph", "aot_joint_graph",
+                                           "aot_forward_graph", "aot_backward_graph"}));
 }
 
 TEST(EraRoundTrip, EveryTorch113PrintReadsBackInItsStyle) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "remat/report/graph_html.h"
+#include "remat/report/html.h"
 #include "remat/report/report_builder.h"
 #include "remat/support/file_io.h"
 #include "remat/tracelog/md5.h"
@@ -133,18 +134,42 @@ TEST(Report, ArtifactsLogHasTheCacheHash) {
 }
 
 TEST(Report, RecordsOutsideACompileGoToTheDashesFolder) {
-  // tlparse reads a missing compile id as one with no parts: `[-/-]`, folder `-_-_-_-/`, numbered
-  // with the rest. export.log's exported program is such a record, and its payload runs across
-  // the blank lines inside it.
+  // tlparse reads a missing compile id as one with no parts: `[-/-]`, folder `-_-_-_-/`. Outside
+  // export mode it has no page for export.log's exported program: the payload (which runs across
+  // the blank lines inside it) goes to payloads/, and `[-/-]` is in the directory with no files.
   ReportResult r = report_of("tlparse-logs/export.log", "export");
   std::string out = ::testing::TempDir() + "/remat_report_export";
-  auto program = read_file(out + "/-_-_-_-/exported_program_0.txt");
+  auto program = read_file(out + "/payloads/3d5fc8d52ca224c024a08ee8aa2e2850.txt");
   ASSERT_TRUE(program.ok());
   EXPECT_NE(program->find("Range constraints:"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out + "/-_-_-_-/exported_program_0.txt"));
   auto directory = nlohmann::json::parse(*read_file(out + "/compile_directory.json"));
   ASSERT_TRUE(directory.contains("[-/-]")) << directory.dump();
-  EXPECT_EQ(directory["[-/-]"]["artifacts"][0]["url"], "-_-_-_-/exported_program_0.txt");
+  EXPECT_TRUE(directory["[-/-]"]["artifacts"].empty());
   EXPECT_EQ(r.stats.fail_payload_md5, 1u);  // the blank lines lost their tabs
+  // Chromium events outside a compile put `[-/-]` in the directory too (simple.log has six).
+  report_of("tlparse-logs/simple.log", "simple_dashes");
+  directory = nlohmann::json::parse(
+      *read_file(::testing::TempDir() + "/remat_report_simple_dashes/compile_directory.json"));
+  EXPECT_TRUE(directory.contains("[-/-]")) << directory.dump();
+}
+
+TEST(Report, ProvenanceModeGivesEveryCompileItsPage) {
+  // tlparse's --inductor-provenance writes provenance_tracking_<compile>.html for every compile,
+  // with mappings or without: remat's page then says how to make PyTorch log them.
+  std::string out = ::testing::TempDir() + "/remat_report_provenance_all";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  ReportOptions options;
+  options.version = "test";
+  options.inductor_provenance = true;
+  ASSERT_TRUE(write_report(testing::data_path("tlparse-logs/simple.log"), out, options).ok());
+  for (const char* page :
+       {"provenance_tracking_-_-_-_-.html", "provenance_tracking_-_0_0_0.html"}) {
+    auto text = read_file(out + "/" + page);
+    ASSERT_TRUE(text.ok()) << page;
+    EXPECT_NE(text->find("provenance_tracking_level"), std::string::npos) << page;
+  }
 }
 
 TEST(Report, ExportModeLeadsWithWhatExportMet) {
@@ -273,6 +298,45 @@ TEST(Report, KernelStackTracesGetAReadablePage) {
   EXPECT_EQ(artifact["readable_url"],
             "-_0_0_0/inductor_provenance_tracking_kernel_stack_traces_0_readable.html");
   EXPECT_EQ(artifact["number"], 1);  // tlparse numbers the page first
+}
+
+TEST(Report, PyTorch213LogMarksEveryValueRematSavedOrRecomputed) {
+  // PyTorch 2.13's own log of six compiles partitioned by remat.partition_fn: each compile's joint
+  // graph page marks every value remat's record saved and every node it recomputed, with the
+  // record's reason.
+  ReportResult r = report_of("torch-2.13/compile_models.log", "torch_213");
+  std::string out = ::testing::TempDir() + "/remat_report_torch_213";
+  EXPECT_EQ(r.compile_ids, 7u);  // and [-/-]: the torch version, logged outside a compile
+  EXPECT_EQ(r.partitions.size(), 6u);
+  auto directory = nlohmann::json::parse(*read_file(out + "/compile_directory.json"));
+  size_t compiles = 0, marked = 0;
+  for (const auto& [id, entry] : directory.items()) {
+    std::string record_url, joint_page;
+    for (const auto& a : entry["artifacts"]) {
+      std::string url = a["url"];
+      if (url.find("/remat_partition_") != std::string::npos) record_url = url;
+      if (url.find("/aot_joint_graph_") != std::string::npos) joint_page = a["readable_url"];
+    }
+    if (record_url.empty()) continue;
+    ++compiles;
+    auto record = nlohmann::json::parse(*read_file(out + "/" + record_url));
+    auto page = read_file(out + "/" + joint_page);
+    ASSERT_TRUE(page.ok()) << id;
+    for (const auto& v : record["saved_values"]) {
+      std::string title = "title=\"" + v["name"].get<std::string>() + ": saved — " +
+                          html_escape(v["reason"].get<std::string>());
+      EXPECT_NE(page->find(title), std::string::npos) << id << ": " << title;
+      ++marked;
+    }
+    for (const auto& v : record["recomputed"]) {
+      std::string title = "title=\"" + v["name"].get<std::string>() + ": recomputed — " +
+                          html_escape(v["reason"].get<std::string>());
+      EXPECT_NE(page->find(title), std::string::npos) << id << ": " << title;
+      ++marked;
+    }
+  }
+  EXPECT_EQ(compiles, 6u);
+  EXPECT_GT(marked, 100u);
 }
 
 TEST(Report, JointPagesWaitForTheirOwnCompile) {

@@ -15,6 +15,7 @@
 #include "remat/ir/graph_stats.h"
 #include "remat/partition/partition_report.h"
 #include "remat/print/readable_parser.h"
+#include "remat/print/round_trip.h"
 #include "remat/support/file_io.h"
 #include "remat/tracelog/glog_header.h"
 #include "remat/tracelog/trace_reader.h"
@@ -137,10 +138,19 @@ void print_trace_log(const std::string& path, const std::string& file) {
   if (!reader) return;
   std::map<std::string, size_t> events;
   std::set<std::string> compile_ids;
+  // Every graph the log holds is read and printed back: what remat cannot read is named.
+  size_t graphs = 0;
+  std::vector<std::string> graph_problems;
   tracelog::TraceRecord r;
   while ((*reader)->next(r)) {
     ++events[r.event.empty() ? "(no event)" : r.event];
     if (r.compile_id) compile_ids.insert(r.compile_id->normalized().display());
+    if (tracelog::holds_printed_graph(r)) {
+      ++graphs;
+      std::string where = fmt::format("{}:{} ({})", file, r.lineno, r.event);
+      if (std::string problem = round_trip_problem(r.payload, where); !problem.empty())
+        graph_problems.push_back(std::move(problem));
+    }
   }
   fmt::print("{}: TORCH_TRACE log\n", file);
   fmt::print("records: {}\n", (*reader)->stats().describe());
@@ -149,6 +159,9 @@ void print_trace_log(const std::string& path, const std::string& file) {
       compile_ids.empty() ? "" : " (" + fmt::format("{}", fmt::join(compile_ids, ", ")) + ")");
   fmt::print("events:\n");
   for (const auto& [e, n] : events) fmt::print("  {:<32} {:>8}\n", e, n);
+  fmt::print("graphs: {}, {} read and printed back byte for byte\n", graphs,
+             graphs - graph_problems.size());
+  for (const std::string& p : graph_problems) fmt::print("  {}\n", p);
 }
 
 }  // namespace

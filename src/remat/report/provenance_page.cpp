@@ -113,6 +113,13 @@ Json provenance_line_mappings(const ProvenanceSources& s) {
 }
 
 std::string provenance_page_body(const ProvenanceSources& s, std::string_view compile_id) {
+  if (!s.any()) {
+    return "<h1>Provenance tracking " + html_escape(compile_id) +
+           "</h1>\n<p>This compile logged no Inductor node mappings, so there is nothing to link. "
+           "PyTorch logs them when provenance tracking is on: set "
+           "<code>torch._inductor.config.trace.provenance_tracking_level = 1</code> (or "
+           "<code>INDUCTOR_PROVENANCE=1</code>) and run with <code>TORCH_TRACE</code> again.</p>\n";
+  }
   std::string body =
       "<h1>Provenance tracking " + html_escape(compile_id) +
       "</h1>\n<p>Click a line: the lines it came from and the lines it became are highlighted in "

@@ -112,6 +112,9 @@ struct CompileDir {
   std::optional<PartitionSummary> summary;
   ProvenanceSources provenance;  ///< with --inductor-provenance
   std::string provenance_page;   ///< its page, once written
+  /// Whether a record other than a chromium event named this compile (tlparse lists a compile
+  /// that only chromium events name, but such a log holds no compile events).
+  bool has_records = false;
 };
 
 /// A joint graph whose page waits for its compile to finish: the partition marks come from
@@ -358,18 +361,21 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
     for (const std::string& f : frames_of(r.stack, reader)) at = at->child(f);
   }
   if (e == "chromium_event") {
+    // No page and no raw.jsonl line, but its compile is in the directory (as tlparse lists it).
+    (void)dir_for(r.compile_id.value_or(CompileId{}));
     Json event = Json::parse(r.payload, nullptr, false);
     if (!event.is_discarded()) {
       chromium_ << (chromium_count_++ ? ",\n" : "\n")
                 << event.dump(-1, ' ', false, Json::error_handler_t::replace);
     }
-    return;  // neither a page nor a raw.jsonl line (as tlparse)
+    return;
   }
   // tlparse reads a missing compile id as one with every part missing: `[-/-]`, folder
   // `-_-_-_-/`, numbered like the rest.
   const CompileId id = r.compile_id.value_or(CompileId{});
   if (!r.compile_id) ++result_->without_compile_id;
   size_t di = dir_for(id);
+  dirs_[di].has_records = true;
   std::string folder = id.normalized().directory_name();
   Json meta = Json::parse(r.metadata.empty() ? "{}" : r.metadata, nullptr, false);
   auto meta_string = [&](const char* key) -> std::string {
@@ -384,7 +390,9 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   } else if (options_.export_mode && e != "exported_program" && !is_metrics(e)) {
     // tlparse's export mode reads the exported program and the export problems only: other
     // payloads are kept in payloads/.
-  } else if (is_graph_dump(e)) {
+  } else if (is_graph_dump(e) && (options_.export_mode || e != "exported_program")) {
+    // (Outside export mode tlparse does not read exported programs: their payload goes to
+    // payloads/ like any record it has no page for.)
     std::string name = e;
     if (e == "optimize_ddp_split_child") name += "_" + meta_string("name");
     if (e == "graph_dump") name = meta_string("name").empty() ? e : meta_string("name");
@@ -679,7 +687,7 @@ void render_trie(const TrieNode& node, const std::vector<CompileDir>& dirs, std:
 std::string Builder::index_page(const tracelog::TraceReader& reader) {
   const tracelog::TraceStats& s = reader.stats();
   std::string body = "<h1>Compilation report</h1>\n";
-  if (dirs_.empty()) {
+  if (std::ranges::none_of(dirs_, &CompileDir::has_records)) {
     body += "<p id=\"no-compile-events\"><b>No compile events in this log</b> (" +
             html_escape(s.describe()) +
             "): it holds no record of a compilation, so there is nothing to show. Is it a "
@@ -770,7 +778,7 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
       next_progress += 64 << 20;
     }
   }
-  result.compile_ids = dirs_.size();
+  result.compile_ids = std::ranges::count_if(dirs_, &CompileDir::has_records);
   chromium_ << (chromium_count_ ? "\n]\n" : "]\n");
   chromium_.close();
   result.files.push_back("chromium_events.json");
@@ -782,7 +790,8 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
     if (d.summary) result.partitions.push_back(*d.summary);
   }
   for (CompileDir& d : dirs_) {
-    if (!d.provenance.any()) continue;
+    // tlparse writes the page for every compile in provenance mode, mappings or none.
+    if (!options_.inductor_provenance) continue;
     d.provenance_page = "provenance_tracking_" + d.anchor + ".html";
     std::string page =
         html_page("provenance " + d.key, provenance_page_body(d.provenance, d.key), footer());

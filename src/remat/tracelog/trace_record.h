@@ -28,4 +28,12 @@ struct TraceRecord {
   std::vector<std::string> unknown_keys;  ///< keys no part of the format knows
 };
 
+/// Whether the record's payload is a graph as print_readable printed it: Dynamo's, AOT's and
+/// Inductor's graph dumps (`*_graph`) and graph artifacts (`"name": "..._graph"`).
+inline bool holds_printed_graph(const TraceRecord& r) {
+  bool graph_event = r.event.ends_with("_graph") ||
+                     (r.event == "artifact" && r.metadata.find("graph\"") != std::string::npos);
+  return graph_event && r.payload.find("(torch.nn.Module):") != std::string::npos;
+}
+
 }  // namespace remat::tracelog

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Trains models of compile_models.py under torch.compile with remat.partition_fn while TORCH_TRACE
+is set, so that PyTorch writes its own structured log (with remat's partition records in it).
+
+    TORCH_TRACE=DIR python3 python/tests/trace_run.py [--inductor] [--dynamic] MODEL ...
+
+The tests run it in a child process (PyTorch opens the log when torch is imported); it also
+captured tests/data/torch-2.13/*.log."""
+import argparse
+import os
+import sys
+import warnings
+
+import torch
+from functorch.compile import make_boxed_func
+from torch._dynamo.backends.common import aot_autograd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import remat  # noqa: E402
+from compile_models import MODELS, loss_of  # noqa: E402
+
+
+def boxed(gm, _example_inputs):
+    return make_boxed_func(gm)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("models", nargs="+", choices=sorted(MODELS))
+    parser.add_argument("--inductor", action="store_true", help="Inductor with remat.inductor_partitioner()")
+    parser.add_argument("--dynamic", action="store_true", help="torch.compile(dynamic=True)")
+    parser.add_argument("--steps", type=int, default=2)
+    args = parser.parse_args()
+    if not os.environ.get("TORCH_TRACE"):
+        parser.error("set TORCH_TRACE=DIR: PyTorch writes the log there")
+    warnings.simplefilter("ignore")
+    for name in args.models:
+        torch.manual_seed(0)
+        model = MODELS[name]()
+        if args.inductor:
+            step = torch.compile(model, dynamic=args.dynamic,
+                                 options={"custom_partitioner_fn": remat.inductor_partitioner()})
+        else:
+            backend = aot_autograd(fw_compiler=boxed, partition_fn=remat.partition_fn)
+            step = torch.compile(model, backend=backend, dynamic=args.dynamic)
+        generator = torch.Generator().manual_seed(1)
+        for _ in range(args.steps):
+            loss_of(step(*model.batch(generator, 4))).backward()
+        print(f"{name}: {args.steps} steps")
+
+
+if __name__ == "__main__":
+    main()
