@@ -1,16 +1,20 @@
 // Trace-log reading and reporting at scale: generates a log of realistic records (graph dumps,
 // chromium events, metrics), then reads it with TraceReader and reports it, each in a child
 // process so that its peak memory (ru_maxrss) is its own. Prints MB/s and peak RSS.
-//   bench_trace_log [--size-mb 1024] [--report-mb 100] [--ranks-mb 1024] [--ranks 4] [--dir /tmp]
-//   [--keep 1]
+//   bench_trace_log [--size-mb 1024] [--report-mb 100] [--ranks-mb 1024] [--ranks 4]
+//   [--tlparse-mb 300] [--dir /tmp] [--keep 1]
 // --keep 1: leave the logs and the multi-rank report in place (the path is printed).
 // --ranks-mb: a multi-rank run of that size in all (`--all-ranks-html`), one log per rank.
+// --tlparse-mb: a log of that size reported by remat and by the real tlparse (the one on PATH:
+// `pip install tlparse==0.4.3`), each into a fresh folder, best of two runs; prints both times,
+// what each wrote and the ratio. 0 skips it.
 // The log is read right after it is written, so from the page cache: this measures the
 // reader's CPU cost, not the disk.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -110,10 +114,68 @@ std::pair<double, double> in_child(F work) {
   return {seconds, static_cast<double>(usage.ru_maxrss) / 1024};
 }
 
+// Files and bytes under `dir`.
+std::pair<uint64_t, uint64_t> tree_size(const fs::path& dir) {
+  uint64_t files = 0, bytes = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    ++files;
+    bytes += e.file_size();
+  }
+  return {files, bytes};
+}
+
+// remat report and tlparse on the same log, each into a fresh folder (best of two runs each).
+void versus_tlparse(const fs::path& work, uint64_t mb) {
+  std::string log = generate(work / "versus", mb);
+  double log_mb = static_cast<double>(fs::file_size(log)) / (1 << 20);
+  auto best_of_two = [&](const char* who, auto run) {
+    double best = 1e300, rss = 0;
+    for (int i = 0; i < 2; ++i) {
+      fs::remove_all(work / who);
+      auto [s, r] = in_child(run);
+      best = std::min(best, s);
+      rss = std::max(rss, r);
+    }
+    return std::pair{best, rss};
+  };
+  auto [tl_s, tl_rss] = best_of_two("tlparse", [&] {
+    std::string out = (work / "tlparse").string();
+    std::freopen("/dev/null", "w", stdout);  // its Stats line
+    execlp("tlparse", "tlparse", log.c_str(), "-o", out.c_str(), "--no-browser",
+           static_cast<char*>(nullptr));
+    std::fprintf(stderr, "tlparse is not on PATH (pip install tlparse==0.4.3)\n");
+    std::_Exit(1);
+  });
+  auto [rm_s, rm_rss] = best_of_two("remat", [&] {
+    remat::report::ReportOptions options;
+    options.version = "bench";
+    if (!remat::report::write_report_folder(log, (work / "remat").string(), options, false, false))
+      std::_Exit(1);
+  });
+  if (!fs::exists(work / "tlparse")) return;
+  auto [tl_files, tl_bytes] = tree_size(work / "tlparse");
+  auto [rm_files, rm_bytes] = tree_size(work / "remat");
+  std::printf(
+      "tlparse 0.4.3: %8.1f MB log in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB, wrote %llu files, "
+      "%.1f MB\n",
+      log_mb, tl_s, log_mb / tl_s, tl_rss, static_cast<unsigned long long>(tl_files),
+      static_cast<double>(tl_bytes) / (1 << 20));
+  std::printf(
+      "remat report:  %8.1f MB log in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB, wrote %llu files, "
+      "%.1f MB\n",
+      log_mb, rm_s, log_mb / rm_s, rm_rss, static_cast<unsigned long long>(rm_files),
+      static_cast<double>(rm_bytes) / (1 << 20));
+  std::printf("remat report is %.2fx tlparse's speed on the same log (>1: faster)\n", tl_s / rm_s);
+  fs::remove_all(work / "tlparse");
+  fs::remove_all(work / "remat");
+  fs::remove_all(work / "versus");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  uint64_t size_mb = 1024, report_mb = 100, ranks_mb = 1024;
+  uint64_t size_mb = 1024, report_mb = 100, ranks_mb = 1024, tlparse_mb = 300;
   int ranks = 4;
   bool keep = false;
   fs::path dir = fs::temp_directory_path();
@@ -124,6 +186,8 @@ int main(int argc, char** argv) {
       report_mb = std::stoull(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--ranks-mb"))
       ranks_mb = std::stoull(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--tlparse-mb"))
+      tlparse_mb = std::stoull(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--ranks"))
       ranks = std::stoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--dir"))
@@ -176,6 +240,7 @@ int main(int argc, char** argv) {
     std::printf("ranks:  %8.1f MB in %d rank logs in %6.2f s: %7.1f MB/s, peak RSS %6.1f MB\n",
                 run_mb, ranks, ranks_s, run_mb / ranks_s, ranks_rss);
   }
+  if (tlparse_mb > 0) versus_tlparse(work, tlparse_mb);
   if (keep)
     std::printf("kept: %s\n", work.c_str());
   else
