@@ -1,18 +1,27 @@
 #!/usr/bin/env python3
-"""Writes src/remat/partition/data/torch_recomputable_ops.txt: the ops PyTorch's min-cut may
-recompute (its allowlist: a fixed list plus every ATen op with a pointwise-tagged overload), as
-the installed PyTorch computes it, one operator packet a line (`aten.bitwise_not`,
-`prims.iota`, `operator.add`). remat's partitioner reads it (partition/op_classes.cpp), so that
-an op outside remat's own registry is classified as PyTorch classifies it.
+"""Writes what remat knows of the installed PyTorch's operators, from that PyTorch:
 
-    python3 tools/gen_torch_op_lists.py          # rewrite the file from the installed torch
-    python3 tools/gen_torch_op_lists.py --check  # exit 1 if the file is not what torch says
+src/remat/partition/data/torch_recomputable_ops.txt: the ops PyTorch's min-cut may recompute (its
+allowlist: a fixed list plus every ATen op with a pointwise-tagged overload), one operator packet a
+line (`aten.bitwise_not`, `prims.iota`, `operator.add`). remat's partitioner reads it
+(partition/op_classes.cpp), so that an op outside remat's own registry is classified as PyTorch
+classifies it.
+
+src/remat/ops/data/aten_overloads_torch2.txt: the aten/prims overloads this PyTorch has that
+Debian's libtorch 1.13 (ops/data/aten_overloads.txt) lacks, one a line
+(`aten._scaled_dot_product_flash_attention_for_cpu.default`): remat reads them as real operators,
+not misspellings.
+
+    python3 tools/gen_torch_op_lists.py          # rewrite the files from the installed torch
+    python3 tools/gen_torch_op_lists.py --check  # exit 1 if a file is not what torch says
 """
 import os
 import sys
 
-PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "remat", "partition", "data",
-                    "torch_recomputable_ops.txt")
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "remat")
+RECOMPUTABLE = os.path.join(SRC, "partition", "data", "torch_recomputable_ops.txt")
+LIBTORCH_OVERLOADS = os.path.join(SRC, "ops", "data", "aten_overloads.txt")
+NEWER_OVERLOADS = os.path.join(SRC, "ops", "data", "aten_overloads_torch2.txt")
 
 
 def packet_name(op):
@@ -23,25 +32,46 @@ def packet_name(op):
     return f"{module}.{op.__name__}" if module == "operator" else None  # Python's operators only
 
 
-def current_text():
+def header():
     import torch
+
+    return f"# PyTorch {torch.__version__.split('+')[0]}: tools/gen_torch_op_lists.py\n"
+
+
+def recomputable_text():
     from torch._functorch.partitioners import get_default_op_list
 
     names = sorted({n for n in map(packet_name, get_default_op_list().recomputable_ops) if n})
-    return f"# PyTorch {torch.__version__.split('+')[0]}: tools/gen_torch_op_lists.py\n" + "\n".join(names) + "\n"
+    return header() + "\n".join(names) + "\n"
+
+
+def newer_overloads_text():
+    import torch
+
+    def fx_name(name):  # "aten::add.Tensor" -> "aten.add.Tensor", "aten::relu" -> "aten.relu.default"
+        ns, rest = name.split("::", 1)
+        return f"{ns}.{rest}" if "." in rest else f"{ns}.{rest}.default"
+
+    with open(LIBTORCH_OVERLOADS) as f:
+        known = set(f.read().split())
+    names = sorted({fx_name(n) for n in torch._C._dispatch_get_all_op_names()
+                    if n.startswith(("aten::", "prims::"))} - known)
+    return header() + "\n".join(names) + "\n"
 
 
 def main():
-    text = current_text()
-    if "--check" in sys.argv:
-        with open(PATH) as f:
-            if f.read() != text:
-                print(f"{PATH} is not the installed PyTorch's list: run tools/gen_torch_op_lists.py")
-                return 1
-        return 0
-    with open(PATH, "w") as f:
-        f.write(text)
-    return 0
+    files = {RECOMPUTABLE: recomputable_text(), NEWER_OVERLOADS: newer_overloads_text()}
+    status = 0
+    for path, text in files.items():
+        if "--check" in sys.argv:
+            with open(path) as f:
+                if f.read() != text:
+                    print(f"{path} is not the installed PyTorch's list: run tools/gen_torch_op_lists.py")
+                    status = 1
+        else:
+            with open(path, "w") as f:
+                f.write(text)
+    return status
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ get right under today's activation checkpointing, with a seeded batch.
 
 non-reentrant torch.utils.checkpoint, selective checkpointing policies (MUST_SAVE,
 PREFER_RECOMPUTE, MUST_RECOMPUTE), dropout inside a checkpoint (RNG), train-mode batch norm
-(mutated buffers), views and in-place ops, several outputs."""
+(mutated buffers), views and in-place ops, several outputs, scaled-dot-product attention."""
 import functools
 
 import torch
@@ -142,6 +142,28 @@ class SeveralOutputs(nn.Module):
         return (torch.randn(rows, 16, generator=g),)
 
 
+class CheckpointedAttention(nn.Module):
+    """Causal self-attention through F.scaled_dot_product_attention (on the CPU, PyTorch 2.x's
+    _scaled_dot_product_flash_attention_for_cpu and its backward), under a checkpoint."""
+
+    def __init__(self, d=16, heads=2):
+        super().__init__()
+        self.heads, self.qkv, self.proj = heads, nn.Linear(d, 3 * d), nn.Linear(d, d)
+
+    def inner(self, x):
+        rows, length, d = x.shape
+        q, k, v = self.qkv(x).view(rows, length, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return x + self.proj(y.transpose(1, 2).reshape(rows, length, d))
+
+    def forward(self, x):
+        return checkpoint(self.inner, x, use_reentrant=False).pow(2).mean()
+
+    @staticmethod
+    def batch(g, rows=4):
+        return (torch.randn(rows, 8, 16, generator=g),)
+
+
 def loss_of(output):
     """A scalar to call backward on, whatever the model returns."""
     if isinstance(output, tuple):
@@ -160,4 +182,5 @@ MODELS = {
     "batch_norm": lambda: CheckpointedBatchNorm(),
     "views_in_place": lambda: ViewsAndInPlace(),
     "several_outputs": lambda: SeveralOutputs(),
+    "attention": lambda: CheckpointedAttention(),
 }

@@ -85,8 +85,8 @@ TEST(Gradients, EveryZooModelsJointGraphMatchesAutograd) {
   }
 }
 
-GraphModule load(const std::string& name) {
-  auto text = read_file(testing::data_path("torch-1.13/" + name));
+GraphModule load(const std::string& name, const std::string& era = "torch-1.13") {
+  auto text = read_file(testing::data_path(era + "/" + name));
   EXPECT_TRUE(text.ok()) << name;
   auto m = read_graph_json(*text, name);
   EXPECT_TRUE(m.ok()) << name << ": " << (m.ok() ? "" : format_all(m.errors()));
@@ -114,6 +114,24 @@ TEST(Gradients, PyTorchPartitionsEqualTheirJointGraphs) {
       EXPECT_TRUE(report->ok()) << model << " " << strategy << "\n" << report->text();
       EXPECT_EQ(report->comparisons.size(), joint.outputs().size());
     }
+  }
+}
+
+// PyTorch 2.13's joints with the operators libtorch 1.13 lacks (batch norm's functional form,
+// CPU flash attention; exec/newer_aten_ops.cpp) and its RNG wrappers (dropout): the joint,
+// PyTorch's own partition and remat's partitions compute the same numbers on the installed ATen.
+TEST(Gradients, PyTorch213JointsRunOnTheInstalledATen) {
+  for (const char* model : {"attention", "batch_norm", "dropout"}) {
+    GraphModule joint = load(std::string(model) + "_joint.json", "torch-2.13");
+    auto joint_report = exec::check_joint(joint);
+    ASSERT_TRUE(joint_report.ok()) << model << ": " << format_all(joint_report.errors());
+    EXPECT_TRUE(joint_report->ok()) << model << "\n" << joint_report->text();
+    GraphModule fw = load(std::string(model) + "_fw.json", "torch-2.13");
+    GraphModule bw = load(std::string(model) + "_bw.json", "torch-2.13");
+    auto report = exec::check_partition(joint, fw, bw);
+    ASSERT_TRUE(report.ok()) << model << ": " << format_all(report.errors());
+    EXPECT_TRUE(report->ok()) << model << "\n" << report->text();
+    EXPECT_EQ(report->comparisons.size(), joint.outputs().size()) << model;
   }
 }
 
@@ -170,6 +188,9 @@ TEST(Partitions, ComputeTheJointGraphsNumbers) {
   }
   for (const char* model : kTorch113Models) {
     expect_partitions_match(load(std::string(model) + "_joint.json"), model);
+  }
+  for (const char* model : {"attention", "batch_norm", "dropout"}) {
+    expect_partitions_match(load(std::string(model) + "_joint.json", "torch-2.13"), model);
   }
 }
 

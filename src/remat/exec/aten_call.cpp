@@ -1,5 +1,7 @@
 #include "remat/exec/aten_call.h"
 
+#include "remat/exec/newer_aten_ops.h"
+
 #include <ATen/ATen.h>
 
 #include "remat/support/assert.h"
@@ -106,6 +108,7 @@ DType from_scalar_type(c10::ScalarType s) {
 }
 
 std::optional<c10::OperatorHandle> find_aten_op(std::string_view target) {
+  register_newer_aten_ops();
   if (target.starts_with("torch.ops.")) target.remove_prefix(10);
   size_t first = target.find('.');
   if (first == std::string_view::npos) return std::nullopt;

@@ -174,6 +174,7 @@ Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
         break;
       case OpKind::CallFunction: {
         std::string_view target = n->target().view();
+        if (target.starts_with("torch.ops.")) target.remove_prefix(10);  // 2.x's higher-order ops
         c10::IValue result;
         if (target.starts_with("operator.") || target.starts_with("_operator.")) {
           std::vector<c10::IValue> args;

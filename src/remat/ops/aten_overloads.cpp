@@ -10,8 +10,10 @@
 namespace remat {
 
 // Generated from ops/data/aten_overloads.txt (CMake embeds the file; tests/ops keeps it equal to
-// the installed libtorch's dispatcher).
+// the installed libtorch's dispatcher) and ops/data/aten_overloads_torch2.txt (what PyTorch 2.x
+// adds; tools/gen_torch_op_lists.py writes it from the pip torch).
 extern const char* const kAtenOverloadsText;
+extern const char* const kTorch2OverloadsText;
 
 namespace {
 
@@ -23,12 +25,13 @@ struct Overloads {
 const Overloads& overloads() {
   static const Overloads table = [] {
     Overloads o;
-    std::string_view text = kAtenOverloadsText;
-    while (!text.empty()) {
-      size_t nl = text.find('\n');
-      std::string_view line = text.substr(0, nl);
-      if (!line.empty()) o.sorted.push_back(line);
-      text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    for (std::string_view text : {kAtenOverloadsText, kTorch2OverloadsText}) {
+      while (!text.empty()) {
+        size_t nl = text.find('\n');
+        std::string_view line = text.substr(0, nl);
+        if (!line.empty() && !line.starts_with('#')) o.sorted.push_back(line);
+        text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+      }
     }
     std::sort(o.sorted.begin(), o.sorted.end());
     o.set.insert(o.sorted.begin(), o.sorted.end());
@@ -82,7 +85,8 @@ std::vector<std::pair<const Node*, std::string>> target_problems(const Graph& gr
     std::string_view packet = target.substr(0, last);
     std::vector<std::string> known = aten_overloads_of(packet);
     if (known.empty()) {
-      out.emplace_back(n, "unknown operator " + std::string(target) + ": libtorch has no " +
+      out.emplace_back(n, "unknown operator " + std::string(target) +
+                              ": neither libtorch 1.13 nor PyTorch 2.13 has " +
                               std::string(packet));
     } else {
       std::string list;
