@@ -325,6 +325,9 @@ std::map<std::string, Generator> aten_generators() {
               Argument::floating(0.1),
               Argument::floating(1e-5)};
   };
+  // PyTorch 2.x's functional form (exec/newer_aten_ops.cpp writes it for libtorch 1.13): the same
+  // arguments.
+  g["aten._native_batch_norm_legit_functional.default"] = g["aten.native_batch_norm.default"];
   g["aten.max_pool2d_with_indices.default"] = [](Sample& s) {
     Ints shape = {s.pick(1, 2), s.pick(1, 3), s.pick(4, 8), s.pick(4, 8)};
     int64_t k = s.pick(1, 3);

@@ -222,7 +222,8 @@ Expected<InferredOutputs> batch_norm_common(const BoundCall& c, bool legit_funct
   if (x.rank() < 2) fail("batch_norm expects at least a 2-D input");
   int64_t channels = x.sizes[1];
   bool training = c.boolean(5);
-  Dims stats = {training || legit_functional ? channels : 0};
+  // Eval mode saves no statistics, in both forms (PyTorch 2.13 gives [0] for the functional one).
+  Dims stats = {training ? channels : 0};
   DType sd = stats_dtype(x.dtype);
   std::vector<std::optional<TensorMeta>> values = {contiguous(x.sizes, x.dtype, x.device),
                                                    contiguous(stats, sd, x.device),
