@@ -105,7 +105,9 @@ def torch_213_logs(tmp_path_factory):
                        "dynamic": ["--dynamic", "checkpoint", "several_outputs"],
                        "inductor": ["--inductor", "checkpoint", "sac_must_recompute"]}.items():
         folder = tmp_path_factory.mktemp(f"trace_{kind}")
-        env = dict(os.environ, TORCH_TRACE=str(folder))
+        # Inductor's caches in a folder of their own: nothing of this run is reused elsewhere.
+        env = dict(os.environ, TORCH_TRACE=str(folder),
+                   TORCHINDUCTOR_CACHE_DIR=str(tmp_path_factory.mktemp(f"inductor_cache_{kind}")))
         subprocess.run([sys.executable, str(HERE / "trace_run.py"), *args], env=env, check=True,
                        capture_output=True, text=True)
         (log,) = folder.glob("*.log")
