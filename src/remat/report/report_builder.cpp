@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -19,6 +20,7 @@
 #include "remat/report/partition_html.h"
 #include "remat/report/provenance_page.h"
 #include "remat/report/python_html.h"
+#include "remat/support/background_writer.h"
 #include "remat/support/file_io.h"
 #include "remat/tracelog/trace_reader.h"
 
@@ -175,15 +177,16 @@ class Builder {
 
  private:
   void handle(const TraceRecord& r, tracelog::TraceReader& reader);
-  /// A graph's page, written now.
-  Status write_graph_page(std::string_view title, std::string_view text,
-                          const std::vector<GraphLine>& nodes, const PartitionMarks* marks,
-                          const std::string& txt, const std::string& html);
+  /// A graph's page, rendered and written on the writer's thread (it gets its own copies).
+  void write_graph_page(std::string title, std::string text, std::vector<GraphLine> nodes,
+                        std::optional<PartitionMarks> marks, const std::string& txt,
+                        const std::string& html);
   /// Once a compile is finished (its compilation_metrics, or the end of the log): its partition
   /// marks, the pages of its joint graphs, its summary; the graphs read for the marks are freed.
   Status finish_compile(size_t dir);
   size_t dir_for(const CompileId& id);
   Status write(const std::string& rel, std::string_view content);
+  Status write(const std::string& rel, std::string&& content);  // no copy of a page built here
   void add_file(size_t dir, std::string rel, std::string_view content, std::string detail = {},
                 std::optional<std::string> readable = std::nullopt);
   /// `<folder>/<stem>_<N><ext>`: the name the next numbered artifact gets.
@@ -204,7 +207,6 @@ class Builder {
 
   std::string out_;
   const ReportOptions& options_;
-  Status status_;
   std::vector<ExportFailure> export_failures_;
   SymExprIndex sym_exprs_;
   std::string exported_program_;
@@ -212,14 +214,15 @@ class Builder {
   std::vector<CompileDir> dirs_;
   std::map<std::string, size_t> dir_index_;
   std::vector<PendingJoint> joints_;
-  std::string page_;  // the graph page being built, its capacity kept from page to page
-  std::set<std::string, std::less<>> folders_;                 // folders created so far
   std::vector<std::pair<std::string, std::string>> failures_;  // compile id link, description html
   TrieNode trie_, unknown_trie_;
   std::ofstream raw_;       // raw.jsonl records, before the string table is known
   std::ofstream chromium_;  // chromium_events.json
   size_t chromium_count_ = 0;
   ReportResult* result_ = nullptr;
+  // Pages are created and filled on a second thread while the log is read and the next pages
+  // are rendered (a third of the report's time is the kernel's: bench_trace_log).
+  std::unique_ptr<BackgroundWriter> files_;
 };
 
 std::string Builder::footer() const {
@@ -230,23 +233,19 @@ std::string Builder::footer() const {
 }
 
 Status Builder::write(const std::string& rel, std::string_view content) {
-  std::string path = out_ + "/" + rel;
-  // Most artifacts go into a folder made already: ask the file system once per folder.
-  if (size_t slash = rel.rfind('/');
-      slash != std::string::npos && !folders_.contains(std::string_view(rel).substr(0, slash))) {
-    std::error_code ec;
-    fs::create_directories(fs::path(out_) / rel.substr(0, slash), ec);
-    folders_.insert(rel.substr(0, slash));
-  }
-  if (Status s = write_whole_file(path, content); !s.ok()) {
-    status_ = error_message(path + ": cannot write");
-    return status_;
-  }
+  if (!files_) files_ = std::make_unique<BackgroundWriter>(out_);
+  files_->write(rel, std::string(content));
   result_->files.push_back(rel);
   return {};
 }
 
-// One numbered artifact: the report-wide counter gives every output its number, as tlparse's does.
+Status Builder::write(const std::string& rel, std::string&& content) {
+  if (!files_) files_ = std::make_unique<BackgroundWriter>(out_);
+  files_->write(rel, std::move(content));
+  result_->files.push_back(rel);
+  return {};
+}
+
 void Builder::add_file(size_t dir, std::string rel, std::string_view content, std::string detail,
                        std::optional<std::string> readable) {
   (void)write(rel, content);
@@ -409,7 +408,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
         joints_.push_back(
             {di, std::move(title), stem + ".txt", *readable, r.payload, std::move(nodes)});
       } else {
-        (void)write_graph_page(title, r.payload, nodes, nullptr, stem + ".txt", *readable);
+        write_graph_page(title, r.payload, nodes, std::nullopt, stem + ".txt", *readable);
         if (e == "aot_forward_graph" || e == "aot_backward_graph") {
           auto& set = e == "aot_forward_graph" ? d.marks.forward : d.marks.backward;
           for (const GraphLine& g : nodes) set.insert(g.name);
@@ -562,14 +561,24 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   raw_jsonl(r, payload_file);
 }
 
-Status Builder::write_graph_page(std::string_view title, std::string_view text,
-                                 const std::vector<GraphLine>& nodes, const PartitionMarks* marks,
-                                 const std::string& txt, const std::string& html) {
-  page_.clear();
-  append_page_head(page_, title);
-  append_graph_html(page_, title, text, nodes, marks, fs::path(txt).filename().string());
-  append_page_tail(page_, footer());
-  return write(html, page_);
+void Builder::write_graph_page(std::string title, std::string text, std::vector<GraphLine> nodes,
+                               std::optional<PartitionMarks> marks, const std::string& txt,
+                               const std::string& html) {
+  if (!files_) files_ = std::make_unique<BackgroundWriter>(out_);
+  size_t bytes = 4 * text.size();  // the text, and the page it becomes
+  files_->write(
+      html,
+      [title = std::move(title), text = std::move(text), nodes = std::move(nodes),
+       marks = std::move(marks), text_url = fs::path(txt).filename().string(), footer = footer()] {
+        std::string page;
+        page.reserve(3 * text.size());
+        append_page_head(page, title);
+        append_graph_html(page, title, text, nodes, marks ? &*marks : nullptr, text_url);
+        append_page_tail(page, footer);
+        return page;
+      },
+      bytes);
+  result_->files.push_back(html);
 }
 
 Status Builder::finish_compile(size_t di) {
@@ -617,10 +626,9 @@ Status Builder::finish_compile(size_t di) {
   }
   for (PendingJoint& g : joints_) {
     if (g.dir != di) continue;
-    if (Status s = write_graph_page(g.title, g.text, g.nodes, has_marks ? &d.marks : nullptr, g.txt,
-                                    g.html);
-        !s.ok())
-      return s;
+    write_graph_page(std::move(g.title), std::move(g.text), std::move(g.nodes),
+                     has_marks ? std::optional<PartitionMarks>(d.marks) : std::nullopt, g.txt,
+                     g.html);
   }
   std::erase_if(joints_, [&](const PendingJoint& g) { return g.dir == di; });
   // What a later record of this compile could still use is its summary and the partition record.
@@ -772,7 +780,6 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
   uint64_t next_progress = 64 << 20;
   while (reader.next(r)) {
     handle(r, reader);
-    if (!status_.ok()) return status_;
     if (options_.progress && reader.bytes_read() >= next_progress) {
       options_.progress(reader.bytes_read(), reader.file_size());
       next_progress += 64 << 20;
@@ -855,6 +862,7 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
   fs::copy_file(log_path, fs::path(out_) / "raw.log", fs::copy_options::overwrite_existing, ec);
   if (ec) return error_message(out_ + "/raw.log: " + ec.message());
   result.files.push_back("raw.log");
+  if (files_) return files_->finish();
   return {};
 }
 
