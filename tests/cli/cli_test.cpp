@@ -62,6 +62,96 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("").exit_code, 2);
   EXPECT_EQ(run("frobnicate").exit_code, 2);
   EXPECT_EQ(run("info").exit_code, 2);
+  // A mistyped verb is named, with the nearest verb; a flag given as a verb, with its verb.
+  CliRun typo = run("prnt x.txt");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("'prnt' is not a command (did you mean 'print'?)"), std::string::npos)
+      << typo.err;
+  CliRun flag = run("explain x.json");
+  EXPECT_NE(flag.err.find("did you mean 'partition --explain'?"), std::string::npos) << flag.err;
+  // An output extension that names no format is not guessed at.
+  std::string xyz =
+      (fs::temp_directory_path() / ("remat_" + std::to_string(getpid()) + ".xyz")).string();
+  CliRun convert = run("convert " + sample("mlp_relu_joint.txt") + " " + xyz);
+  EXPECT_EQ(convert.exit_code, 2);
+  EXPECT_NE(convert.err.find(xyz + ": error: the extension names no format"), std::string::npos)
+      << convert.err;
+  EXPECT_FALSE(fs::exists(xyz));
+}
+
+// docs/cli.md's table: every verb that reads a file answers each kind of bad input with exit 2
+// and `PATH: error: ...` (or `PATH:LINE:COL: error: ...`) naming the path as given, and writes
+// nothing. (An empty log is a log with nothing in it: `report` says so and exits 0.)
+TEST(Cli, EveryVerbAnswersBadInputTheSameWay) {
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_bad_input_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "folder");
+  std::ofstream(dir / "empty.json").close();
+  std::ofstream(dir / "binary.bin") << std::string(
+      "\x7f"
+      "ELF\0\1\2\3",
+      8);
+  std::string joint = slurp_file(sample("mlp_relu_joint.json"));
+  std::ofstream(dir / "truncated.json") << joint.substr(0, joint.size() / 2);
+  std::string text = slurp_file(sample("mlp_relu_joint.txt"));
+  std::ofstream(dir / "truncated.txt") << text.substr(0, text.size() / 2);
+  const std::vector<std::pair<std::string, std::string>> verbs = {{"info", ""},
+                                                                  {"print", ""},
+                                                                  {"convert", " OUT.json"},
+                                                                  {"flow", ""},
+                                                                  {"partition", " -o OUT"},
+                                                                  {"report", " -o OUT"},
+                                                                  {"check", ""}};
+  for (const char* input :
+       {"empty.json", "binary.bin", "folder", "missing.json", "truncated.json", "truncated.txt"}) {
+    for (const auto& [verb, rest] : verbs) {
+      std::string path = (dir / input).string();
+      std::string out = (dir / "out").string();
+      std::string args = rest;
+      if (size_t at = args.find("OUT"); at != std::string::npos) args.replace(at, 3, out);
+      CliRun r = run(verb + " " + path + args);
+      std::string what = verb + " " + input + ": " + r.err;
+      if (verb == "report" && std::string(input) == "empty.json") {
+        EXPECT_EQ(r.exit_code, 0) << what;
+        EXPECT_NE(r.err.find("no compile events"), std::string::npos) << what;
+        fs::remove_all(out);
+        continue;
+      }
+      EXPECT_EQ(r.exit_code, 2) << what;
+      EXPECT_EQ(r.err.rfind(path + ":", 0), 0u) << what;
+      EXPECT_NE(r.err.find("error: "), std::string::npos) << what;
+      EXPECT_EQ(r.err.find("Success"), std::string::npos) << what;
+      EXPECT_EQ(r.err.find(".remat-tmp-"), std::string::npos) << what;
+      EXPECT_FALSE(fs::exists(out)) << what << " wrote its output";
+      fs::remove_all(out);
+    }
+  }
+  // Output folders: one that holds files is refused by every verb that writes one, unless
+  // --overwrite; a read-only one is named as the user gave it.
+  fs::create_directories(dir / "taken");
+  std::ofstream(dir / "taken" / "keep.txt") << "a file of the user's";
+  std::string taken = (dir / "taken").string();
+  for (const std::string& cmd :
+       {"partition " + sample("mlp_relu_joint.json") + " -o " + taken,
+        "report " + remat::testing::data_path("tlparse-logs/simple.log") + " -o " + taken,
+        "compile --model mlp --no-check -o " + taken}) {
+    CliRun r = run(cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd;
+    EXPECT_NE(r.err.find(taken + ": error: already exists (pass --overwrite"), std::string::npos)
+        << cmd << ": " << r.err;
+    EXPECT_EQ(run(cmd + " --overwrite").exit_code, 0) << cmd;
+  }
+  if (getuid() != 0) {  // root writes anywhere
+    fs::create_directories(dir / "locked");
+    fs::permissions(dir / "locked", fs::perms::owner_read | fs::perms::owner_exec);
+    std::string inside = (dir / "locked" / "site").string();
+    CliRun r =
+        run("report " + remat::testing::data_path("tlparse-logs/simple.log") + " -o " + inside);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err.rfind(inside + ": error: ", 0), 0u) << r.err;
+    fs::permissions(dir / "locked", fs::perms::owner_all);
+  }
+  fs::remove_all(dir);
 }
 
 TEST(Cli, InfoReportsTheSeedJointGraph) {
@@ -102,6 +192,17 @@ TEST(Cli, InfoReadsEveryFileRematWrites) {
   ASSERT_EQ(log.exit_code, 0) << log.err;
   EXPECT_NE(log.out.find("TORCH_TRACE log\nrecords: 64 records"), std::string::npos) << log.out;
   EXPECT_NE(log.out.find("dynamo_output_graph"), std::string::npos) << log.out;
+  // remat check's result file (what remat compile leaves in graphs/check.json).
+  std::string result = (dir / "check.json").string();
+  ASSERT_EQ(run("check " + sample("mlp_relu_joint.json") + " --fw " +
+                (dir / "p" / "forward.json").string() + " --bw " +
+                (dir / "p" / "backward.json").string() + " --result " + result)
+                .exit_code,
+            0);
+  CliRun check = run("info " + result);
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.out.find("numeric check result"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("beyond tolerance: 0"), std::string::npos) << check.out;
   fs::remove_all(dir);
 }
 
@@ -192,12 +293,12 @@ TEST(Cli, ConvertTextToJsonAndBackGivesTheSameText) {
   std::string bad = (dir / "bad.txt").string();
   std::ofstream(bad)
       << "class A(torch.nn.Module):\n    def forward(self, x):\n        y = torch.sin(q)\n";
-  CliRun err = run("convert " + bad + " " + json + ".2");
+  CliRun err = run("convert " + bad + " " + json + ".2.json");
   EXPECT_EQ(err.exit_code, 2);
   EXPECT_EQ(err.err, bad +
                          ":3:23: error: undefined name 'q'\n          y = torch.sin(q)\n           "
                          "             ^\n");
-  EXPECT_FALSE(fs::exists(json + ".2"));
+  EXPECT_FALSE(fs::exists(json + ".2.json"));
   fs::remove_all(dir);
 }
 

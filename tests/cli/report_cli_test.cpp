@@ -99,16 +99,27 @@ TEST(ReportCli, TlparsesFlags) {
 }
 
 TEST(ReportCli, LogsWithoutCompileEventsGiveAReportThatSaysSo) {
-  // Empty, junk, and a single line cut from a real log: a report that says there is nothing,
-  // never a write error.
+  // Empty, and a single line cut from a real log: a report that says there is nothing, never a
+  // write error. A file with not one log line in it (text or binary) is not a log: exit 2.
   fs::path dir = scratch("nothing");
   std::ofstream(dir / "empty.log").close();
   std::ofstream(dir / "junk.log") << "junk junk\n";
+  std::ofstream(dir / "binary.log") << std::string(
+      "\x7f"
+      "ELF\0\1\2",
+      7);
+  for (const char* log : {"junk.log", "binary.log"}) {
+    CliResult r = run("report " + (dir / log).string() + " -o " + (dir / "no.site").string(), dir);
+    EXPECT_EQ(r.exit_code, 2) << log;
+    EXPECT_NE(r.err.find(std::string(log) + ": error: not a TORCH_TRACE log"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir / "no.site")) << log;
+  }
   std::ifstream real(log_path("simple.log"));
   std::string first;
   std::getline(real, first);
   std::ofstream(dir / "one.log") << first << "\n";
-  for (const char* log : {"empty.log", "junk.log", "one.log"}) {
+  for (const char* log : {"empty.log", "one.log"}) {
     CliResult r = run(
         "report " + (dir / log).string() + " -o " + (dir / (std::string(log) + ".site")).string(),
         dir);
@@ -308,9 +319,17 @@ TEST(CompileCli, Gpt2WithCheckpointsGivesLogAndReport) {
       run("report " + (dir / "out" / "trace").string() + " --strict -o " + (dir / "again").string(),
           dir);
   EXPECT_EQ(again.exit_code, 0) << again.err;
-  // CliResult twice: one log, the report replaced.
-  CliResult twice = run(
+  // Twice: refused, as every verb refuses a folder that holds files; with --overwrite, one log
+  // and the report replaced.
+  CliResult refused = run(
       "compile --model gpt2 --layers 4 --checkpoint each-layer -o " + (dir / "out").string(), dir);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("out: error: already exists (pass --overwrite to write over it)"),
+            std::string::npos)
+      << refused.err;
+  CliResult twice = run("compile --model gpt2 --layers 4 --checkpoint each-layer --overwrite -o " +
+                            (dir / "out").string(),
+                        dir);
   EXPECT_EQ(twice.exit_code, 0) << twice.err;
   logs = 0;
   for (const auto& e : fs::directory_iterator(dir / "out" / "trace"))

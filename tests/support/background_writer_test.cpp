@@ -57,8 +57,8 @@ TEST(BackgroundWriter, AFileItCannotWriteIsTheError) {
   files.write("later.txt", "dropped after the error");
   Status s = files.finish();
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.errors()[0].message.find("taken/inside.txt: cannot write"), std::string::npos)
-      << s.errors()[0].message;
+  EXPECT_NE(s.errors()[0].format().find("taken/inside.txt: error: cannot write"), std::string::npos)
+      << s.errors()[0].format();
   EXPECT_TRUE(fs::exists(dir / "ok.txt"));
   EXPECT_FALSE(fs::exists(dir / "later.txt"));
   fs::remove_all(dir);

@@ -9,6 +9,7 @@
 #include "remat/cli/report_options.h"
 #include "remat/driver/compile.h"
 #include "remat/report/html.h"
+#include "remat/support/file_io.h"
 
 namespace remat::cli {
 
@@ -23,7 +24,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     ModelFlags model;
     std::string out, strategy = "min-cut";
     double budget = 1.0;
-    bool no_check = false, log_passes = false, no_charts = false;
+    bool no_check = false, log_passes = false, no_charts = false, overwrite = false;
   };
   auto a = std::make_shared<Args>();
   a->model.add_to(*cmd);
@@ -39,6 +40,7 @@ void add_compile_command(CLI::App& app, int& exit_code) {
                                    "log the joint graph after each partitioner pass that changed "
                                    "it (artifacts remat_pass_NAME)");
   cmd->add_option("-o,--output", a->out, "output folder: trace/ and report/ go in it")->required();
+  cmd->add_flag("--overwrite", a->overwrite, "write into the output folder though it holds files");
   cmd->callback([a, budget, log_passes, &exit_code] {
     if (Status s = refuse_min_cut_options(a->strategy, {budget, log_passes}); !s) {
       exit_code = report(s.errors());
@@ -47,6 +49,10 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     auto model = a->model.resolve("compile");
     if (!model) {
       exit_code = report(model.errors());
+      return;
+    }
+    if (Status s = claim_output_folder(a->out, a->overwrite); !s) {
+      exit_code = report(s.errors());
       return;
     }
     std::fprintf(stderr, "remat compile: %s, %s\n", a->model.describe(**model).c_str(),

@@ -35,7 +35,14 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"auto", "json", "text"}));
   a->flags.add_to(*cmd);
   cmd->callback([a, &exit_code] {
-    Expected<std::string> text = read_file(a->in);
+    // An output whose extension names no format is not guessed at.
+    if (a->to == "auto" && a->out != "-" && !a->out.ends_with(".json") &&
+        !a->out.ends_with(".txt") && !a->out.ends_with(".py")) {
+      exit_code = report({file_error(
+          a->out, "the extension names no format: use .json, .txt or .py, or --to json|text")});
+      return;
+    }
+    Expected<std::string> text = read_input(a->in, kGraphFileKinds);
     if (!text) {
       exit_code = report(text.errors());
       return;

@@ -4,6 +4,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "remat/cli/commands.h"
+#include "remat/cli/graph_files.h"
 #include "remat/io/flow_network.h"
 #include "remat/partition/min_cut.h"
 #include "remat/support/file_io.h"
@@ -38,7 +39,7 @@ void add_flow_command(CLI::App& app, int& exit_code) {
                   "max-flow algorithm: push-relabel or boykov-kolmogorov")
       ->check(CLI::IsMember({"push-relabel", "boykov-kolmogorov"}));
   cmd->callback([a, &exit_code] {
-    Expected<std::string> text = read_file(a->file);
+    Expected<std::string> text = read_input(a->file, "a flow network (fxgraph-json/1#flow)");
     if (!text) {
       exit_code = report(text.errors());
       return;

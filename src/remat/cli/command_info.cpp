@@ -11,6 +11,7 @@
 
 #include "remat/cli/commands.h"
 #include "remat/cli/graph_files.h"
+#include "remat/driver/check_run.h"
 #include "remat/io/fxgraph_file.h"
 #include "remat/ir/graph_stats.h"
 #include "remat/partition/partition_report.h"
@@ -126,12 +127,6 @@ void print_partition_report(const nlohmann::ordered_json& r, const std::string& 
   }
 }
 
-bool is_glog_line(std::string_view line) {
-  tracelog::GlogHeader header;
-  size_t json_start = 0;
-  return tracelog::parse_glog_header(line, header, json_start);
-}
-
 // A TORCH_TRACE log: its records by event and its compile ids.
 void print_trace_log(const std::string& path, const std::string& file) {
   auto reader = tracelog::TraceReader::open(path);
@@ -176,14 +171,16 @@ void add_info_command(CLI::App& app, int& exit_code) {
   cmd->add_option("file", *file, "graph file (fxgraph-json or readable text), or - for stdin")
       ->required();
   cmd->callback([file, &exit_code] {
-    Expected<std::string> text = read_file(*file);
+    Expected<std::string> text =
+        read_input(*file, "a graph, a flow network, a partition file or a TORCH_TRACE log");
     if (!text) {
       exit_code = report(text.errors());
       return;
     }
     std::string name = display_name(*file);
     // A log's first line is a glog header (its payloads hold graph text: ask before the parser).
-    if (*file != "-" && is_glog_line(std::string_view(*text).substr(0, text->find('\n')))) {
+    if (*file != "-" &&
+        tracelog::has_glog_line(std::string_view(*text).substr(0, text->find('\n')))) {
       print_trace_log(*file, name);
       exit_code = kExitOk;
       return;
@@ -208,6 +205,18 @@ void add_info_command(CLI::App& app, int& exit_code) {
         print_partition_report(json, name);
         exit_code = kExitOk;
         return;
+      }
+      // The result file of `remat check --result` (remat compile's graphs/check.json): no schema.
+      if (schema && schema->empty()) {
+        if (auto check = driver::read_check_result(*text, name)) {
+          fmt::print("{}: numeric check result (remat check --result)\n", name);
+          fmt::print("values compared: {}, beyond tolerance: {}\n", check->values,
+                     check->beyond_tolerance);
+          fmt::print("max abs error: {:.3g}, max rel error: {:.3g}\n", check->max_abs_error,
+                     check->max_rel_error);
+          exit_code = kExitOk;
+          return;
+        }
       }
     }
     Expected<FxgraphDocument> doc = read_fxgraph(*text, name);

@@ -66,13 +66,14 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     std::string file, out_dir, html, strategy = "min-cut", dump_flow, dump_passes, knapsack = "dp";
     double budget = 1.0;
     bool pareto = false;
-    bool explain = false, verify = false;
+    bool explain = false, verify = false, overwrite = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("joint", a->file, "the joint graph (fxgraph-json or readable text)")->required();
   cmd->add_option("--strategy", a->strategy, "min-cut or default")
       ->check(CLI::IsMember({"min-cut", "default"}));
   cmd->add_option("-o,--output-dir", a->out_dir, "where to write the graphs and the report");
+  cmd->add_flag("--overwrite", a->overwrite, "write into the output folder though it holds files");
   cmd->add_flag("--explain", a->explain, "print the whole report (default: the summary line)");
   cmd->add_option("--html", a->html,
                   "write the partition as one HTML page: memory over time, the budget curve, the "
@@ -183,7 +184,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       }
     }
     if (!a->out_dir.empty()) {
-      if (Status s = make_folder(a->out_dir); !s) {
+      if (Status s = claim_output_folder(a->out_dir, a->overwrite); !s) {
         exit_code = report(s.errors());
         return;
       }
@@ -210,6 +211,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
         exit_code = report(s.errors());
         return;
       }
+      std::fprintf(stderr, "html: %s\n", a->html.c_str());
     }
     std::string text = rep.text();
     fmt::print("{}", a->explain ? text : text.substr(0, text.find('\n') + 1));

@@ -17,6 +17,7 @@
 #include "remat/report/multi_rank.h"
 #include "remat/report/report_builder.h"
 #include "remat/support/file_io.h"
+#include "remat/tracelog/glog_header.h"
 
 namespace remat::cli {
 namespace {
@@ -36,6 +37,18 @@ bool is_graph_file(const std::string& path) {
   if (at == std::string::npos) return false;
   std::string_view start = std::string_view(head).substr(at);
   return start.starts_with("{") || start.starts_with("class ") || start.starts_with("def ");
+}
+
+// Not a TORCH_TRACE log, though not empty: nothing in its first 64 KB has a glog header (a
+// binary file, a text of another kind). An empty log is a log with nothing in it, as tlparse
+// reads it.
+bool is_other_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(size_t{64} << 10, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  if (head.find_first_not_of(" \t\r\n") == std::string::npos) return false;
+  return !tracelog::has_glog_line(head);
 }
 
 struct GraphReportArgs {
@@ -175,13 +188,21 @@ void add_report_command(CLI::App& app, int& exit_code) {
       log_path = *log;
     } else {
       if (fw->count() > 0 || strategy->count() > 0) {
-        exit_code = report({error_message(
-            a->path + ": --fw, --bw and --strategy apply to a graph file, and this is a log")});
+        exit_code = report({file_error(
+            a->path, "--fw, --bw and --strategy apply to a graph file, and this is a log")});
         return;
       }
       auto log = report::resolve_log(a->path, a->latest);
       if (!log) {
         exit_code = report(log.errors());
+        return;
+      }
+      if (is_other_file(*log)) {
+        exit_code =
+            report({file_error(display_name(*log),
+                               "not a TORCH_TRACE log: no line has a glog header "
+                               "(`V1206 15:18:20.254000 1234 path.py:56] {...}`), and it is not "
+                               "a graph file (fxgraph-json or readable text) either")});
         return;
       }
       log_path = *log;

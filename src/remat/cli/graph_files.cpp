@@ -1,5 +1,7 @@
 #include "remat/cli/graph_files.h"
 
+#include <algorithm>
+
 #include <cstdio>
 
 #include "remat/io/graph_json.h"
@@ -63,8 +65,22 @@ Expected<GraphModule> read_graph(std::string_view text, const std::string& name,
   return m;
 }
 
-Expected<GraphModule> load_graph(const std::string& path, BadTargets bad) {
+Expected<std::string> read_input(const std::string& path, std::string_view expected) {
   Expected<std::string> text = read_file(path);
+  if (!text) return text;
+  if (text->find_first_not_of(" \t\r\n") == std::string::npos)
+    return file_error(display_name(path), "empty file: expected " + std::string(expected));
+  // Control bytes no text format remat reads has (NUL, ...): say so, not where a parser gave up.
+  std::string_view head = std::string_view(*text).substr(0, 4096);
+  if (std::ranges::any_of(head, [](unsigned char c) {
+        return c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b;
+      }))
+    return file_error(display_name(path), "a binary file: expected " + std::string(expected));
+  return text;
+}
+
+Expected<GraphModule> load_graph(const std::string& path, BadTargets bad) {
+  Expected<std::string> text = read_input(path, kGraphFileKinds);
   REMAT_TRY(text);
   return read_graph(*text, display_name(path), bad);
 }

@@ -23,6 +23,13 @@ Expected<GraphModule> read_graph(std::string_view text, const std::string& name,
                                  BadTargets bad = BadTargets::Refuse);
 /// Reads a graph from `path` ("-" for stdin).
 Expected<GraphModule> load_graph(const std::string& path, BadTargets bad = BadTargets::Refuse);
+
+/// What a graph file is, in the words of the error for an empty one.
+inline constexpr std::string_view kGraphFileKinds =
+    "readable text (print_readable) or fxgraph-json";
+/// The whole of an input file (or stdin for `-`); a file with nothing but blanks in it is an
+/// error saying it is empty and what `expected` it should have held.
+Expected<std::string> read_input(const std::string& path, std::string_view expected);
 /// The target problems of `m` (read from `text`), each at the line of `text` that defines the node.
 Diagnostics target_diagnostics(const GraphModule& m, std::string_view text, const std::string& file,
                                bool warning);

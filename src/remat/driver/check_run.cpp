@@ -53,6 +53,26 @@ Ran run_process(const std::string& executable, std::vector<std::string> args) {
 
 }  // namespace
 
+Expected<CheckOutcome> read_check_result(std::string_view text, const std::string& file) {
+  auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object() || !json.contains("values") || !json.contains("beyond_tolerance") ||
+      !json.contains("max_abs_error") || !json.contains("max_rel_error"))
+    return file_error(file, "not a remat-check result");
+  CheckOutcome outcome;
+  outcome.values = json.value("values", int64_t{0});
+  outcome.beyond_tolerance = json.value("beyond_tolerance", int64_t{0});
+  // Non-finite errors are written as "inf" or "nan".
+  auto error_of = [&](const char* key) {
+    const nlohmann::json& v = json[key];
+    if (v.is_number()) return v.get<double>();
+    return v == "nan" ? std::nan("") : std::numeric_limits<double>::infinity();
+  };
+  outcome.max_abs_error = error_of("max_abs_error");
+  outcome.max_rel_error = error_of("max_rel_error");
+  outcome.ok = outcome.beyond_tolerance == 0;
+  return outcome;
+}
+
 Expected<CheckOutcome> run_check(const std::string& executable, const std::string& joint,
                                  const std::string& forward, const std::string& backward,
                                  const std::string& result_file) {
@@ -68,21 +88,9 @@ Expected<CheckOutcome> run_check(const std::string& executable, const std::strin
   }
   Expected<std::string> text = read_file(result_file);
   REMAT_TRY(text);
-  auto json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object() || !json.contains("values") || !json.contains("beyond_tolerance") ||
-      !json.contains("max_abs_error") || !json.contains("max_rel_error"))
-    return error_message(result_file + ": not a remat-check result");
-  CheckOutcome outcome;
-  outcome.values = json.value("values", int64_t{0});
-  outcome.beyond_tolerance = json.value("beyond_tolerance", int64_t{0});
-  // Non-finite errors are written as "inf" or "nan".
-  auto error_of = [&](const char* key) {
-    const nlohmann::json& v = json[key];
-    if (v.is_number()) return v.get<double>();
-    return v == "nan" ? std::nan("") : std::numeric_limits<double>::infinity();
-  };
-  outcome.max_abs_error = error_of("max_abs_error");
-  outcome.max_rel_error = error_of("max_rel_error");
+  Expected<CheckOutcome> read = read_check_result(*text, result_file);
+  REMAT_TRY(read);
+  CheckOutcome outcome = std::move(*read);
   outcome.ok = outcome.beyond_tolerance == 0 && ran.exit_code == 0;
   outcome.text = std::move(ran.out);
   return outcome;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "remat/support/expected.h"
 
@@ -18,6 +19,10 @@ struct CheckOutcome {
   double max_rel_error = 0;
   std::string text;  ///< remat-check's report, a line per value
 };
+
+/// A result file (`remat check --result FILE`: values, beyond_tolerance, max_abs_error,
+/// max_rel_error); an error naming `file` when `text` is not one. `text` of the outcome is empty.
+Expected<CheckOutcome> read_check_result(std::string_view text, const std::string& file);
 
 /// Runs `executable check JOINT --fw FORWARD --bw BACKWARD --result RESULT_FILE` and reads the
 /// result file. An error when it could not run or failed for another reason than tolerance.

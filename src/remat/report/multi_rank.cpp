@@ -410,7 +410,7 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
     fs::path dir = out / ("rank_" + std::to_string(log.rank));
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (ec) return error_message(dir.string() + ": cannot create: " + ec.message());
+    if (ec) return file_error(dir.string(), "cannot create: " + ec.message());
   }
   std::vector<std::optional<Expected<ReportResult>>> reports =
       write_rank_reports(logs, out, options);
@@ -583,7 +583,7 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
 Expected<std::vector<RankLog>> find_rank_logs(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    return error_message(dir + ": --all-ranks-html needs the folder of one run's per-rank logs");
+    return file_error(dir, "--all-ranks-html needs the folder of one run's per-rank logs");
   static const std::regex kName(R"(dedicated_log_torch_trace_rank_(\d+).*\.log)");
   std::vector<RankLog> logs;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -593,8 +593,8 @@ Expected<std::vector<RankLog>> find_rank_logs(const std::string& dir) {
     int rank = std::stoi(m[1].str());
     for (const RankLog& l : logs)
       if (l.rank == rank)
-        return error_message(dir + ": two logs for rank " + std::to_string(rank) + ": " + l.path +
-                             " and " + e.path().string());
+        return file_error(dir, "two logs for rank " + std::to_string(rank) + ": " + l.path +
+                                   " and " + e.path().string());
     logs.push_back({rank, e.path().string()});
   }
   if (logs.empty())

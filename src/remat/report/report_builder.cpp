@@ -774,7 +774,7 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
   result_ = &result;
   raw_.open(fs::path(out_) / "raw.jsonl.part", std::ios::binary);
   chromium_.open(fs::path(out_) / "chromium_events.json", std::ios::binary);
-  if (!raw_ || !chromium_) return error_message(out_ + ": cannot write into the output folder");
+  if (!raw_ || !chromium_) return file_error(out_, "cannot write into the output folder");
   chromium_ << "[";
   TraceRecord r;
   uint64_t next_progress = 64 << 20;
@@ -879,19 +879,19 @@ void GraphExecutions::add(std::string_view graph) {
 Expected<std::string> resolve_log(const std::string& path, bool latest) {
   std::error_code ec;
   if (!fs::is_directory(path, ec)) {
-    if (!fs::exists(path, ec)) return error_message(path + ": no such file or folder");
+    if (!fs::exists(path, ec)) return file_error(path, "no such file or folder");
     return path;
   }
   std::vector<fs::path> logs;
   for (const auto& entry : fs::directory_iterator(path, ec)) {
     if (entry.is_regular_file() && entry.path().extension() == ".log") logs.push_back(entry.path());
   }
-  if (logs.empty()) return error_message(path + ": no .log file in this folder");
+  if (logs.empty()) return file_error(path, "no .log file in this folder");
   std::sort(logs.begin(), logs.end());
   if (logs.size() == 1) return logs[0].string();
   if (!latest) {
-    return error_message(path + ": " + std::to_string(logs.size()) +
-                         " logs in this folder; name one, or pass --latest for the newest");
+    return file_error(path, std::to_string(logs.size()) +
+                                " logs in this folder; name one, or pass --latest for the newest");
   }
   auto newest =
       std::max_element(logs.begin(), logs.end(), [](const fs::path& a, const fs::path& b) {
@@ -907,22 +907,32 @@ Status write_whole_folder(const std::string& out_dir, bool overwrite,
   fs::path out = fs::path(out_dir).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   if (fs::exists(out, ec) && !overwrite)
-    return error_message(out.string() + ": already exists (pass --overwrite to replace it)");
+    return file_error(out_dir, "already exists (pass --overwrite to replace it)");
+  // Errors name the folder the user asked for, never the temporary one beside it.
   fs::path temp = out;
   temp += ".remat-tmp-" + std::to_string(::getpid());
   fs::remove_all(temp, ec);
-  fs::create_directories(temp, ec);
-  if (ec) return error_message(temp.string() + ": cannot create: " + ec.message());
+  if (!fs::create_directories(temp, ec) || ec) {
+    return file_error(
+        out_dir, "cannot create the output folder" + (ec ? ": " + ec.message() : std::string()));
+  }
   if (Status s = fill(temp.string()); !s.ok()) {
     fs::remove_all(temp, ec);
     return s;
   }
-  if (fs::exists(out, ec)) fs::remove_all(out, ec);
+  if (fs::exists(out, ec)) {
+    fs::remove_all(out, ec);
+    if (ec) {
+      std::string why = ec.message();
+      fs::remove_all(temp, ec);
+      return file_error(out_dir, "cannot replace it: " + why);
+    }
+  }
   fs::rename(temp, out, ec);
   if (ec) {
+    std::string why = ec.message();
     fs::remove_all(temp, ec);
-    return error_message(out.string() +
-                         ": cannot move the finished report into place: " + ec.message());
+    return file_error(out_dir, "cannot move the finished report into place: " + why);
   }
   return {};
 }

@@ -67,7 +67,7 @@ void BackgroundWriter::run() {
                                             ec);
         folders.insert(rel.substr(0, slash));
       }
-      if (!write_whole_file(path, job.contents).ok()) s = error_message(path + ": cannot write");
+      if (!write_whole_file(path, job.contents).ok()) s = file_error(path, "cannot write");
     }
     job = Job();  // what the page held is freed off the lock
     lock.lock();

@@ -34,4 +34,11 @@ Diagnostic error_message(std::string message) {
   return d;
 }
 
+Diagnostic file_error(std::string file, std::string message) {
+  Diagnostic d;
+  d.file = std::move(file);
+  d.message = std::move(message);
+  return d;
+}
+
 }  // namespace remat

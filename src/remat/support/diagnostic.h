@@ -25,6 +25,8 @@ using Diagnostics = std::vector<Diagnostic>;
 
 /// A diagnostic that has a message and no place (the caller may add the file).
 Diagnostic error_message(std::string message);
+/// A problem with a whole file or folder: `file: error: message` (the path as the user gave it).
+Diagnostic file_error(std::string file, std::string message);
 
 /// Formats every diagnostic, one per line (plus source/caret lines where present).
 std::string format_all(const Diagnostics& diagnostics);

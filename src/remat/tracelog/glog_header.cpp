@@ -64,4 +64,16 @@ std::string format_glog_header(const GlogHeader& h) {
                      h.hour, h.minute, h.second, h.microsecond, h.thread, h.pathname, h.lineno);
 }
 
+bool has_glog_line(std::string_view head) {
+  GlogHeader header;
+  size_t json_start = 0;
+  while (!head.empty()) {
+    size_t nl = head.find('\n');
+    if (parse_glog_header(head.substr(0, nl), header, json_start)) return true;
+    if (nl == std::string_view::npos) break;
+    head.remove_prefix(nl + 1);
+  }
+  return false;
+}
+
 }  // namespace remat::tracelog

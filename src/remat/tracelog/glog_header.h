@@ -25,6 +25,10 @@ struct GlogHeader {
 /// character at least.
 bool parse_glog_header(std::string_view line, GlogHeader& out, size_t& json_start);
 
+/// Whether one of the lines of `head` (the start of a file) has a glog header: what tells a
+/// TORCH_TRACE log from any other file before it is read whole.
+bool has_glog_line(std::string_view head);
+
 /// The prefix for `h`, ending in `] `.
 std::string format_glog_header(const GlogHeader& h);
 

@@ -112,7 +112,7 @@ std::string TraceStats::describe() const {
 
 Expected<std::unique_ptr<TraceReader>> TraceReader::open(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return error_message(path + ": cannot open: " + std::strerror(errno));
+  if (!f) return file_error(path, std::string("cannot open: ") + std::strerror(errno));
   std::fseek(f, 0, SEEK_END);
   long size = std::ftell(f);
   std::fseek(f, 0, SEEK_SET);

@@ -52,7 +52,7 @@ Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& di
                                                            std::optional<int> rank) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return error_message(dir + ": cannot create the log folder: " + ec.message());
+  if (ec) return file_error(dir, "cannot create the log folder: " + ec.message());
   // tempfile's naming: 8 characters from [a-z0-9_].
   static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
   std::random_device device;
@@ -64,9 +64,10 @@ Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& di
     std::string path = (std::filesystem::path(dir) / (name + ".log")).string();
     std::FILE* f = std::fopen(path.c_str(), "wx");  // exclusive: never reuse a file
     if (f) return std::unique_ptr<TraceWriter>(new TraceWriter(f, path, rank));
-    if (errno != EEXIST) return error_message(path + ": cannot create: " + std::strerror(errno));
+    if (errno != EEXIST)
+      return file_error(path, std::string("cannot create: ") + std::strerror(errno));
   }
-  return error_message(dir + ": no free log file name");
+  return file_error(dir, "no free log file name");
 }
 
 TraceWriter::TraceWriter(std::FILE* f, std::string path, std::optional<int> rank)
@@ -154,7 +155,7 @@ void TraceWriter::artifact(std::string_view name, std::string_view encoding, con
 Expected<std::string> TraceWriter::close() {
   if (std::fclose(file_) != 0) failed_ = true;
   file_ = nullptr;
-  if (failed_) return error_message(path_ + ": write failed");
+  if (failed_) return file_error(path_, "write failed");
   return path_;
 }
 
