@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "remat/exec/interpreter.h"
@@ -25,6 +26,7 @@ Comparison compare(std::string what, const c10::IValue& expected, const c10::IVa
   bool e_none = expected.isNone() || (expected.isTensor() && !expected.toTensor().defined());
   bool a_none = actual.isNone() || (actual.isTensor() && !actual.toTensor().defined());
   if (e_none || a_none) {
+    c.absent = e_none && a_none;
     // An absent gradient equals a zero one.
     const c10::IValue& other = e_none ? actual : expected;
     if (!(e_none && a_none) &&
@@ -116,15 +118,26 @@ bool CheckReport::ok() const {
   return true;
 }
 
+size_t CheckReport::values_compared() const {
+  return static_cast<size_t>(
+      std::ranges::count_if(comparisons, [](const Comparison& c) { return !c.absent; }));
+}
+
 std::string CheckReport::text() const {
   std::string out;
   size_t bad = 0;
   for (const Comparison& c : comparisons) {
     bad += !c.ok;
+    if (c.absent) {
+      out += fmt::format("ok   {}: None on both sides (no gradient)\n", c.what);
+      continue;
+    }
     out += fmt::format("{} {}: max abs {:.3g}, max rel {:.3g}{}\n", c.ok ? "ok  " : "FAIL", c.what,
                        c.max_abs, c.max_rel, c.problem.empty() ? "" : " (" + c.problem + ")");
   }
-  out += fmt::format("check: {} values compared, {} beyond tolerance\n", comparisons.size(), bad);
+  size_t absent = comparisons.size() - values_compared();
+  out += fmt::format("check: {} values compared, {} beyond tolerance{}\n", values_compared(), bad,
+                     absent ? fmt::format(" ({} None on both sides)", absent) : "");
   return out;
 }
 
@@ -141,7 +154,7 @@ std::string CheckReport::json() const {
   std::string out;
   json::JsonWriter w(out);
   w.begin_object()
-      .field("values", static_cast<int64_t>(comparisons.size()))
+      .field("values", static_cast<int64_t>(values_compared()))
       .field("beyond_tolerance", static_cast<int64_t>(bad));
   for (auto [name, v] : {std::pair{"max_abs_error", max_abs}, {"max_rel_error", max_rel}}) {
     if (std::isfinite(v))

@@ -28,12 +28,16 @@ struct Comparison {
   double max_rel = 0;
   bool ok = true;
   std::string problem;  ///< set when shapes, dtypes or None-ness differ
+  bool absent = false;  ///< None on both sides (no gradient for that input): nothing compared
 };
 
 struct CheckReport {
   std::vector<Comparison> comparisons;
   [[nodiscard]] bool ok() const;
-  /// One line per comparison, then `check: N values compared, M beyond tolerance`.
+  /// Values actually compared: the comparisons that are not None on both sides.
+  [[nodiscard]] size_t values_compared() const;
+  /// One line per comparison, then `check: N values compared, M beyond tolerance` (and how many
+  /// outputs were None on both sides).
   [[nodiscard]] std::string text() const;
   /// `{"values": N, "beyond_tolerance": M, "max_abs_error": X, "max_rel_error": Y}` (the worst
   /// over every value; a non-finite error is written as the string "inf" or "nan").
