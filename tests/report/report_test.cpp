@@ -74,6 +74,8 @@ TEST(Report, SimpleLogGivesTlparsesFiles) {
   ASSERT_TRUE(index.ok());
   EXPECT_NE(index->find("test_torchinductor.py"), std::string::npos);  // the stack trie
   EXPECT_NE(index->find("nodes,"), std::string::npos);  // sizes beside graph artifacts
+  // An inference compile: the index says why there is no saved value to show.
+  EXPECT_NE(index->find("id=\"no-partitions\""), std::string::npos);
   // 50 chromium events, as one JSON array.
   auto chromium = read_file(out + "/chromium_events.json");
   ASSERT_TRUE(chromium.ok());
@@ -337,6 +339,11 @@ TEST(Report, PyTorch213LogMarksEveryValueRematSavedOrRecomputed) {
   }
   EXPECT_EQ(compiles, 6u);
   EXPECT_GT(marked, 100u);
+  // The index leads with them.
+  auto index = read_file(out + "/index.html");
+  ASSERT_TRUE(index.ok());
+  EXPECT_LT(index->find("<h2>Partitions</h2>"), index->find("<h2>Stack trie</h2>"));
+  EXPECT_EQ(index->find("id=\"no-partitions\""), std::string::npos);
 }
 
 TEST(Report, JointPagesWaitForTheirOwnCompile) {

@@ -711,6 +711,29 @@ std::string Builder::index_page(const tracelog::TraceReader& reader) {
       "of them. Graph pages color each checkpoint region (<code>ac_graph_id</code>) and, where a "
       "partition was "
       "logged, mark every joint-graph node saved, recomputed, forward only or backward only.</p>\n";
+  // What the user came for first: what each compile saved for the backward, and why.
+  bool any_partition = false;
+  for (const CompileDir& d : dirs_) any_partition = any_partition || d.partition || d.derived;
+  if (any_partition) {
+    body += "<h2>Partitions</h2>\n";
+    for (const CompileDir& d : dirs_) {
+      if (!d.partition && !d.derived) continue;
+      body += "<h3><a href=\"#" + html_escape(d.anchor) + "\">" + html_escape(d.key) + "</a>";
+      if (d.derived)
+        body += " <a class=\"derived-partition\" href=\"" + html_escape(d.derived_page) +
+                "\">PyTorch's partition, read off its graphs</a>";
+      body += "</h3>\n" + partition_summary(d.partition ? *d.partition : *d.derived) + "\n";
+    }
+  } else if (std::ranges::any_of(dirs_, &CompileDir::has_records)) {
+    body +=
+        "<h2>Partitions</h2>\n<p id=\"no-partitions\">No compile in this log was partitioned "
+        "into a forward and a backward graph, so there is no saved or recomputed value to show: "
+        "it logged no <code>aot_forward_graph</code>/<code>aot_backward_graph</code> pair and no "
+        "partition record (an inference-only compile, or one whose backward never ran). Log a "
+        "training step: run the forward <em>and</em> <code>loss.backward()</code> under "
+        "<code>TORCH_TRACE</code> (with <code>remat.partition_fn</code> for the reasons), or "
+        "give <code>remat report</code> a joint graph file.</p>\n";
+  }
   body += "<h2>Stack trie</h2>\n<div id=\"stack-trie\">";
   render_trie(trie_, dirs_, body);
   body += "</div>\n";
@@ -724,19 +747,6 @@ std::string Builder::index_page(const tracelog::TraceReader& reader) {
       "href=\"failures_and_restarts.html\">" +
       std::to_string(failures_.size()) +
       (failures_.size() == 1 ? " failure or restart" : " failures and restarts") + "</a></p>\n";
-  bool any_partition = false;
-  for (const CompileDir& d : dirs_) any_partition = any_partition || d.partition || d.derived;
-  if (any_partition) {
-    body += "<h2>Partitions</h2>\n";
-    for (const CompileDir& d : dirs_) {
-      if (!d.partition && !d.derived) continue;
-      body += "<h3><a href=\"#" + html_escape(d.anchor) + "\">" + html_escape(d.key) + "</a>";
-      if (d.derived)
-        body += " <a class=\"derived-partition\" href=\"" + html_escape(d.derived_page) +
-                "\">PyTorch's partition, read off its graphs</a>";
-      body += "</h3>\n" + partition_summary(d.partition ? *d.partition : *d.derived) + "\n";
-    }
-  }
   body += "<h2>IR dumps</h2>\n<ul id=\"compile-directory\">\n";
   for (const CompileDir& d : dirs_) {
     if (d.files.empty()) continue;
