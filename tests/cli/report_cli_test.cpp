@@ -308,6 +308,12 @@ TEST(CompileCli, Gpt2WithCheckpointsGivesLogAndReport) {
   // The partition record as tables, linked from the index instead of raw JSON.
   std::string partition = slurp(site / "-_0_0_0" / "remat_partition_4.html");
   EXPECT_NE(partition.find("id=\"saved-values\""), std::string::npos);
+  // The activations first; the parameters and primals the backward reads anyway folded below.
+  EXPECT_NE(partition.find("<h2>Saved activations ("), std::string::npos);
+  EXPECT_LT(partition.find("id=\"saved-values\""), partition.find("<details id=\"saved-inputs\">"));
+  EXPECT_NE(partition.find("inputs the backward reads anyway"), std::string::npos);
+  std::string record = slurp(site / "-_0_0_0" / "remat_partition_4.json");
+  EXPECT_NE(record.find("\"input\": true"), std::string::npos);
   EXPECT_NE(partition.find("id=\"recomputed-nodes\""), std::string::npos);
   EXPECT_NE(partition.find("chosen by"), std::string::npos);
   EXPECT_NE(index.find("href=\"-_0_0_0/remat_partition_4.html\""), std::string::npos);

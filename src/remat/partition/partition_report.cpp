@@ -152,7 +152,8 @@ PartitionReport describe_partition(
     int64_t bytes = value_bytes(joint_node);
     auto it = why.find(name);
     r.saved_values.push_back({name, bytes, it == why.end() ? "read by the backward" : it->second,
-                              shape_text(joint_node), joint_node.meta.ac_graph_id()});
+                              shape_text(joint_node), joint_node.meta.ac_graph_id(),
+                              storage_root(joint_node).op() == OpKind::Placeholder});
     r.saved_bytes_total += bytes;
   }
   NodeSet storages(joint.graph());
@@ -234,6 +235,7 @@ std::string PartitionReport::json() const {
     w.begin_object().field("name", v.name).field("bytes", v.bytes).field("reason", v.reason);
     if (!v.shape.empty()) w.field("shape", v.shape);
     if (v.region) w.field("region", *v.region);
+    if (v.input) w.field("input", true);
     w.end_object();
   }
   w.end_array()

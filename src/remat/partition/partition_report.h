@@ -18,6 +18,9 @@ struct SavedValue {
   std::string reason;
   std::string shape;              ///< `f32[4, 4]`; empty for a value that is no tensor
   std::optional<int64_t> region;  ///< the checkpoint region (ac_graph_id) that computed it
+  /// A joint input's storage (a parameter, a primal): the backward reads it anyway, so saving it
+  /// costs no activation memory. Written as `"input": true`.
+  bool input = false;
 };
 struct RecomputedNode {
   std::string name;

@@ -1,6 +1,7 @@
 #include "remat/report/derived_partition.h"
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "remat/fxtext/text_scan.h"
@@ -123,10 +124,17 @@ Json derived_record(const PartitionMarks& marks, LoggedGraph forward, LoggedGrap
   Json record = {{"strategy", "PyTorch's partition"}, {"stage", marks.source}};
   Json saved = Json::array(), recomputed = Json::array();
   uint64_t saved_bytes = 0;
+  // A saved value the forward graph takes as an input (a parameter, a primal) costs no
+  // activation memory: the backward reads it anyway.
+  std::set<std::string_view> forward_inputs;
+  if (forward.nodes)
+    for (const GraphLine& g : *forward.nodes)
+      if (g.input) forward_inputs.insert(g.name);
   for (const auto& [name, bytes] : marks.saved) {
     auto why = marks.why.find(name);
     saved.push_back(
         {{"name", name}, {"bytes", bytes}, {"reason", why == marks.why.end() ? "" : why->second}});
+    if (forward_inputs.contains(name)) saved.back()["input"] = true;
     saved_bytes += bytes;
   }
   for (const std::string& name : marks.recomputed) {

@@ -103,16 +103,19 @@ std::string partition_page(const Json& p, std::string_view compile_key, const No
     body += "<section class=\"charts\">\n" + memory_timeline_figure(charts, links) +
             budget_curve_figure(p) + region_map_figure(charts, links) + "</section>\n";
   }
-  // Saved values, the largest first.
+  // Saved values, the largest first: the activations (what the user can act on) before the
+  // inputs the backward reads anyway (parameters, primals), which fold into one line.
   const Json& saved = array_field(p, "saved_values");
-  std::vector<const Json*> by_size;
-  for (const Json& v : saved) by_size.push_back(&v);
-  std::stable_sort(by_size.begin(), by_size.end(), [](const Json* a, const Json* b) {
-    return unsigned_field(*a, "bytes") > unsigned_field(*b, "bytes");
-  });
-  body += "<h2>Saved values (" + human_count(saved.size()) +
-          ", the largest first)</h2>\n<table id=\"saved-values\"><tr><th>value</th><th>shape</th>"
-          "<th>bytes</th><th>why saved</th><th>region</th></tr>\n";
+  std::vector<const Json*> activations, inputs;
+  for (const Json& v : saved) {
+    bool input = v.is_object() && v.contains("input") && v["input"].is_boolean() && v["input"];
+    (input ? inputs : activations).push_back(&v);
+  }
+  for (auto* list : {&activations, &inputs}) {
+    std::stable_sort(list->begin(), list->end(), [](const Json* a, const Json* b) {
+      return unsigned_field(*a, "bytes") > unsigned_field(*b, "bytes");
+    });
+  }
   // Long graphs save and recompute thousands: the page shows the first rows of each table (the
   // record and the joint graph's side panel have them all), so that it opens at once.
   auto more = [](size_t shown, size_t all, std::string_view id) {
@@ -123,18 +126,51 @@ std::string partition_page(const Json& p, std::string_view compile_key, const No
                               "panel list them all.</p>\n",
                               id, human_count(shown), human_count(all));
   };
-  if (by_size.size() > kTableRows) by_size.resize(kTableRows);
-  for (const Json* v : by_size) {
-    std::string region = v->contains("region") && (*v)["region"].is_number_integer()
-                             ? std::to_string((*v)["region"].get<int64_t>())
-                             : "";
-    body += "<tr><td>" + node(string_field(*v, "name")) + "</td><td><code>" +
-            html_escape(string_field(*v, "shape")) + "</code></td><td class=\"num\">" +
-            human_bytes(unsigned_field(*v, "bytes")) + "</td><td>" +
-            html_escape(string_field(*v, "reason")) + "</td><td class=\"num\">" + region +
-            "</td></tr>\n";
+  auto saved_table = [&](std::vector<const Json*> rows, std::string_view id) {
+    size_t all = rows.size();
+    if (rows.size() > kTableRows) rows.resize(kTableRows);
+    std::string t = "<table id=\"" + std::string(id) +
+                    "\"><tr><th>value</th><th>shape</th><th>bytes</th><th>why saved</th>"
+                    "<th>region</th></tr>\n";
+    for (const Json* v : rows) {
+      std::string region = v->contains("region") && (*v)["region"].is_number_integer()
+                               ? std::to_string((*v)["region"].get<int64_t>())
+                               : "";
+      t += "<tr><td>" + node(string_field(*v, "name")) + "</td><td><code>" +
+           html_escape(string_field(*v, "shape")) + "</code></td><td class=\"num\">" +
+           human_bytes(unsigned_field(*v, "bytes")) + "</td><td>" +
+           html_escape(string_field(*v, "reason")) + "</td><td class=\"num\">" + region +
+           "</td></tr>\n";
+    }
+    return t + "</table>\n" + more(rows.size(), all, id);
+  };
+  auto bytes_of = [](const std::vector<const Json*>& rows) {
+    uint64_t total = 0;
+    for (const Json* v : rows) total += unsigned_field(*v, "bytes");
+    return total;
+  };
+  // Records written before remat marked inputs (`"input"`) cannot be split: one table.
+  bool split = saved.empty() || std::ranges::any_of(saved, [](const Json& v) {
+                 return v.is_object() && v.contains("input");
+               });
+  if (!split) {
+    body += "<h2>Saved values (" + human_count(saved.size()) + ", the largest first)</h2>\n" +
+            saved_table(activations, "saved-values");
+  } else {
+    body += "<h2>Saved activations (" + human_count(activations.size()) + ", " +
+            human_bytes(bytes_of(activations)) + ", the largest first)</h2>\n";
+    body += activations.empty()
+                ? "<p id=\"no-saved-activations\">None: the backward needs nothing from the "
+                  "forward beyond its inputs.</p>\n"
+                : saved_table(activations, "saved-values");
+    if (!inputs.empty()) {
+      body += "<details id=\"saved-inputs\"><summary>and " + human_count(inputs.size()) + " input" +
+              (inputs.size() == 1 ? "" : "s") + " the backward reads anyway (" +
+              human_bytes(bytes_of(inputs)) +
+              " of parameters and primals: no activation memory)</summary>\n" +
+              saved_table(inputs, "saved-inputs-table") + "</details>\n";
+    }
   }
-  body += "</table>\n" + more(by_size.size(), saved.size(), "saved-values");
   const Json& recomputed = array_field(p, "recomputed");
   body += "<h2>Recomputed in the backward (" + human_count(recomputed.size()) +
           ")</h2>\n<table id=\"recomputed-nodes\"><tr><th>node</th><th>op</th><th>cost</th><th>why "
