@@ -26,13 +26,19 @@ namespace fs = std::filesystem;
 
 // fxgraph-json or readable text rather than a log: a log's lines start with a glog header
 // (`V1206 15:18:20...`), a graph file with `{`, `class ` or `def `.
+// The first `bytes` of a file (fewer when it is shorter; none when it cannot be read).
+std::string file_head(const std::string& path, size_t bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(bytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return head;
+}
+
 bool is_graph_file(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  std::string head(4096, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
+  std::string head = file_head(path, 4096);
   size_t at = head.find_first_not_of(" \t\r\n");
   if (at == std::string::npos) return false;
   std::string_view start = std::string_view(head).substr(at);
@@ -43,10 +49,7 @@ bool is_graph_file(const std::string& path) {
 // binary file, a text of another kind). An empty log is a log with nothing in it, as tlparse
 // reads it.
 bool is_other_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string head(size_t{64} << 10, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
+  std::string head = file_head(path, size_t{64} << 10);
   if (head.find_first_not_of(" \t\r\n") == std::string::npos) return false;
   return !tracelog::has_glog_line(head);
 }

@@ -155,7 +155,7 @@ std::string partition_page(const Json& p, std::string_view compile_key, const No
                });
   if (!split) {
     body += "<h2>Saved values (" + human_count(saved.size()) + ", the largest first)</h2>\n" +
-            saved_table(activations, "saved-values");
+            saved_table(activations, "saved-values");  // no value marked: all of them
   } else {
     body += "<h2>Saved activations (" + human_count(activations.size()) + ", " +
             human_bytes(bytes_of(activations)) + ", the largest first)</h2>\n";

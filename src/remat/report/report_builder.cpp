@@ -171,7 +171,7 @@ void keep_provenance(const TraceRecord& r, const std::string& artifact, Provenan
 class Builder {
  public:
   Builder(std::string out, const ReportOptions& options)
-      : out_(std::move(out)), options_(options) {}
+      : out_(std::move(out)), options_(options), files_(out_) {}
 
   Status run(tracelog::TraceReader& reader, const std::string& log_path, ReportResult& result);
 
@@ -183,10 +183,10 @@ class Builder {
                         const std::string& html);
   /// Once a compile is finished (its compilation_metrics, or the end of the log): its partition
   /// marks, the pages of its joint graphs, its summary; the graphs read for the marks are freed.
-  Status finish_compile(size_t dir);
+  void finish_compile(size_t dir);
   size_t dir_for(const CompileId& id);
-  Status write(const std::string& rel, std::string_view content);
-  Status write(const std::string& rel, std::string&& content);  // no copy of a page built here
+  /// Queues `rel` for the writer's thread; a write error is the report's, at the end (finish).
+  void write(const std::string& rel, std::string content);
   void add_file(size_t dir, std::string rel, std::string_view content, std::string detail = {},
                 std::optional<std::string> readable = std::nullopt);
   /// `<folder>/<stem>_<N><ext>`: the name the next numbered artifact gets.
@@ -222,7 +222,7 @@ class Builder {
   ReportResult* result_ = nullptr;
   // Pages are created and filled on a second thread while the log is read and the next pages
   // are rendered (a third of the report's time is the kernel's: bench_trace_log).
-  std::unique_ptr<BackgroundWriter> files_;
+  BackgroundWriter files_;
 };
 
 std::string Builder::footer() const {
@@ -232,23 +232,14 @@ std::string Builder::footer() const {
               : " &middot; <code>" + html_escape(options_.command_line) + "</code>");
 }
 
-Status Builder::write(const std::string& rel, std::string_view content) {
-  if (!files_) files_ = std::make_unique<BackgroundWriter>(out_);
-  files_->write(rel, std::string(content));
+void Builder::write(const std::string& rel, std::string content) {
+  files_.write(rel, std::move(content));
   result_->files.push_back(rel);
-  return {};
-}
-
-Status Builder::write(const std::string& rel, std::string&& content) {
-  if (!files_) files_ = std::make_unique<BackgroundWriter>(out_);
-  files_->write(rel, std::move(content));
-  result_->files.push_back(rel);
-  return {};
 }
 
 void Builder::add_file(size_t dir, std::string rel, std::string_view content, std::string detail,
                        std::optional<std::string> readable) {
-  (void)write(rel, content);
+  write(rel, std::string(content));
   OutputFile f;
   f.url = rel;
   f.name = rel;
@@ -478,10 +469,9 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
           links->page = fs::path(g.html).filename().string();
           for (const GraphLine& n : g.nodes) links->line_of.try_emplace(n.name, n.line + 1);
         }
-        (void)write(
-            *readable,
-            html_page("remat partition " + dirs_[di].key,
-                      partition_page(value, dirs_[di].key, links ? &*links : nullptr), footer()));
+        write(*readable,
+              html_page("remat partition " + dirs_[di].key,
+                        partition_page(value, dirs_[di].key, links ? &*links : nullptr), footer()));
       } else if (name == "inductor_graph_execution") {
         if (value.is_object() && value.contains("graph") && value["graph"].is_string())
           result_->executions.add(value["graph"].get<std::string>());
@@ -489,7 +479,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
         // tlparse's `<stem>_readable.html`: each kernel and the stack traces of the nodes it came
         // from. Like tlparse, the page takes a number of its own, so the JSON is listed one later.
         readable = numbered(folder, name, "_readable.html");
-        (void)write(*readable, kernel_stack_traces_page(value));
+        write(*readable, kernel_stack_traces_page(value));
         ++counter_;
       }
       add_file(di, rel, text, "", std::move(readable));
@@ -529,7 +519,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
       }
     }
     add_file(di, rel, metrics_page(r, d, meta));
-    if (e == "compilation_metrics") (void)finish_compile(di);
+    if (e == "compilation_metrics") finish_compile(di);
   } else if (e == "link") {
     OutputFile f;
     f.url = meta_string("url");
@@ -556,7 +546,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   }
   if (!payload_file && r.has_payload && !r.payload.empty()) {
     payload_file = "payloads/" + *r.has_payload + ".txt";
-    (void)write(*payload_file, r.payload);
+    write(*payload_file, r.payload);
   }
   raw_jsonl(r, payload_file);
 }
@@ -564,9 +554,8 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
 void Builder::write_graph_page(std::string title, std::string text, std::vector<GraphLine> nodes,
                                std::optional<PartitionMarks> marks, const std::string& txt,
                                const std::string& html) {
-  if (!files_) files_ = std::make_unique<BackgroundWriter>(out_);
   size_t bytes = 4 * text.size();  // the text, and the page it becomes
-  files_->write(
+  files_.write(
       html,
       [title = std::move(title), text = std::move(text), nodes = std::move(nodes),
        marks = std::move(marks), text_url = fs::path(txt).filename().string(), footer = footer()] {
@@ -581,7 +570,7 @@ void Builder::write_graph_page(std::string title, std::string text, std::vector<
   result_->files.push_back(html);
 }
 
-Status Builder::finish_compile(size_t di) {
+void Builder::finish_compile(size_t di) {
   CompileDir& d = dirs_[di];
   if (!d.partition) {
     // PyTorch's own logs: what its partitioner did, read off the graphs it logged.
@@ -614,12 +603,9 @@ Status Builder::finish_compile(size_t di) {
       for (const GraphLine& n : joint->nodes) links->line_of.try_emplace(n.name, n.line + 1);
     }
     d.derived_page = d.anchor + "/pytorch_partition.html";
-    if (Status s =
-            write(d.derived_page,
-                  html_page("partition " + d.key,
-                            partition_page(record, d.key, links ? &*links : nullptr), footer()));
-        !s.ok())
-      return s;
+    write(d.derived_page,
+          html_page("partition " + d.key, partition_page(record, d.key, links ? &*links : nullptr),
+                    footer()));
     record.erase("charts");
     d.derived = std::move(record);
     d.marks.pictures = fs::path(d.derived_page).filename().string();
@@ -638,7 +624,6 @@ Status Builder::finish_compile(size_t di) {
   d.backward_lines = std::vector<GraphLine>();
   d.forward_text = std::string();
   d.backward_text = std::string();
-  return {};
 }
 
 bool Builder::handle_export(const TraceRecord& r, const Json& meta, tracelog::TraceReader& reader,
@@ -801,7 +786,7 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
   result.files.push_back("chromium_events.json");
   // Compiles the log ended in: their marks and joint graphs.
   for (size_t di = 0; di < dirs_.size(); ++di) {
-    if (Status s = finish_compile(di); !s.ok()) return s;
+    finish_compile(di);
   }
   for (const CompileDir& d : dirs_) {
     if (d.summary) result.partitions.push_back(*d.summary);
@@ -812,7 +797,7 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
     d.provenance_page = "provenance_tracking_" + d.anchor + ".html";
     std::string page =
         html_page("provenance " + d.key, provenance_page_body(d.provenance, d.key), footer());
-    if (auto s = write(d.provenance_page, page); !s.ok()) return s;
+    write(d.provenance_page, std::move(page));
   }
   // Failures.
   std::string fbody =
@@ -821,10 +806,7 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
   for (const auto& [link, cells] : failures_)
     fbody += "<tr><td>" + link + "</td>" + cells + "</tr>\n";
   fbody += "</table>\n";
-  if (auto s =
-          write("failures_and_restarts.html", html_page("Failures and restarts", fbody, footer()));
-      !s.ok())
-    return s;
+  write("failures_and_restarts.html", html_page("Failures and restarts", fbody, footer()));
   // compile_directory.json
   Json directory = Json::object();
   for (const CompileDir& d : dirs_) {
@@ -841,17 +823,15 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
     }
     directory[d.key] = {{"artifacts", artifacts}};
   }
-  if (auto s = write("compile_directory.json",
-                     directory.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
-      !s.ok())
-    return s;
+  write("compile_directory.json",
+        directory.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
   result.export_failures = export_failures_.size();
   std::string index =
       options_.export_mode
           ? html_page("export report", export_index_body(export_failures_, exported_program_),
                       footer())
           : index_page(reader);
-  if (auto s = write("index.html", index); !s.ok()) return s;
+  write("index.html", std::move(index));
   // raw.jsonl: the string table first, known only now.
   raw_.close();
   Json table = Json::array();
@@ -872,8 +852,7 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
   fs::copy_file(log_path, fs::path(out_) / "raw.log", fs::copy_options::overwrite_existing, ec);
   if (ec) return error_message(out_ + "/raw.log: " + ec.message());
   result.files.push_back("raw.log");
-  if (files_) return files_->finish();
-  return {};
+  return files_.finish();
 }
 
 }  // namespace
