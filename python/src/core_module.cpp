@@ -166,10 +166,10 @@ py::dict partition(const std::string& joint_json, const std::string& strategy_na
   py::dict out;
   out["saved"] = saved;
   out["saved_symints"] = r.saved_symints;
-  out["stage"] = std::string(partition::stage_name(r.stage));
+  out["stage"] = r.stage;
   out["saved_bytes"] = r.saved_bytes_total;
-  out["activation_bytes"] = r.activation_bytes;
-  out["recompute_flops"] = r.recompute_flops;
+  out["activation_bytes"] = r.activation_bytes.value_or(0);
+  out["recompute_flops"] = r.recompute_flops.value_or(0);
   out["peak_memory_bytes"] = r.peak_memory_bytes;
   out["report_json"] = r.json();
   out["report_text"] = r.text();

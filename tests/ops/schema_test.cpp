@@ -1,6 +1,7 @@
 // Schema parsing and printing, argument binding, and the registry's own consistency.
 #include <gtest/gtest.h>
 
+#include "remat/fxtext/statement_call.h"
 #include "remat/ir/graph.h"
 #include "remat/ops/op_registry.h"
 #include "remat/ops/schema.h"
@@ -59,6 +60,19 @@ TEST(Schema, EveryRegisteredSchemaPrintsBackIdentically) {
   }
   EXPECT_EQ(find_op("aten.mm"), find_op("aten.mm.default"));
   EXPECT_EQ(find_op("aten.nonexistent.default"), nullptr);
+}
+
+TEST(Schema, TheReportsStorageSharingOpsAreTheRegistrysViews) {
+  // report/ counts PyTorch's graph text with fxtext's list; partition/ counts the IR with the
+  // registry's View category (plus detach and _unsafe_view, storage_root): the same ops.
+  size_t views = 0;
+  for (const OpInfo& op : all_ops()) {
+    bool shares = op.is(OpCategory::View) || op.target == "aten.detach.default" ||
+                  op.target == "aten._unsafe_view.default";
+    EXPECT_EQ(fxtext::shares_input_storage(op.target), shares) << op.target;
+    views += shares ? 1 : 0;
+  }
+  EXPECT_GE(views, 10u);
 }
 
 TEST(Schema, ErrorsPointAtTheColumn) {

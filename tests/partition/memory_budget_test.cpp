@@ -37,8 +37,8 @@ MemAndFlops measure(const GraphModule& joint, double budget) {
   EXPECT_TRUE(p.ok()) << (p.ok() ? "" : format_all(p.errors()));
   if (!p.ok()) return {};
   EXPECT_TRUE(check_validity(joint, p->graphs, p->report).empty()) << "budget " << budget;
-  double mib = static_cast<double>(p->report.activation_bytes) / (1 << 20);
-  return {std::round(mib * 10) / 10, flops_of(p->graphs.backward), p->report.activation_bytes};
+  double mib = static_cast<double>(*p->report.activation_bytes) / (1 << 20);
+  return {std::round(mib * 10) / 10, flops_of(p->graphs.backward), *p->report.activation_bytes};
 }
 
 // Without any recomputation: the backward ops of the joint graph.

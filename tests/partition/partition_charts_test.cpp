@@ -15,6 +15,7 @@ namespace remat::partition {
 namespace {
 
 using namespace remat::trace;
+using records::TimelineSample;
 
 GraphModule sin_cos_sum_joint() {
   return testing::traced_joint([](Tracer& t) {
@@ -74,7 +75,7 @@ TEST(MemoryTimeline, AliveValuesAddUpToTheLiveBytes) {
 TEST(BudgetKnee, FarthestBelowTheChord) {
   auto points = [](std::vector<std::pair<int64_t, int64_t>> xy) {
     std::vector<BudgetPoint> out;
-    for (auto [bytes, flops] : xy) out.push_back({0, bytes, flops, 0, ""});
+    for (auto [bytes, flops] : xy) out.push_back({0, bytes * 2, bytes, flops, 0, ""});
     return out;
   };
   // Saving a little buys most of the FLOPs back: the knee is the elbow.

@@ -151,7 +151,7 @@ TEST(PartitionValidity, TenThousandRandomTaggedJointGraphs) {
                            << write_graph_json(joint);
     partitions += 2;
     below_one += config.memory_budget < 1;
-    ++stages[mc->report.stage];
+    ++stages[mc->report.step];
   }
   EXPECT_EQ(partitions + 2 * forward_only, 20'000);
   EXPECT_GT(partitions, 18'000);  // the generator makes joint graphs, almost always

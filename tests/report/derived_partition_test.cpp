@@ -30,16 +30,24 @@ TEST(DerivedPartition, TheTimelineCountsAnnotatedBytesAndDeletions) {
   marks.saved["x"] = 16;
   marks.why["x"] = "an input of the backward graph";
   auto record = derived_record(marks, {forward, &fw}, {backward, &bw}, nullptr);
-  const auto& curve = record["charts"]["memory"][0];
-  std::vector<uint64_t> live;
-  for (const auto& s : curve["samples"]) live.push_back(s["live"].get<uint64_t>());
-  EXPECT_EQ(live, (std::vector<uint64_t>{16, 48, 64, 32, 48}));
-  EXPECT_EQ(curve["peak_bytes"], 64u);
-  EXPECT_EQ(curve["peak_node"], "b");
-  EXPECT_EQ(curve["forward_steps"], 3u);
-  EXPECT_EQ(record["peak_memory_bytes"], 64u);
-  EXPECT_EQ(record["saved_bytes_total"], 16u);
-  EXPECT_FALSE(record["charts"].contains("regions"));  // no joint graph given
+  ASSERT_TRUE(record.charts);
+  const records::TimelineCurve& curve = record.charts->memory.at(0);
+  std::vector<int64_t> live;
+  for (const records::TimelineSample& s : curve.samples) live.push_back(s.live);
+  EXPECT_EQ(live, (std::vector<int64_t>{16, 48, 64, 32, 48}));
+  EXPECT_EQ(curve.peak_bytes, 64);
+  EXPECT_EQ(curve.peak_node, "b");
+  EXPECT_EQ(curve.forward_steps, 3u);
+  EXPECT_EQ(record.peak_memory_bytes, 64);
+  EXPECT_EQ(record.saved_bytes_total, 16);
+  // x is the forward's input: the backward reads it anyway, no activation memory.
+  ASSERT_EQ(record.saved_values.size(), 1u);
+  EXPECT_TRUE(record.saved_values[0].input);
+  EXPECT_EQ(record.charts->regions.nodes, 0u);  // no joint graph given
+  // Written and read back, it is the same record.
+  Expected<records::PartitionRecord> back = records::read_partition_record(record.json(), "r");
+  ASSERT_TRUE(back) << back.errors().front().format();
+  EXPECT_EQ(back->json(), record.json());
 }
 
 }  // namespace

@@ -58,9 +58,9 @@ std::string write_rank(const std::string& dir, int rank, const std::string& save
   auto w = tracelog::TraceWriter::create(dir, rank);
   EXPECT_TRUE(w.ok());
   tracelog::CompileId id{std::nullopt, 0, 0, 0};
-  (*w)->artifact(
-      "remat_partition", "json", id,
-      R"({"saved_values": [)" + saved + R"(], "recomputed": [{"name": "sin", "flops": 16}]})");
+  (*w)->artifact("remat_partition", "json", id,
+                 R"({"schema": "remat-partition-report/1", "saved_values": [)" + saved +
+                     R"(], "recomputed": [{"name": "sin", "flops": 16}]})");
   (*w)->artifact("inductor_collective_schedule", "json", id, schedule);
   (*w)->artifact(
       "inductor_runtime_and_tensor_meta", "json", id,

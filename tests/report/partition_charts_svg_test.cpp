@@ -1,9 +1,10 @@
 // The partition page's pictures from a record's charts: what they show, where they link, and that
-// a record with broken chart data still gives a page.
+// a record with odd chart data (points out of range, negative sizes) still gives a page.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
+#include "remat/records/partition_record.h"
 #include "remat/report/partition_charts_svg.h"
 #include "remat/report/partition_html.h"
 
@@ -12,9 +13,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json record() {
+Json record_json() {
   return Json::parse(R"json({
-    "strategy": "min-cut", "saved_bytes_total": 64, "recompute_flops": 10, "peak_memory_bytes": 192,
+    "schema": "remat-partition-report/1", "strategy": "min-cut", "saved_bytes_total": 64, "recompute_flops": 10, "peak_memory_bytes": 192,
     "saved_values": [{"name": "small", "bytes": 4, "reason": "r", "shape": "f32[1]"},
                      {"name": "big", "bytes": 64, "reason": "r", "shape": "f32[4, 4]", "region": 2}],
     "recomputed": [{"name": "mm", "target": "aten.mm.default", "flops": 10, "reason": "tagged"}],
@@ -42,9 +43,20 @@ Json record() {
     }})json");
 }
 
+/// What the report reads: the record through its one reader.
+records::PartitionRecord read(const Json& j) {
+  Expected<records::PartitionRecord> r = records::read_partition_record(j.dump(), "record.json");
+  EXPECT_TRUE(r) << (r ? "" : r.errors().front().format());
+  return r ? *r : records::PartitionRecord();
+}
+
+records::PartitionRecord record() {
+  return read(record_json());
+}
+
 TEST(PartitionChartsSvg, FiguresShowTheRecordsNumbersAndLinkToTheJoint) {
   NodeLinks links{"joint.html", {{"mm", 7}, {"big", 4}, {"sin", 5}}};
-  Json r = record();
+  records::PartitionRecord r = record();
   std::string page = partition_page(r, "[0/0]", &links);
   for (const char* expected :
        {"id=\"memory-timeline\" class=\"chart\" data-peak-bytes=\"192\" data-peak-step=\"2\" "
@@ -52,7 +64,9 @@ TEST(PartitionChartsSvg, FiguresShowTheRecordsNumbersAndLinkToTheJoint) {
         "<a href=\"joint.html#L7\"><circle class=\"peak\"", "class=\"curve c1\"",
         "save everything (no recomputation): peak 256 B",
         "step 2: mm (64 B), 192 B live in 3 values; the largest: mm 64 B, x 64 B",
-        "id=\"budget-curve\" class=\"chart\" data-points=\"3\" data-chosen=\"1\" data-knee=\"1\"",
+        "id=\"budget-curve\" class=\"chart\" data-points=\"3\" data-axis=\"saved\" "
+        "data-chosen=\"1\" "
+        "data-knee=\"1\"",
         "this partition (budget 0.50)", "knee (budget 0.50)",
         "id=\"region-map\" class=\"chart\" data-nodes=\"6\" data-regions=\"1\" data-saved=\"1\"",
         "data-ac-graph-id=\"2\"", "region 2: nodes 1–3 (sin to mm)",
@@ -70,14 +84,11 @@ TEST(PartitionChartsSvg, FiguresShowTheRecordsNumbersAndLinkToTheJoint) {
 TEST(PartitionChartsSvg, ManyRegionsShareLanesAndNearbyRunsMerge) {
   // 300 checkpointed layers of 100 nodes each, one after another, every other node recomputed:
   // one lane for the regions, and the runs, closer than a pixel, drawn as few marks.
-  Json charts = {{"regions",
-                  {{"nodes", 30000},
-                   {"regions", Json::array()},
-                   {"saved", Json::array()},
-                   {"recomputed", Json::array()}}}};
-  for (int i = 0; i < 300; ++i)
-    charts["regions"]["regions"].push_back({i, i * 100, i * 100 + 99, "a", "b"});
-  for (int i = 0; i < 30000; i += 2) charts["regions"]["recomputed"].push_back({i, i, "r", "r"});
+  records::RegionMap charts;
+  charts.nodes = 30000;
+  for (size_t i = 0; i < 300; ++i)
+    charts.regions.push_back({static_cast<int64_t>(i), {i * 100, i * 100 + 99, "a", "b"}});
+  for (size_t i = 0; i < 30000; i += 2) charts.recomputed.push_back({i, i, "r", "r"});
   std::string figure = region_map_figure(charts, nullptr);
   EXPECT_NE(figure.find("data-regions=\"300\""), std::string::npos);
   EXPECT_NE(figure.find("a color per checkpoint region"), std::string::npos);
@@ -95,37 +106,77 @@ TEST(PartitionChartsSvg, ManyRegionsShareLanesAndNearbyRunsMerge) {
 }
 
 TEST(PartitionChartsSvg, DefaultPartitionsAreMarkedBesideTheSweep) {
-  Json r = record();
-  r["strategy"] = "default";
-  r["charts"].erase("chosen");
+  records::PartitionRecord r = record();
+  r.strategy = "default";
+  r.charts->chosen.reset();
   std::string figure = budget_curve_figure(r);
   EXPECT_NE(figure.find("this partition (default)"), std::string::npos);
   EXPECT_EQ(figure.find("data-chosen"), std::string::npos);
 }
 
-TEST(PartitionChartsSvg, BrokenChartDataGivesFiguresThatSaySo) {
-  Json r = record();
-  r["charts"] = Json::parse(R"json({"memory": [1, "x", {"samples": 5, "peak_bytes": -3}],
-    "budget": [{"saved_bytes": -5}, 7], "chosen": 9, "knee": "x",
-    "regions": {"nodes": 3, "regions": [[1], "x", [2, -1, 5, 3, 4]], "saved": [[-3, 7], 1],
-                "recomputed": [[1, 2], [5, -9, "a", 1]]}})json");
+TEST(PartitionChartsSvg, TheBudgetCurvesAxisIsActivationMemory) {
+  // Inputs count in the saved bytes but cost no activation memory: with each point's activation
+  // bytes the axis is those; a record without them (older remat) keeps the saved bytes.
+  Json j = record_json();
+  int64_t activation = 0;
+  for (auto& pt : j["charts"]["budget"]) pt["activation_bytes"] = activation++ * 1024;
+  std::string figure = budget_curve_figure(read(j));
+  EXPECT_NE(figure.find("data-axis=\"activation\""), std::string::npos);
+  EXPECT_NE(figure.find(">activation memory</text>"), std::string::npos);
+  EXPECT_NE(figure.find("budget 1.00: 2.0 KB of activation memory (64 B saved in 2 values)"),
+            std::string::npos)
+      << figure;
+  std::string old = budget_curve_figure(record());
+  EXPECT_NE(old.find("data-axis=\"saved\""), std::string::npos);
+  EXPECT_NE(old.find(">saved bytes</text>"), std::string::npos);
+}
+
+TEST(PartitionChartsSvg, APeakAboveSaveEverythingIsExplained) {
+  records::PartitionRecord r = record();
+  EXPECT_EQ(memory_timeline_figure(*r.charts, nullptr).find("peak-above-save-everything"),
+            std::string::npos);  // 192 B against 256 B: nothing to explain
+  r.charts->memory[1].peak_bytes = 100;
+  r.charts->notes = {"default partition: no such thing"};
+  std::string forward = memory_timeline_figure(*r.charts, nullptr);
+  EXPECT_NE(forward.find("id=\"peak-above-save-everything\">This partition's estimated peak, "
+                         "192 B while <code>mm</code> runs in the forward, is above save "
+                         "everything's (100 B)."),
+            std::string::npos)
+      << forward;
+  EXPECT_NE(forward.find("Alive at the peak, the largest: mm 64 B, x 64 B."), std::string::npos);
+  EXPECT_NE(forward.find("<p class=\"chart-note\">default partition: no such thing</p>"),
+            std::string::npos);
+  r.charts->memory[0].peak_step = 4;  // in the backward (3 forward steps)
+  std::string backward = memory_timeline_figure(*r.charts, nullptr);
+  EXPECT_NE(backward.find("runs in the backward"), std::string::npos);
+  EXPECT_NE(backward.find("MUST_SAVE"), std::string::npos);
+}
+
+TEST(PartitionChartsSvg, OddChartDataGivesFiguresThatSaySo) {
+  records::PartitionRecord r = record();
+  records::PartitionCharts& c = *r.charts;
+  c.memory[0].peak_bytes = -3;
+  c.memory[0].samples.clear();
+  c.budget = {{0.0, -5, std::nullopt, 7, 0, ""}, {0.5, 3, std::nullopt, -1, 1, ""}};
+  c.chosen = 9;                                 // beyond the points
+  c.regions.regions = {{1, {5, 2, "a", "b"}}};  // last before first
+  c.regions.saved = {{100, "far"}};             // beyond the nodes
   std::string page = partition_page(r, "[0/0]");
   for (const char* id : {"id=\"memory-timeline\"", "id=\"budget-curve\"", "id=\"region-map\""})
     EXPECT_NE(page.find(id), std::string::npos) << id;
   // Numbers at the edge of a double's precision still give a few ticks, and end.
-  Json huge = record();
-  for (auto& pt : huge["charts"]["budget"])
-    pt["saved_bytes"] = 1e18 + pt["saved_bytes"].get<double>();
+  records::PartitionRecord huge = record();
+  for (records::BudgetPoint& pt : huge.charts->budget) pt.saved_bytes += 1000000000000000000;
   EXPECT_NE(budget_curve_figure(huge).find("id=\"budget-curve\""), std::string::npos);
-  Json empty = record();
-  empty["charts"] = Json::object();
+  records::PartitionRecord empty = record();
+  empty.charts.emplace();
   std::string none = partition_page(empty, "[0/0]");
   EXPECT_NE(none.find("has no memory curves"), std::string::npos);
   EXPECT_NE(none.find("has no memory-budget sweep"), std::string::npos);
   EXPECT_NE(none.find("has no region map"), std::string::npos);
-  // A record without charts (older logs, PyTorch's own) shows its tables only.
-  Json old = record();
-  old.erase("charts");
+  // A record without charts (PyTorch's own partitions off older logs) shows its tables only.
+  records::PartitionRecord old = record();
+  old.charts.reset();
   EXPECT_EQ(partition_page(old, "[0/0]").find("<figure"), std::string::npos);
 }
 

@@ -302,6 +302,37 @@ TEST(Report, KernelStackTracesGetAReadablePage) {
   EXPECT_EQ(artifact["number"], 1);  // tlparse numbers the page first
 }
 
+TEST(Report, APartitionRecordThatIsNoneSaysWhyOnItsPage) {
+  std::string dir = ::testing::TempDir() + "/remat_bad_record_log";
+  fs::remove_all(dir);
+  auto writer = tracelog::TraceWriter::create(dir);
+  ASSERT_TRUE(writer.ok());
+  tracelog::CompileId id;
+  id.frame_id = 0;
+  id.frame_compile_id = 0;
+  id.attempt = 0;
+  (*writer)->artifact(
+      "remat_partition", "json", id,
+      R"({"schema": "remat-partition-report/1", "saved_values": [{"bytes": "x"}]})");
+  auto log = (*writer)->close();
+  ASSERT_TRUE(log.ok());
+  std::string out = ::testing::TempDir() + "/remat_report_bad_record";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  auto r = write_report(*log, out, ReportOptions{});
+  ASSERT_TRUE(r.ok()) << format_all(r.errors());
+  EXPECT_EQ(r->fail_parser, 1u);
+  auto page = read_file(out + "/-_0_0_0/remat_partition_0.html");
+  ASSERT_TRUE(page.ok());
+  EXPECT_NE(page->find("id=\"record-error\""), std::string::npos) << *page;
+  EXPECT_NE(page->find(":1 (remat_partition): error: at saved_values[0].bytes: expected an "
+                       "integer, got a string"),
+            std::string::npos)
+      << *page;
+  // The JSON itself is still there, as tlparse writes it.
+  EXPECT_TRUE(fs::exists(out + "/-_0_0_0/remat_partition_0.json"));
+}
+
 TEST(Report, PyTorch213LogMarksEveryValueRematSavedOrRecomputed) {
   // PyTorch 2.13's own log of six compiles partitioned by remat.partition_fn: each compile's joint
   // graph page marks every value remat's record saved and every node it recomputed, with the

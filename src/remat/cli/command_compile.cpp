@@ -98,9 +98,9 @@ void add_compile_command(CLI::App& app, int& exit_code) {
     fmt::print("saved: {} values, {} ({} activation memory beyond the inputs)\n",
                preport.saved_values.size(),
                report::human_bytes(static_cast<uint64_t>(preport.saved_bytes_total)),
-               report::human_bytes(static_cast<uint64_t>(preport.activation_bytes)));
+               report::human_bytes(static_cast<uint64_t>(preport.activation_bytes.value_or(0))));
     fmt::print("recomputed in the backward: {} ops, {}\n", preport.recomputed.size(),
-               report::human_flops(static_cast<uint64_t>(preport.recompute_flops)));
+               report::human_flops(static_cast<uint64_t>(preport.recompute_flops.value_or(0))));
     fmt::print("peak memory estimate (forward, then backward): {}\n",
                report::human_bytes(static_cast<uint64_t>(preport.peak_memory_bytes)));
     fmt::print("numeric check: {}\n", r->check.summary);

@@ -4,8 +4,6 @@
 #include <cmath>
 #include <iostream>
 
-#include <nlohmann/json.hpp>
-
 #include <map>
 #include <set>
 
@@ -14,9 +12,9 @@
 #include "remat/driver/check_run.h"
 #include "remat/io/fxgraph_file.h"
 #include "remat/ir/graph_stats.h"
-#include "remat/partition/partition_report.h"
 #include "remat/print/readable_parser.h"
 #include "remat/print/round_trip.h"
+#include "remat/records/partition_record.h"
 #include "remat/support/file_io.h"
 #include "remat/tracelog/glog_header.h"
 #include "remat/tracelog/trace_reader.h"
@@ -100,31 +98,26 @@ void print_partition(const PartitionSummary& p, const std::string& file) {
   }
 }
 
-// A PartitionReport as remat partition and remat compile write it (report.json,
+// A partition record as remat partition and remat compile write it (report.json,
 // remat_partition_N.json).
-void print_partition_report(const nlohmann::ordered_json& r, const std::string& file) {
-  auto text = [&](const char* key) {
-    return r.contains(key) && r[key].is_string() ? r[key].get<std::string>() : std::string();
-  };
-  auto number = [&](const char* key) {
-    return r.contains(key) && r[key].is_number() ? r[key].get<double>() : 0.0;
-  };
-  auto count = [&](const char* key) {
-    return r.contains(key) && r[key].is_array() ? r[key].size() : size_t{0};
-  };
-  fmt::print("{}: partition report ({})\n", file, partition::kPartitionReportSchema);
-  fmt::print("strategy: {} (chosen by: {})\n", text("strategy"), text("stage"));
-  fmt::print("saved: {} values, {} bytes ({} bytes of activation memory beyond the inputs)\n",
-             count("saved_values"), static_cast<int64_t>(number("saved_bytes_total")),
-             static_cast<int64_t>(number("activation_bytes")));
-  fmt::print("recomputed in the backward: {} nodes, {} FLOPs\n", count("recomputed"),
-             static_cast<int64_t>(number("recompute_flops")));
-  fmt::print("peak memory estimate: {} bytes\n", static_cast<int64_t>(number("peak_memory_bytes")));
-  if (r.contains("cut_value")) fmt::print("cut value: {}\n", number("cut_value"));
-  if (count("banned")) fmt::print("banned from recomputation: {} nodes\n", count("banned"));
-  for (const auto& n : r.value("notes", nlohmann::ordered_json::array())) {
-    if (n.is_string()) fmt::print("note: {}\n", n.get<std::string>());
-  }
+void print_partition_record(const records::PartitionRecord& r, const std::string& file) {
+  fmt::print("{}: partition report ({})\n", file, records::kPartitionRecordSchema);
+  fmt::print("strategy: {} (chosen by: {})\n", r.strategy, r.stage);
+  size_t inputs = 0;
+  for (const records::SavedValue& v : r.saved_values) inputs += v.input ? 1 : 0;
+  fmt::print("saved: {} values, {} bytes", r.saved_values.size(), r.saved_bytes_total);
+  if (r.activation_bytes)
+    fmt::print(" ({} bytes of activation memory beyond the inputs)", *r.activation_bytes);
+  fmt::print("\n");
+  if (r.inputs_marked)
+    fmt::print("  {} activations, {} inputs the backward reads anyway\n",
+               r.saved_values.size() - inputs, inputs);
+  fmt::print("recomputed in the backward: {} nodes", r.recomputed.size());
+  if (r.recompute_flops) fmt::print(", {} FLOPs", *r.recompute_flops);
+  fmt::print("\npeak memory estimate: {} bytes\n", r.peak_memory_bytes);
+  if (r.cut_value) fmt::print("cut value: {}\n", *r.cut_value);
+  if (!r.banned.empty()) fmt::print("banned from recomputation: {} nodes\n", r.banned.size());
+  for (const std::string& n : r.notes) fmt::print("note: {}\n", n);
 }
 
 // A TORCH_TRACE log: its records by event and its compile ids.
@@ -198,11 +191,13 @@ void add_info_command(CLI::App& app, int& exit_code) {
     if (size_t first = text->find_first_not_of(" \t\r\n");
         first != std::string::npos && (*text)[first] == '{') {
       Expected<std::string> schema = read_json_schema(*text, name);
-      auto json = schema && *schema == partition::kPartitionReportSchema
-                      ? nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false)
-                      : nlohmann::ordered_json();
-      if (json.is_object()) {
-        print_partition_report(json, name);
+      if (schema && *schema == records::kPartitionRecordSchema) {
+        Expected<records::PartitionRecord> record = records::read_partition_record(*text, name);
+        if (!record) {
+          exit_code = report(record.errors());
+          return;
+        }
+        print_partition_record(*record, name);
         exit_code = kExitOk;
         return;
       }

@@ -68,7 +68,7 @@ std::string metrics_json(const CompileOptions& o, const CompileResult& r,
   for (const StageTime& s : r.partition.stages)
     w.field("remat_partition_" + s.key() + "_time_s", seconds(s.ms));
   w.field("remat_saved_bytes", p.saved_bytes_total)
-      .field("remat_activation_bytes", p.activation_bytes)
+      .field("remat_activation_bytes", p.activation_bytes.value_or(0))
       .field("remat_recomputed_nodes", static_cast<int64_t>(p.recomputed.size()))
       .field("remat_peak_memory_bytes", p.peak_memory_bytes)
       .field("remat_numeric_check", check)

@@ -4,17 +4,17 @@
 #include <limits>
 #include <unordered_set>
 
-#include "remat/io/detail/json_reading.h"
+#include "remat/support/json_reader.h"
 #include "remat/support/json_writer.h"
 
 namespace remat {
 namespace {
 
-using io::detail::JsonPath;
-using io::detail::JsonReader;
-using io::detail::dom::array;
-using io::detail::dom::element;
-using io::detail::dom::object;
+using json::JsonPath;
+using json::JsonReader;
+using json::dom::array;
+using json::dom::element;
+using json::dom::object;
 
 bool read_capacity(JsonReader& r, element e, const JsonPath& p, double& out) {
   if (!r.get_number(e, p, out)) return false;

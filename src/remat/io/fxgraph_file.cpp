@@ -2,8 +2,8 @@
 
 #include <optional>
 
-#include "remat/io/detail/json_reading.h"
 #include "remat/support/file_io.h"
+#include "remat/support/json_reader.h"
 
 namespace remat {
 namespace {
@@ -45,13 +45,13 @@ std::optional<std::string_view> leading_schema_tag(std::string_view text) {
 
 Expected<std::string> read_json_schema(std::string_view text, const std::string& file) {
   if (std::optional<std::string_view> tag = leading_schema_tag(text)) return std::string(*tag);
-  io::detail::JsonReader reader(file);
-  std::optional<io::detail::dom::element> root = reader.parse(text);
+  json::JsonReader reader(file);
+  std::optional<json::dom::element> root = reader.parse(text);
   if (!root) return reader.error();
-  io::detail::JsonPath top;
-  io::detail::dom::object obj;
+  json::JsonPath top;
+  json::dom::object obj;
   if (!reader.get_object(*root, top, obj)) return reader.error();
-  io::detail::dom::element tag;
+  json::dom::element tag;
   if (obj["schema"].get(tag)) return std::string();
   std::string_view s;
   if (!reader.get_string(tag, top.field("schema"), s)) return reader.error();

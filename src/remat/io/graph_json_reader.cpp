@@ -3,19 +3,19 @@
 #include <array>
 #include <optional>
 
-#include "remat/io/detail/json_reading.h"
 #include "remat/io/graph_json.h"
 #include "remat/support/file_io.h"
+#include "remat/support/json_reader.h"
 
 namespace remat {
 namespace {
 
-using io::detail::JsonPath;
-using io::detail::JsonReader;
-using io::detail::dom::array;
-using io::detail::dom::element;
-using io::detail::dom::element_type;
-using io::detail::dom::object;
+using json::JsonPath;
+using json::JsonReader;
+using json::dom::array;
+using json::dom::element;
+using json::dom::element_type;
+using json::dom::object;
 
 /// Interns strings that repeat from node to node (targets, devices, stack traces, kwarg
 /// names) without hashing on a hit: a direct-mapped cache compared by content.

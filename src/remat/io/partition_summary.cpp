@@ -2,16 +2,16 @@
 
 #include <algorithm>
 
-#include "remat/io/detail/json_reading.h"
+#include "remat/support/json_reader.h"
 #include "remat/support/json_writer.h"
 
 namespace remat {
 namespace {
 
-using io::detail::JsonPath;
-using io::detail::JsonReader;
-using io::detail::dom::element;
-using io::detail::dom::object;
+using json::JsonPath;
+using json::JsonReader;
+using json::dom::element;
+using json::dom::object;
 
 bool read_strategy(JsonReader& r, object obj, const JsonPath& path, StrategySummary& s) {
   for (auto [key, value] : obj) {

@@ -121,7 +121,7 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
     reasons.emplace_back(n, "read by a node the backward recomputes");
   DefaultPartition result;
   result.report = describe_partition(joint, *graphs, origins, "default", reasons);
-  result.report.stage = PartitionStage::Default;
+  result.report.set_stage(PartitionStage::Default);
   result.report.tags_made_must_save = std::move(made_must_save);
   result.report.notes.push_back("forward region found by " + region_rule);
   for (const std::string& n : rng)

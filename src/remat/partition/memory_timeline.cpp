@@ -1,65 +1,96 @@
 #include "remat/partition/memory_timeline.h"
 
 #include <algorithm>
-#include <set>
+#include <string_view>
+
+#include <absl/container/flat_hash_set.h>
 
 #include "remat/ir/node_set.h"
-#include "remat/partition/partition_report.h"
+#include "remat/partition/value_bytes.h"
+#include "remat/records/live_storage.h"
 
 namespace remat::partition {
 namespace {
 
-/// Runs one graph's schedule: `on_step(node, live)` for its inputs (node nullptr) and each call;
-/// `alive` (when given) holds (bytes, id) of what is alive while the step runs.
+/// The step's inputs (parameters, the batch) are held by the caller from the forward's start to
+/// the backward's end, used or not: the forward's placeholders, and the backward's of the same
+/// name. `outside` is what they weigh beyond the placeholders of the graph walked.
+struct StepInputs {
+  absl::flat_hash_set<std::string_view> names;
+  int64_t outside = 0;
+};
+
+/// Runs one graph's schedule through records::LiveStorage (which says how storage is counted):
+/// `on_step(node, storage)` for its inputs (node nullptr) and after each call, values dying
+/// after their last use.
 template <class OnStep>
-void walk_graph(const Graph& g, std::set<std::pair<int64_t, uint32_t>>* alive, OnStep&& on_step) {
+void walk_graph(const Graph& g, const StepInputs& inputs, bool track_alive, OnStep&& on_step) {
+  records::LiveStorage storage(g.id_bound(), track_alive);
+  storage.add_outside(inputs.outside);
   NodeMap<size_t> uses(g, 0);
-  NodeMap<int64_t> bytes(g, 0);  // what a value holds while alive; getitems alias their tuple's
   std::vector<Node*> ins;
-  int64_t live = 0;
-  auto born = [&](const Node* n) {
-    live += bytes[n];
-    if (alive && bytes[n] > 0) alive->insert({bytes[n], n->id()});
-  };
-  auto dies = [&](const Node* n) {
-    live -= bytes[n];
-    if (alive && bytes[n] > 0) alive->erase({bytes[n], n->id()});
+  auto place = [&](const Node* n) {
+    const Node& root = storage_root(*n);
+    if (&root != n)
+      storage.alias(n->id(), root.id());
+    else if (is_getitem(*n) && n->args()[0].is_node())
+      storage.take_from(n->id(), n->args()[0].as_node()->id(), value_bytes(*n));
+    else
+      storage.allocate(n->id(), value_bytes(*n));
   };
   for (const Node* n : g.nodes()) {
     uses[n] = n->users().size();
-    if (!is_getitem(*n)) bytes[n] = value_bytes(*n);
-    if (n->op() == OpKind::Placeholder) born(n);
+    if (n->op() != OpKind::Placeholder) continue;
+    if (inputs.names.contains(n->name()))
+      storage.hold(n->id(), value_bytes(*n));
+    else
+      place(n);
   }
-  on_step(nullptr, live);
+  on_step(nullptr, storage);
   for (const Node* n : g.nodes()) {
     if (n->op() != OpKind::CallFunction) continue;
-    born(n);
-    on_step(n, live);
+    place(n);
+    on_step(n, storage);
+    if (uses[n] == 0) storage.release(n->id());  // dead code: freed as soon as it ran
     n->collect_input_nodes(ins);
     for (Node* in : ins)
-      if (--uses[in] == 0) dies(in);
+      if (uses[in] > 0 && --uses[in] == 0) storage.release(in->id());
   }
+}
+
+/// Walks the forward then the backward, the step's inputs held throughout.
+template <class OnStep>
+void walk_partition(const ForwardBackward& graphs, bool track_alive, OnStep&& on_step) {
+  StepInputs forward, backward;
+  for (const Node* p : graphs.forward.graph().placeholders()) forward.names.insert(p->name());
+  walk_graph(graphs.forward.graph(), forward, track_alive, on_step);
+  // The backward's own placeholders count there; the step's other inputs weigh from outside.
+  backward.names = forward.names;
+  absl::flat_hash_set<std::string_view> in_backward;
+  for (const Node* p : graphs.backward.graph().placeholders()) in_backward.insert(p->name());
+  for (const Node* p : graphs.forward.graph().placeholders())
+    if (!in_backward.contains(p->name())) backward.outside += value_bytes(*p);
+  walk_graph(graphs.backward.graph(), backward, track_alive, on_step);
 }
 
 }  // namespace
 
 MemoryTimeline memory_timeline(const ForwardBackward& graphs) {
   MemoryTimeline t;
-  auto record = [&](const Node* n, int64_t live) {
-    if (live > t.peak_bytes()) t.peak = t.steps.size();
-    t.steps.push_back({n, live});
-  };
-  walk_graph(graphs.forward.graph(), nullptr, record);
-  t.forward_steps = t.steps.size();
-  walk_graph(graphs.backward.graph(), nullptr, record);
+  walk_partition(graphs, false, [&](const Node* n, const records::LiveStorage& s) {
+    if (n == nullptr && !t.steps.empty())
+      t.forward_steps = t.steps.size();  // the backward's inputs
+    if (s.live() > t.peak_bytes()) t.peak = t.steps.size();
+    t.steps.push_back({n, s.live()});
+  });
   return t;
 }
 
 int64_t peak_live_bytes(const ForwardBackward& graphs) {
   int64_t peak = 0;
-  auto record = [&](const Node*, int64_t live) { peak = std::max(peak, live); };
-  walk_graph(graphs.forward.graph(), nullptr, record);
-  walk_graph(graphs.backward.graph(), nullptr, record);
+  walk_partition(graphs, false, [&](const Node*, const records::LiveStorage& s) {
+    peak = std::max(peak, s.live());
+  });
   return peak;
 }
 
@@ -67,22 +98,26 @@ std::vector<AliveSnapshot> alive_at(const ForwardBackward& graphs, const std::ve
                                     size_t largest) {
   std::vector<AliveSnapshot> out;
   size_t step = 0, next = 0;
-  for (const GraphModule* m : {&graphs.forward, &graphs.backward}) {
-    const Graph& g = m->graph();
-    std::vector<const Node*> by_id(g.id_bound(), nullptr);
-    for (const Node* n : g.nodes()) by_id[n->id()] = n;
-    std::set<std::pair<int64_t, uint32_t>> alive;  // ties in id order: the same report each run
-    walk_graph(g, &alive, [&](const Node*, int64_t) {
-      if (next < steps.size() && steps[next] == step) {
-        AliveSnapshot s{step, alive.size(), {}};
-        for (auto it = alive.rbegin(); it != alive.rend() && s.largest.size() < largest; ++it)
-          s.largest.push_back({by_id[it->second], it->first});
-        out.push_back(std::move(s));
-        ++next;
-      }
-      ++step;
-    });
-  }
+  // Node ids are per graph: the step's first node (nullptr, the inputs) says which graph it is.
+  const Graph* g = nullptr;
+  std::vector<const Node*> by_id;
+  walk_partition(graphs, true, [&](const Node* n, const records::LiveStorage& storage) {
+    if (n == nullptr) {
+      g = g == nullptr ? &graphs.forward.graph() : &graphs.backward.graph();
+      by_id.assign(g->id_bound(), nullptr);
+      for (const Node* m : g->nodes()) by_id[m->id()] = m;
+    }
+    if (next < steps.size() && steps[next] == step) {
+      // The largest first (ties in id order, last first: the same report each run).
+      AliveSnapshot s{step, storage.alive().size(), {}};
+      for (auto it = storage.alive().rbegin();
+           it != storage.alive().rend() && s.largest.size() < largest; ++it)
+        s.largest.push_back({by_id[it->second], it->first});
+      out.push_back(std::move(s));
+      ++next;
+    }
+    ++step;
+  });
   return out;
 }
 

@@ -1,7 +1,9 @@
 // Live tensor bytes over a partition's schedule: the forward's nodes in order, then the
-// backward's, each value freed after its last use (inputs, and the saved values the forward
-// returns, stay live to the end of their graph). Its peak is the report's peak-memory estimate;
-// the report draws it as the memory timeline.
+// backward's, each storage freed after the last use of any value in it (a view or detach shares
+// its base's storage and adds none). The step's inputs (parameters, the batch) are alive
+// throughout, as their owners hold them; the saved values the forward returns live until the
+// backward's last use. Its peak is the report's peak-memory estimate; the report draws it as the
+// memory timeline.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +24,7 @@ struct LiveStep {
 /// What is alive at one step: the largest values first.
 struct AliveSnapshot {
   size_t step = 0;
-  size_t count = 0;  ///< values alive (getitems, which alias their tuple, not counted)
+  size_t count = 0;  ///< storages alive (a view shares its base's: not counted again)
   std::vector<std::pair<const Node*, int64_t>> largest;
 };
 

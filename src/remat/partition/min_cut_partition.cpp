@@ -94,7 +94,7 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original,
                     "run_with_rng_state)");
   MinCutPartition result;
   result.report = describe_partition(joint, *graphs, origins, "min-cut", reasons);
-  result.report.stage = budget->stage;
+  result.report.set_stage(budget->stage);
   result.report.cut_value = chosen.cut_value;
   result.report.banned = chosen.banned;
   result.report.notes = std::move(notes);

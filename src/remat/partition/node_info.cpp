@@ -3,7 +3,6 @@
 #include <unordered_set>
 
 #include "remat/ir/graph.h"
-#include "remat/partition/extract.h"
 
 namespace remat::partition {
 

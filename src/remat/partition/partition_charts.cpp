@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
 #include "remat/partition/default_partition.h"
@@ -13,106 +13,69 @@
 namespace remat::partition {
 namespace {
 
-std::string name_of(const Node* n) {
-  return n ? n->name() : std::string();
+std::string_view name_of(const Node* n) {
+  return n ? std::string_view(n->name()) : std::string_view();
 }
 
-/// The curve of one partition: every step, or each bucket's busiest when there are more than
-/// `o.max_samples`; with what is alive at each sample when `o.largest_alive` > 0.
+/// The curve of one partition, with what is alive at each sample when `with_alive`.
 TimelineCurve curve_of(const ForwardBackward& graphs, std::string label, const ChartOptions& o,
                        bool with_alive) {
   MemoryTimeline t = memory_timeline(graphs);
-  TimelineCurve c;
-  c.label = std::move(label);
-  c.steps = t.steps.size();
-  c.forward_steps = t.forward_steps;
-  c.peak_bytes = t.peak_bytes();
-  c.peak_step = t.peak;
-  if (!t.steps.empty()) c.peak_node = name_of(t.steps[t.peak].node);
+  std::vector<records::CurveStep> steps;
+  steps.reserve(t.steps.size());
+  for (const LiveStep& s : t.steps)
+    steps.push_back({name_of(s.node), s.node ? value_bytes(*s.node) : 0, s.live});
+  TimelineCurve c = records::memory_curve(std::move(label), steps, t.forward_steps, o.max_samples);
+  if (!with_alive || o.largest_alive == 0) return c;
   std::vector<size_t> picked;
-  size_t bucket = std::max<size_t>(1, (t.steps.size() + o.max_samples - 1) / o.max_samples);
-  for (size_t start = 0; start < t.steps.size(); start += bucket) {
-    size_t best = start;
-    for (size_t i = start; i < std::min(t.steps.size(), start + bucket); ++i)
-      if (t.steps[i].live > t.steps[best].live) best = i;  // the first of equals: the peak's own
-    picked.push_back(best);
-  }
-  std::vector<AliveSnapshot> alive;
-  if (with_alive && o.largest_alive > 0) alive = alive_at(graphs, picked, o.largest_alive);
-  for (size_t k = 0; k < picked.size(); ++k) {
-    const LiveStep& s = t.steps[picked[k]];
-    TimelineSample sample{picked[k], s.live, name_of(s.node), s.node ? value_bytes(*s.node) : 0,
-                          0,         {}};
-    if (k < alive.size()) {
-      sample.alive = alive[k].count;
-      for (auto [node, bytes] : alive[k].largest) sample.largest.push_back({node->name(), bytes});
-    }
-    c.samples.push_back(std::move(sample));
+  for (const records::TimelineSample& sample : c.samples) picked.push_back(sample.step);
+  std::vector<AliveSnapshot> alive = alive_at(graphs, picked, o.largest_alive);
+  for (size_t k = 0; k < alive.size() && k < c.samples.size(); ++k) {
+    c.samples[k].alive = alive[k].count;
+    for (auto [node, bytes] : alive[k].largest)
+      c.samples[k].largest.push_back({node->name(), bytes});
   }
   return c;
 }
 
 BudgetPoint point_of(double budget, const PartitionReport& r) {
-  return {budget, r.saved_bytes_total, r.recompute_flops, r.saved_values.size(),
-          std::string(stage_name(r.stage))};
-}
-
-/// Runs of consecutive joint nodes, in order.
-std::vector<NodeSpan> runs(std::vector<std::pair<size_t, const Node*>> nodes) {
-  std::sort(nodes.begin(), nodes.end());
-  std::vector<NodeSpan> out;
-  for (auto [i, n] : nodes) {
-    if (!out.empty() && out.back().last + 1 >= i) {
-      out.back().last = i;
-      out.back().last_name = n->name();
-    } else {
-      out.push_back({i, i, n->name(), n->name()});
-    }
-  }
-  return out;
+  return {budget,
+          r.saved_bytes_total,
+          r.activation_bytes,
+          r.recompute_flops.value_or(0),
+          r.saved_values.size(),
+          r.stage};
 }
 
 RegionMap region_map(const GraphModule& joint, const PartitionReport& r) {
-  RegionMap m;
-  absl::flat_hash_map<const Node*, size_t> index;
-  for (const Node* n : joint.graph().nodes()) {
-    index[n] = m.nodes;
-    std::optional<int64_t> id = n->meta.ac_graph_id();
-    if (id && !m.regions.empty() && m.regions.back().id == *id &&
-        m.regions.back().span.last + 1 == m.nodes) {
-      m.regions.back().span.last = m.nodes;
-      m.regions.back().span.last_name = n->name();
-    } else if (id) {
-      m.regions.push_back({*id, {m.nodes, m.nodes, n->name(), n->name()}});
-    }
-    ++m.nodes;
-  }
-  for (const SavedValue& v : r.saved_values)
-    if (const Node* n = joint.graph().find(v.name)) m.saved.push_back({index.at(n), v.name});
-  std::sort(m.saved.begin(), m.saved.end());
-  std::vector<std::pair<size_t, const Node*>> recomputed;
-  for (const RecomputedNode& r_node : r.recomputed)
-    if (const Node* n = joint.graph().find(r_node.name)) recomputed.push_back({index.at(n), n});
-  m.recomputed = runs(std::move(recomputed));
-  return m;
+  absl::flat_hash_set<std::string_view> saved, recomputed;
+  for (const SavedValue& v : r.saved_values) saved.insert(v.name);
+  for (const RecomputedNode& n : r.recomputed) recomputed.insert(n.name);
+  records::RegionMapBuilder map;
+  for (const Node* n : joint.graph().nodes())
+    map.add(n->name(), n->meta.ac_graph_id(), saved.contains(n->name()),
+            recomputed.contains(n->name()));
+  return std::move(map).finish();
 }
 
 }  // namespace
 
 std::optional<size_t> budget_knee(const std::vector<BudgetPoint>& points) {
   if (points.size() < 3) return std::nullopt;
+  // Memory as the budget curve draws it: activation memory (saved bytes in older records).
+  auto memory = [](const BudgetPoint& p) { return p.activation_bytes.value_or(p.saved_bytes); };
   auto [min_b, max_b] = std::minmax_element(
       points.begin(), points.end(),
-      [](const BudgetPoint& a, const BudgetPoint& b) { return a.saved_bytes < b.saved_bytes; });
+      [&](const BudgetPoint& a, const BudgetPoint& b) { return memory(a) < memory(b); });
   auto [min_f, max_f] = std::minmax_element(points.begin(), points.end(),
                                             [](const BudgetPoint& a, const BudgetPoint& b) {
                                               return a.recompute_flops < b.recompute_flops;
                                             });
-  double bytes_range = static_cast<double>(max_b->saved_bytes - min_b->saved_bytes);
+  double bytes_range = static_cast<double>(memory(*max_b) - memory(*min_b));
   double flops_range = static_cast<double>(max_f->recompute_flops - min_f->recompute_flops);
   if (bytes_range <= 0 || flops_range <= 0) return std::nullopt;
   auto x = [&](const BudgetPoint& p) {
-    return static_cast<double>(p.saved_bytes - min_b->saved_bytes) / bytes_range;
+    return static_cast<double>(memory(p) - memory(*min_b)) / bytes_range;
   };
   auto y = [&](const BudgetPoint& p) {
     return static_cast<double>(p.recompute_flops - min_f->recompute_flops) / flops_range;

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "remat/partition/chart_data.h"
 #include "remat/partition/partition_joint.h"
+#include "remat/records/memory_curve.h"
 
 namespace remat::partition {
 
@@ -29,7 +29,8 @@ Expected<PartitionCharts> chart_partition(const GraphModule& joint, const Partit
                                           const ChartOptions& options = {});
 
 /// The index of the sweep point farthest below the chord from the first point to the last, both
-/// axes scaled to [0, 1]; nullopt with fewer than three points or none below.
+/// axes (activation memory, recompute FLOPs) scaled to [0, 1]; nullopt with fewer than three
+/// points or none below.
 std::optional<size_t> budget_knee(const std::vector<BudgetPoint>& points);
 
 }  // namespace remat::partition

@@ -68,7 +68,7 @@ std::vector<std::string> check_validity(const GraphModule& joint, const ForwardB
     // Views are the exception PyTorch makes: it never bans recomputing a view, MUST_SAVE or not.
     bool view = node_is(*j, OpCategory::View);
     // At a memory budget of 0 PyTorch saves the inputs alone, MUST_SAVE values included.
-    bool inputs_only = report.stage == PartitionStage::InputsOnly;
+    bool inputs_only = report.step == PartitionStage::InputsOnly;
     if (must_save && !view && !inputs_only && recomputed.contains(name))
       v.push_back(name + " is MUST_SAVE but the backward recomputes it");
     if (must_recompute(*j) && saved.contains(name) && !made_must_save.contains(name)) {

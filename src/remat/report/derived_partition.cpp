@@ -4,100 +4,61 @@
 #include <set>
 #include <unordered_map>
 
+#include "remat/fxtext/statement_call.h"
 #include "remat/fxtext/text_scan.h"
+#include "remat/records/live_storage.h"
 
 namespace remat::report {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-constexpr size_t kMaxSamples = 1000;  // as remat's records: each the busiest step of its bucket
-
-struct Step {
-  std::string name;  // empty: the graph's inputs
-  uint64_t live = 0, bytes = 0;
-};
-
-/// Live bytes over one graph, as remat's memory timeline counts them: inputs live from the start,
-/// each statement's value born when it runs and dead after the line that frees it.
-void walk(LoggedGraph g, std::vector<Step>& steps) {
+/// Live bytes over one graph, counted as remat counts its own (records::LiveStorage): `held`
+/// names the step's inputs, alive throughout, and `outside` is what those this graph does not
+/// read weigh; each statement's value is born when it runs and dies on the line that frees it.
+void walk(LoggedGraph g, const std::set<std::string_view>& held, int64_t outside,
+          std::vector<records::CurveStep>& steps) {
   std::vector<std::string_view> lines = fxtext::split_lines(g.text);
-  std::unordered_map<std::string_view, uint64_t> bytes;
-  uint64_t live = 0;
-  for (const GraphLine& n : *g.nodes) {
-    bytes[n.name] = n.bytes.value_or(0);
-    if (n.input) live += n.bytes.value_or(0);
+  std::unordered_map<std::string_view, size_t> index;
+  for (size_t i = 0; i < g.nodes->size(); ++i) index.try_emplace((*g.nodes)[i].name, i);
+  auto index_of = [&](std::string_view name) {
+    auto at = index.find(name);
+    return at == index.end() ? std::optional<size_t>() : std::optional<size_t>(at->second);
+  };
+  records::LiveStorage storage(g.nodes->size());
+  storage.add_outside(outside);
+  auto bytes_of = [](const GraphLine& n) { return static_cast<int64_t>(n.bytes.value_or(0)); };
+  for (size_t i = 0; i < g.nodes->size(); ++i) {
+    const GraphLine& n = (*g.nodes)[i];
+    if (!n.input) continue;
+    if (held.contains(n.name))
+      storage.hold(i, bytes_of(n));
+    else
+      storage.allocate(i, bytes_of(n));
   }
-  steps.push_back({"", live, 0});
-  for (const GraphLine& n : *g.nodes) {
+  steps.push_back({"", 0, storage.live()});
+  for (size_t i = 0; i < g.nodes->size(); ++i) {
+    const GraphLine& n = (*g.nodes)[i];
     if (n.input) continue;
-    live += n.bytes.value_or(0);
-    steps.push_back({n.name, live, n.bytes.value_or(0)});
-    if (n.line >= lines.size()) continue;
-    for (std::string_view freed : freed_names(lines[n.line])) {
-      auto at = bytes.find(freed);
-      if (at == bytes.end()) continue;
-      live -= std::min(live, at->second);
-      at->second = 0;  // freed once
-    }
+    std::string_view line = n.line < lines.size() ? lines[n.line] : std::string_view();
+    fxtext::StatementCall call = fxtext::statement_call(line);
+    std::optional<size_t> first = index_of(call.first);
+    if (first && fxtext::shares_input_storage(call.target))
+      storage.alias(i, *first);
+    else if (first && call.target == "operator.getitem")
+      storage.take_from(i, *first, bytes_of(n));
+    else
+      storage.allocate(i, bytes_of(n));
+    steps.push_back({n.name, bytes_of(n), storage.live()});
+    for (std::string_view freed : freed_names(line))
+      if (std::optional<size_t> at = index_of(freed)) storage.release(*at);
   }
 }
 
-Json curve(const std::vector<Step>& steps, size_t forward_steps) {
-  size_t peak = 0;
-  for (size_t i = 0; i < steps.size(); ++i)
-    if (steps[i].live > steps[peak].live) peak = i;
-  Json c = {{"label", "PyTorch's partition (read off its graphs)"},
-            {"steps", steps.size()},
-            {"forward_steps", forward_steps},
-            {"peak_bytes", steps.empty() ? 0 : steps[peak].live},
-            {"peak_step", peak},
-            {"peak_node", steps.empty() ? "" : steps[peak].name},
-            {"samples", Json::array()}};
-  size_t bucket = std::max<size_t>(1, (steps.size() + kMaxSamples - 1) / kMaxSamples);
-  for (size_t start = 0; start < steps.size(); start += bucket) {
-    size_t best = start;
-    for (size_t i = start; i < std::min(steps.size(), start + bucket); ++i)
-      if (steps[i].live > steps[best].live) best = i;
-    c["samples"].push_back({{"step", best},
-                            {"live", steps[best].live},
-                            {"node", steps[best].name},
-                            {"bytes", steps[best].bytes}});
-  }
-  return c;
-}
-
-Json span(size_t first, size_t last, const std::string& first_name, const std::string& last_name) {
-  return Json::array({first, last, first_name, last_name});
-}
-
-Json region_map(const std::vector<GraphLine>& joint, const PartitionMarks& marks) {
-  Json regions = Json::array(), saved = Json::array(), recomputed = Json::array();
-  for (size_t i = 0; i < joint.size(); ++i) {
-    const GraphLine& n = joint[i];
-    if (n.ac_graph_id) {
-      if (!regions.empty() && regions.back()[0] == *n.ac_graph_id && regions.back()[2] == i - 1) {
-        regions.back()[2] = i;
-        regions.back()[4] = n.name;
-      } else {
-        regions.push_back({*n.ac_graph_id, i, i, n.name, n.name});
-      }
-    }
-    if (marks.saved.contains(n.name)) saved.push_back({i, n.name});
-    if (marks.recomputed.contains(n.name)) {
-      if (!recomputed.empty() && recomputed.back()[1] == i - 1) {
-        recomputed.back()[1] = i;
-        recomputed.back()[3] = n.name;
-      } else {
-        recomputed.push_back(span(i, i, n.name, n.name));
-      }
-    }
-  }
-  // The joint's output node is a node of remat's maps too.
-  return {{"nodes", joint.size() + 1},
-          {"regions", regions},
-          {"saved", saved},
-          {"recomputed", recomputed}};
+records::RegionMap region_map(const std::vector<GraphLine>& joint, const PartitionMarks& marks) {
+  records::RegionMapBuilder map;
+  for (const GraphLine& n : joint)
+    map.add(n.name, n.ac_graph_id, marks.saved.contains(n.name), marks.recomputed.contains(n.name));
+  map.add("output", std::nullopt, false, false);  // the joint's output node, as in remat's maps
+  return std::move(map).finish();
 }
 
 }  // namespace
@@ -119,11 +80,11 @@ std::vector<std::string_view> freed_names(std::string_view line) {
   return out;
 }
 
-Json derived_record(const PartitionMarks& marks, LoggedGraph forward, LoggedGraph backward,
-                    const std::vector<GraphLine>* joint) {
-  Json record = {{"strategy", "PyTorch's partition"}, {"stage", marks.source}};
-  Json saved = Json::array(), recomputed = Json::array();
-  uint64_t saved_bytes = 0;
+records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph forward,
+                                        LoggedGraph backward, const std::vector<GraphLine>* joint) {
+  records::PartitionRecord record;
+  record.strategy = "PyTorch's partition";
+  record.stage = marks.source;
   // A saved value the forward graph takes as an input (a parameter, a primal) costs no
   // activation memory: the backward reads it anyway.
   std::set<std::string_view> forward_inputs;
@@ -132,30 +93,40 @@ Json derived_record(const PartitionMarks& marks, LoggedGraph forward, LoggedGrap
       if (g.input) forward_inputs.insert(g.name);
   for (const auto& [name, bytes] : marks.saved) {
     auto why = marks.why.find(name);
-    saved.push_back(
-        {{"name", name}, {"bytes", bytes}, {"reason", why == marks.why.end() ? "" : why->second}});
-    if (forward_inputs.contains(name)) saved.back()["input"] = true;
-    saved_bytes += bytes;
+    records::SavedValue& v = record.saved_values.emplace_back();
+    v.name = name;
+    v.bytes = static_cast<int64_t>(bytes);
+    v.reason = why == marks.why.end() ? "" : why->second;
+    v.input = forward_inputs.contains(name);
+    record.saved_bytes_total += v.bytes;
   }
   for (const std::string& name : marks.recomputed) {
     auto why = marks.why.find(name);
-    recomputed.push_back({{"name", name}, {"reason", why == marks.why.end() ? "" : why->second}});
+    record.recomputed.push_back({name, "", why == marks.why.end() ? "" : why->second, {}});
   }
-  std::vector<Step> steps;
-  walk(forward, steps);
+  // The step's inputs: the forward's, alive throughout (the backward reads some of them again).
+  std::vector<records::CurveStep> steps;
+  std::set<std::string_view> backward_inputs;
+  if (backward.nodes)
+    for (const GraphLine& g : *backward.nodes)
+      if (g.input) backward_inputs.insert(g.name);
+  int64_t unread = 0;
+  if (forward.nodes)
+    for (const GraphLine& g : *forward.nodes)
+      if (g.input && !backward_inputs.contains(g.name))
+        unread += static_cast<int64_t>(g.bytes.value_or(0));
+  if (forward.nodes) walk(forward, forward_inputs, 0, steps);
   size_t forward_steps = steps.size();
-  walk(backward, steps);
-  Json memory = curve(steps, forward_steps);
-  record["saved_values"] = saved;
-  record["saved_bytes_total"] = saved_bytes;
-  record["recomputed"] = recomputed;
-  record["peak_memory_bytes"] = memory["peak_bytes"];
-  record["notes"] = Json::array(
-      {"read off the forward and backward graphs PyTorch logged: bytes from their annotations, "
-       "lifetimes from their `= None` deletions; no budget sweep (that takes remat's "
-       "partitioner: `remat report` on the joint graph file runs it)"});
-  record["charts"] = {{"memory", Json::array({memory})}};
-  if (joint) record["charts"]["regions"] = region_map(*joint, marks);
+  if (backward.nodes) walk(backward, forward_inputs, unread, steps);
+  records::PartitionCharts& charts = record.charts.emplace();
+  charts.memory.push_back(
+      records::memory_curve("PyTorch's partition (read off its graphs)", steps, forward_steps));
+  record.peak_memory_bytes = charts.memory.front().peak_bytes;
+  record.notes.push_back(
+      "read off the forward and backward graphs PyTorch logged: bytes from their annotations, "
+      "lifetimes from their `= None` deletions; no budget sweep (that takes remat's "
+      "partitioner: `remat report` on the joint graph file runs it)");
+  if (joint) charts.regions = region_map(*joint, marks);
   return record;
 }
 

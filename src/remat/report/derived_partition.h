@@ -6,10 +6,10 @@
 // There is no budget sweep: that takes remat's partitioner, which the report never runs.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
 
+#include "remat/records/partition_record.h"
 #include "remat/report/graph_html.h"
 
 namespace remat::report {
@@ -20,10 +20,10 @@ struct LoggedGraph {
   const std::vector<GraphLine>* nodes;
 };
 
-/// A `remat_partition`-shaped record of the partition `marks` describe, with `charts` (memory
-/// curve, and the region map when `joint` is given).
-nlohmann::ordered_json derived_record(const PartitionMarks& marks, LoggedGraph forward,
-                                      LoggedGraph backward, const std::vector<GraphLine>* joint);
+/// A record of the partition `marks` describe, with charts (the memory curve, and the region map
+/// when `joint` is given).
+records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph forward,
+                                        LoggedGraph backward, const std::vector<GraphLine>* joint);
 
 /// The names a statement line frees after it (`...;  a = b = None`), in order.
 std::vector<std::string_view> freed_names(std::string_view line);

@@ -87,10 +87,11 @@ figure.chart svg { max-width: 1100px; font: 11px -apple-system, "Segoe UI", Helv
 .grid line { stroke: #eaeef2; } .axis line { stroke: #8c959f; } .axis text, .row-label { fill: #57606a; } .axis .title { fill: #1f2328; font-size: 12px; }
 .curve { fill: none; stroke-width: 2; stroke-linejoin: round; } .curve.c0 { stroke: #0969da; stroke-width: 2.5; } .curve.c1 { stroke: #cf222e; stroke-dasharray: 6 4; } .curve.c2 { stroke: #1a7f37; stroke-dasharray: 2 3; }
 .points circle { fill: transparent; cursor: help; } .points circle:hover { fill: #0969da; }
-.peak { fill: #cf222e; } #memory-peak text { fill: #cf222e; font-weight: 600; }
+.peak { fill: #0550ae; stroke: #fff; stroke-width: 1.5; } #memory-peak text { fill: #0550ae; font-weight: 600; }
 .phase line { stroke: #8c959f; stroke-dasharray: 3 3; } .phase text { fill: #57606a; }
 .budget-point { fill: #0969da; cursor: help; } .chosen { fill: none; stroke: #cf222e; stroke-width: 2.5; } .knee { fill: #bf8700; }
 .chosen-label { fill: #cf222e; font-weight: 600; } .knee-label { fill: #9a6700; font-weight: 600; }
+.chart-note { font-size: .9em; color: #57606a; margin: .3em 0; }
 .chart-legend { list-style: none; padding: 0; margin: .2em 0; display: flex; flex-wrap: wrap; gap: 1.5em; font-size: .85em; }
 .swatch { display: inline-block; width: 2em; height: 0; border-top: 3px solid; vertical-align: middle; margin-right: .4em; }
 .swatch.c0 { border-color: #0969da; } .swatch.c1 { border-color: #cf222e; border-top-style: dashed; } .swatch.c2 { border-color: #1a7f37; border-top-style: dotted; }

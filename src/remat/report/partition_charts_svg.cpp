@@ -13,30 +13,9 @@
 namespace remat::report {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-const Json& member(const Json& object, const char* key) {
-  static const Json kNull;
-  return object.is_object() && object.contains(key) ? object[key] : kNull;
-}
-
-/// `v` when it is an array, else an empty one (never a copy: callers keep pointers into it).
-const Json& items(const Json& v) {
-  static const Json kEmpty = Json::array();
-  return v.is_array() ? v : kEmpty;
-}
-
-double number(const Json& v) {
-  return v.is_number() ? v.get<double>() : 0.0;
-}
-
-/// A count or size from the record: negative, NaN or huge values (bad input) clamp.
+/// A count or size as a whole number for labels (negative values, from bad input, show as 0).
 uint64_t whole(double v) {
   return v > 0 && v < 9.2e18 ? static_cast<uint64_t>(v) : 0;
-}
-
-std::string text(const Json& v) {
-  return v.is_string() ? v.get<std::string>() : "";
 }
 
 /// The drawing area of a chart and the data ranges it shows.
@@ -141,6 +120,44 @@ std::string no_data(std::string_view id, std::string_view title, std::string_vie
       id, html_escape(title), html_escape(why));
 }
 
+/// What the memory timeline needs said under it: the curves that could not be drawn, and why this
+/// partition's peak is above save everything's when it is (recomputing is meant to lower it).
+std::string timeline_notes(const records::PartitionCharts& charts) {
+  const records::TimelineCurve& mine = charts.memory.front();
+  auto all = std::find_if(
+      charts.memory.begin() + 1, charts.memory.end(),
+      [](const records::TimelineCurve& c) { return c.label.starts_with("save everything"); });
+  std::string out;
+  if (all != charts.memory.end() && mine.peak_bytes > all->peak_bytes) {
+    bool in_backward = mine.peak_step >= mine.forward_steps;
+    std::string largest;
+    for (const records::TimelineSample& s : mine.samples) {
+      if (s.step != mine.peak_step) continue;
+      for (const auto& [name, bytes] : s.largest)
+        largest +=
+            (largest.empty() ? "" : ", ") + name + " " + bytes_text(static_cast<double>(bytes));
+    }
+    out += fmt::format(
+        "<p class=\"chart-note\" id=\"peak-above-save-everything\">This partition's estimated "
+        "peak, {} while <code>{}</code> runs in the {}, is above save everything's ({}). "
+        "{}{}</p>\n",
+        bytes_text(static_cast<double>(mine.peak_bytes)), html_escape(mine.peak_node),
+        in_backward ? "backward" : "forward", bytes_text(static_cast<double>(all->peak_bytes)),
+        in_backward
+            ? "The backward recomputes values while the gradients it has made are alive, and at "
+              "this step they outweigh what save everything would still hold from the forward: "
+              "saving the values recomputed around it (MUST_SAVE in a checkpoint policy, or a "
+              "higher memory budget) lowers the peak."
+            : "The forward keeps values save everything does not have (the random number "
+              "generator's state for a recomputed random op, or a value saved in place of one "
+              "it frees later).",
+        largest.empty() ? "" : " Alive at the peak, the largest: " + html_escape(largest) + ".");
+  }
+  for (const std::string& n : charts.notes)
+    out += "<p class=\"chart-note\">" + html_escape(n) + "</p>\n";
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> NodeLinks::href(std::string_view node) const {
@@ -149,152 +166,160 @@ std::optional<std::string> NodeLinks::href(std::string_view node) const {
   return page + "#L" + std::to_string(at->second);
 }
 
-std::string memory_timeline_figure(const Json& charts, const NodeLinks* links) {
+std::string memory_timeline_figure(const records::PartitionCharts& charts, const NodeLinks* links) {
   constexpr std::string_view kTitle = "Memory over the step";
-  const Json& curves = member(charts, "memory");
-  if (!curves.is_array() || curves.empty())
+  const std::vector<records::TimelineCurve>& curves = charts.memory;
+  if (curves.empty())
     return no_data("memory-timeline", kTitle, "This partition record has no memory curves.");
   Plot p;
   double max_steps = 1, max_bytes = 1;
-  for (const Json& c : curves) {
-    max_steps = std::max(max_steps, number(member(c, "steps")) - 1);
-    max_bytes = std::max(max_bytes, number(member(c, "peak_bytes")));
+  for (const records::TimelineCurve& c : curves) {
+    max_steps = std::max(max_steps, static_cast<double>(c.steps) - 1);
+    max_bytes = std::max(max_bytes, static_cast<double>(c.peak_bytes));
   }
   p.x1 = max_steps;
-  p.y1 = max_bytes * 1.08;
-  const Json& mine = curves[0];
-  double peak = number(member(mine, "peak_bytes")), peak_step = number(member(mine, "peak_step"));
-  std::string peak_node = text(member(mine, "peak_node"));
+  p.y1 = max_bytes * 1.12;  // room above the highest peak for its label
+  const records::TimelineCurve& mine = curves[0];
+  double peak = static_cast<double>(mine.peak_bytes);
+  double peak_step = static_cast<double>(mine.peak_step);
   std::string out = fmt::format(
       "<figure id=\"memory-timeline\" class=\"chart\" data-peak-bytes=\"{}\" "
       "data-peak-step=\"{}\" data-peak-node=\"{}\"><figcaption>{}: live tensor bytes while each "
       "node runs, the forward then the backward (values freed after their last use). Hover a "
       "point of this partition's curve for the node and what is alive.</figcaption>\n",
-      whole(peak), whole(peak_step), html_escape(peak_node), kTitle);
+      mine.peak_bytes, mine.peak_step, html_escape(mine.peak_node), kTitle);
   out += svg_open(p, "memory over the step");
   axes(
       out, p, ticks(0, p.x1, 8), byte_ticks(0, max_bytes, 5),
       [](double x) { return human_count(whole(x)); }, bytes_text, "step", "live bytes");
-  // Where this partition's backward starts.
-  double backward = number(member(mine, "forward_steps"));
+  // Where this partition's backward starts. The phase names sit at the plot's foot, below the
+  // curves (which start from the inputs' bytes), so that no peak label runs into them.
+  double backward = static_cast<double>(mine.forward_steps);
+  double phase_y = p.height - p.bottom - 6;
   out += fmt::format(
       "<g class=\"phase\"><line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\"/>"
       "<text x=\"{3:.1f}\" y=\"{4:.1f}\" text-anchor=\"end\">forward</text>"
       "<text x=\"{5:.1f}\" y=\"{4:.1f}\">backward</text></g>\n",
-      p.px(backward - 0.5), p.top, p.height - p.bottom, p.px(backward - 0.5) - 4, p.top + 12,
+      p.px(backward - 0.5), p.top, p.height - p.bottom, p.px(backward - 0.5) - 4, phase_y,
       p.px(backward - 0.5) + 4);
   // The others first, so that this partition's curve is drawn on top.
   for (size_t i = curves.size(); i-- > 0;) {
-    const Json& samples = member(curves[i], "samples");
-    if (!samples.is_array()) continue;
     out += fmt::format("<polyline class=\"curve c{}\" points=\"", i);
-    for (const Json& s : samples)
-      out += fmt::format("{:.1f},{:.1f} ", p.px(number(member(s, "step"))),
-                         p.py(number(member(s, "live"))));
+    for (const records::TimelineSample& s : curves[i].samples)
+      out += fmt::format("{:.1f},{:.1f} ", p.px(static_cast<double>(s.step)),
+                         p.py(static_cast<double>(s.live)));
     out += "\"/>\n";
   }
   out += "<g class=\"points\">";
-  const Json& samples = member(mine, "samples");
-  for (const Json& s : items(samples)) {
-    double step = number(member(s, "step"));
-    std::string node = text(member(s, "node"));
-    std::string what = node.empty()
+  for (const records::TimelineSample& s : mine.samples) {
+    double step = static_cast<double>(s.step);
+    std::string what = s.node.empty()
                            ? (step < backward ? "the forward's inputs" : "the backward's inputs")
-                           : node + " (" + bytes_text(number(member(s, "bytes"))) + ")";
-    std::string tip = fmt::format("step {}: {}, {} live", human_count(whole(step)), what,
-                                  bytes_text(number(member(s, "live"))));
-    const Json& largest = member(s, "largest");
-    if (largest.is_array() && !largest.empty()) {
-      tip += fmt::format(" in {} values; the largest:",
-                         human_count(whole(number(member(s, "alive")))));
-      for (const Json& v : largest)
-        if (v.is_array() && v.size() == 2)
-          tip += " " + text(v[0]) + " " + bytes_text(number(v[1])) + ",";
+                           : s.node + " (" + human_bytes(whole(static_cast<double>(s.bytes))) + ")";
+    std::string tip = fmt::format("step {}: {}, {} live", human_count(s.step), what,
+                                  bytes_text(static_cast<double>(s.live)));
+    if (!s.largest.empty()) {
+      tip += fmt::format(" in {} values; the largest:", human_count(s.alive));
+      for (const auto& [name, bytes] : s.largest)
+        tip += " " + name + " " + bytes_text(static_cast<double>(bytes)) + ",";
       tip.pop_back();
     }
     out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\"><title>{}</title></circle>",
-                       p.px(step), p.py(number(member(s, "live"))), html_escape(tip));
+                       p.px(step), p.py(static_cast<double>(s.live)), html_escape(tip));
   }
   out += "</g>\n";
-  std::string a = link_open(links, peak_node);
+  std::string a = link_open(links, mine.peak_node);
   out += fmt::format(
       "<g id=\"memory-peak\">{}<circle class=\"peak\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"6\"><title>"
       "the peak: {} while {} runs</title></circle><text x=\"{:.1f}\" y=\"{:.1f}\" "
       "text-anchor=\"{}\">peak {} at {}</text>{}</g>\n",
-      a, p.px(peak_step), p.py(peak), bytes_text(peak), html_escape(peak_node),
+      a, p.px(peak_step), p.py(peak), bytes_text(peak), html_escape(mine.peak_node),
       p.px(peak_step) + (peak_step > p.x1 / 2 ? -9 : 9), p.py(peak) - 8,
-      peak_step > p.x1 / 2 ? "end" : "start", bytes_text(peak), html_escape(peak_node),
+      peak_step > p.x1 / 2 ? "end" : "start", bytes_text(peak), html_escape(mine.peak_node),
       link_close(a));
   out += "</svg>\n<ul class=\"chart-legend\">";
   for (size_t i = 0; i < curves.size(); ++i) {
     out += fmt::format("<li><span class=\"swatch c{}\"></span>{}: peak {}</li>", i,
-                       html_escape(text(member(curves[i], "label"))),
-                       bytes_text(number(member(curves[i], "peak_bytes"))));
+                       html_escape(curves[i].label),
+                       bytes_text(static_cast<double>(curves[i].peak_bytes)));
   }
-  out += "</ul></figure>\n";
+  out += "</ul>";
+  out += timeline_notes(charts);
+  out += "</figure>\n";
   return out;
 }
 
-std::string budget_curve_figure(const Json& record) {
+std::string budget_curve_figure(const records::PartitionRecord& record) {
   constexpr std::string_view kTitle = "Memory budget";
-  const Json& charts = member(record, "charts");
-  const Json& points = member(charts, "budget");
-  if (!points.is_array() || points.empty())
+  if (!record.charts || record.charts->budget.empty())
     return no_data("budget-curve", kTitle, "This partition record has no memory-budget sweep.");
-  std::optional<size_t> chosen, knee;
-  if (member(charts, "chosen").is_number_unsigned())
-    chosen = member(charts, "chosen").get<size_t>();
-  if (member(charts, "knee").is_number_unsigned()) knee = member(charts, "knee").get<size_t>();
-  bool is_default = text(member(record, "strategy")) == "default";
-  double own_bytes = number(member(record, "saved_bytes_total"));
-  double own_flops = number(member(record, "recompute_flops"));
+  const records::PartitionCharts& charts = *record.charts;
+  const std::vector<records::BudgetPoint>& points = charts.budget;
+  std::optional<size_t> chosen = charts.chosen, knee = charts.knee;
+  bool is_default = record.strategy == "default";
+  // The axis is activation memory (what the budget limits); records written before remat
+  // counted it per point give the saved bytes, inputs included.
+  bool activation = std::ranges::all_of(
+      points, [](const records::BudgetPoint& b) { return b.activation_bytes.has_value(); });
+  auto memory = [&](const records::BudgetPoint& b) {
+    return static_cast<double>(activation ? *b.activation_bytes : b.saved_bytes);
+  };
+  double own_bytes = static_cast<double>(activation ? record.activation_bytes.value_or(0)
+                                                    : record.saved_bytes_total);
+  double own_flops = static_cast<double>(record.recompute_flops.value_or(0));
+  std::string_view memory_words = activation ? "activation memory" : "saved bytes";
   // Both axes span what the points cover: the sweep's points often differ by little.
   std::vector<double> xs, ys;
   if (is_default) {
     xs.push_back(own_bytes);
     ys.push_back(own_flops);
   }
-  for (const Json& pt : points) {
-    xs.push_back(number(member(pt, "saved_bytes")));
-    ys.push_back(number(member(pt, "recompute_flops")));
+  for (const records::BudgetPoint& pt : points) {
+    xs.push_back(memory(pt));
+    ys.push_back(static_cast<double>(pt.recompute_flops));
   }
   Plot p;
   p.left = 110;
   std::tie(p.x0, p.x1) = padded_range(xs);
   std::tie(p.y0, p.y1) = padded_range(ys);
   std::string out = fmt::format(
-      "<figure id=\"budget-curve\" class=\"chart\" data-points=\"{}\"{}{}><figcaption>{}: what "
-      "the min-cut saves and recomputes as the activation memory budget goes from 0 to 1 (hover "
-      "a point for its budget).</figcaption>\n",
-      points.size(), chosen ? fmt::format(" data-chosen=\"{}\"", *chosen) : "",
-      knee ? fmt::format(" data-knee=\"{}\"", *knee) : "", kTitle);
-  out += svg_open(p, "saved bytes against recomputed FLOPs");
+      "<figure id=\"budget-curve\" class=\"chart\" data-points=\"{}\" data-axis=\"{}\"{}{}>"
+      "<figcaption>{}: what the min-cut keeps for the backward ({}) and what it recomputes as "
+      "the memory budget goes from 0 to 1 (hover a point for its budget).</figcaption>\n",
+      points.size(), activation ? "activation" : "saved",
+      chosen ? fmt::format(" data-chosen=\"{}\"", *chosen) : "",
+      knee ? fmt::format(" data-knee=\"{}\"", *knee) : "", kTitle,
+      activation ? "activation memory: the storage kept beyond the inputs"
+                 : "saved bytes, parameters and inputs included");
+  out += svg_open(p, std::string(memory_words) + " against recomputed FLOPs");
   axes(
       out, p, byte_ticks(p.x0, p.x1, 6), ticks(p.y0, p.y1, 5), bytes_text,
-      [](double y) { return human_flops(whole(y)); }, "saved bytes", "recomputed FLOPs");
+      [](double y) { return human_flops(whole(y)); }, memory_words, "recomputed FLOPs");
   // Where a sweep point sits on the plot.
-  auto position = [&](const Json& pt) {
-    return std::pair{p.px(number(member(pt, "saved_bytes"))),
-                     p.py(number(member(pt, "recompute_flops")))};
+  auto position = [&](const records::BudgetPoint& pt) {
+    return std::pair{p.px(memory(pt)), p.py(static_cast<double>(pt.recompute_flops))};
   };
   out += "<polyline class=\"curve c0\" points=\"";
-  for (const Json& pt : points) {
+  for (const records::BudgetPoint& pt : points) {
     auto [x, y] = position(pt);
     out += fmt::format("{:.1f},{:.1f} ", x, y);
   }
   out += "\"/>\n<g class=\"budget-points\">";
-  for (size_t i = 0; i < points.size(); ++i) {
-    const Json& pt = points[i];
+  for (const records::BudgetPoint& pt : points) {
     auto [x, y] = position(pt);
-    std::string tip = fmt::format(
-        "budget {:.2f}: saves {} ({} values), recomputes {} — {}", number(member(pt, "budget")),
-        bytes_text(number(member(pt, "saved_bytes"))),
-        human_count(whole(number(member(pt, "saved_values")))),
-        human_flops(whole(number(member(pt, "recompute_flops")))), text(member(pt, "stage")));
+    std::string kept = activation ? fmt::format("{} of activation memory ({} saved in {} values)",
+                                                bytes_text(memory(pt)),
+                                                bytes_text(static_cast<double>(pt.saved_bytes)),
+                                                human_count(pt.saved_values))
+                                  : fmt::format("saves {} ({} values)", bytes_text(memory(pt)),
+                                                human_count(pt.saved_values));
+    std::string tip =
+        fmt::format("budget {:.2f}: {}, recomputes {} — {}", pt.budget, kept,
+                    human_flops(whole(static_cast<double>(pt.recompute_flops))), pt.stage);
     out += fmt::format(
         "<circle class=\"budget-point\" data-budget=\"{:.2f}\" cx=\"{:.1f}\" cy=\"{:.1f}\" "
         "r=\"4\"><title>{}</title></circle>",
-        number(member(pt, "budget")), x, y, html_escape(tip));
+        pt.budget, x, y, html_escape(tip));
   }
   out += "</g>\n";
   auto label = [&](double x, double y, std::string_view cls, std::string_view words, double dy) {
@@ -304,30 +329,27 @@ std::string budget_curve_figure(const Json& record) {
                        html_escape(words));
   };
   if (knee && *knee < points.size()) {
-    const Json& pt = points[*knee];
-    auto [x, y] = position(pt);
+    auto [x, y] = position(points[*knee]);
     out += fmt::format(
         "<g id=\"budget-knee\"><path class=\"knee\" d=\"M{0:.1f} {1:.1f} l7 7 l-7 7 l-7 -7 z\"/>{2}"
         "</g>\n",
         x, y - 7,
-        label(x, y, "knee-label", fmt::format("knee (budget {:.2f})", number(member(pt, "budget"))),
-              18));
+        label(x, y, "knee-label", fmt::format("knee (budget {:.2f})", points[*knee].budget), 18));
   }
   if (chosen && *chosen < points.size()) {
-    const Json& pt = points[*chosen];
-    auto [x, y] = position(pt);
+    auto [x, y] = position(points[*chosen]);
     out += fmt::format(
         "<g id=\"budget-chosen\"><circle class=\"chosen\" cx=\"{:.1f}\" cy=\"{:.1f}\" "
         "r=\"8\"/>{}</g>\n",
         x, y,
         label(x, y, "chosen-label",
-              fmt::format("this partition (budget {:.2f})", number(member(pt, "budget"))), -8));
+              fmt::format("this partition (budget {:.2f})", points[*chosen].budget), -8));
   } else if (is_default) {
     double x = p.px(own_bytes), y = p.py(own_flops);
     out += fmt::format(
         "<g id=\"budget-chosen\"><circle class=\"chosen\" cx=\"{:.1f}\" cy=\"{:.1f}\" "
         "r=\"8\"><title>"
-        "the default partition: saves {}, recomputes {}</title></circle>{}</g>\n",
+        "the default partition: keeps {}, recomputes {}</title></circle>{}</g>\n",
         x, y, bytes_text(own_bytes), human_flops(whole(own_flops)),
         label(x, y, "chosen-label", "this partition (default)", -8));
   }
@@ -335,39 +357,25 @@ std::string budget_curve_figure(const Json& record) {
   return out;
 }
 
-std::string region_map_figure(const Json& charts, const NodeLinks* links) {
+std::string region_map_figure(const records::RegionMap& map, const NodeLinks* links) {
   constexpr std::string_view kTitle = "Checkpoint regions";
-  const Json& map = member(charts, "regions");
-  double nodes = number(member(map, "nodes"));
-  if (!map.is_object() || nodes < 1)
+  double nodes = static_cast<double>(map.nodes);
+  if (map.nodes == 0)
     return no_data("region-map", kTitle, "This partition record has no region map.");
   // Spans by region id.
-  struct Span {
-    double first, last;
-    std::string first_name, last_name;
-  };
-  std::map<int64_t, std::vector<Span>> regions;
-  for (const Json& r : items(member(map, "regions")))
-    if (r.is_array() && r.size() == 5 && r[0].is_number_integer())
-      regions[r[0].get<int64_t>()].push_back(
-          {number(r[1]), std::max(number(r[1]), number(r[2])), text(r[3]), text(r[4])});
-  std::vector<Span> recomputed;
-  for (const Json& r : items(member(map, "recomputed")))
-    if (r.is_array() && r.size() == 4)
-      recomputed.push_back(
-          {number(r[0]), std::max(number(r[0]), number(r[1])), text(r[2]), text(r[3])});
-  const Json& saved = member(map, "saved");
+  std::map<int64_t, std::vector<const records::NodeSpan*>> regions;
+  for (const records::RegionSpan& r : map.regions) regions[r.id].push_back(&r.span);
   // One band per region while they are few; many (a model of hundreds of checkpointed layers)
   // share lanes: a region goes in the first lane it does not overlap.
   constexpr size_t kBandsPerRegion = 12;
   bool packed = regions.size() > kBandsPerRegion;
   std::map<int64_t, size_t> lane_of;
-  std::vector<double> lane_end;
+  std::vector<size_t> lane_end;
   for (const auto& [id, spans] : regions) {
-    double first = spans.front().first, last = spans.front().last;
-    for (const Span& sp : spans) {
-      first = std::min(first, sp.first);
-      last = std::max(last, sp.last);
+    size_t first = spans.front()->first, last = spans.front()->last;
+    for (const records::NodeSpan* sp : spans) {
+      first = std::min(first, sp->first);
+      last = std::max(last, sp->last);
     }
     size_t lane = 0;
     if (packed) {
@@ -392,7 +400,7 @@ std::string region_map_figure(const Json& charts, const NodeLinks* links) {
       "data-saved=\"{}\" data-recomputed-spans=\"{}\"><figcaption>{}: the joint graph's nodes "
       "in order, {} checkpoint region (ac_graph_id), saved values as ticks, recomputed runs "
       "shaded. Click a mark to go to its node on the joint graph's page.</figcaption>\n",
-      whole(nodes), regions.size(), saved.is_array() ? saved.size() : 0, recomputed.size(), kTitle,
+      map.nodes, regions.size(), map.saved.size(), map.recomputed.size(), kTitle,
       packed ? "a color per" : "one band per");
   out += svg_open(p, "checkpoint regions across the joint graph");
   double bottom = p.top + kRow * rows;
@@ -407,22 +415,26 @@ std::string region_map_figure(const Json& charts, const NodeLinks* links) {
       "node</text></g>\n",
       (p.left + p.width - p.right) / 2, bottom + 36);
   // Runs less than a pixel apart are drawn as one (their title says how many).
-  auto merged = [&](const std::vector<Span>& spans) {
-    std::vector<std::pair<Span, size_t>> out_spans;
-    for (const Span& sp : spans) {
-      if (!out_spans.empty() && p.px(sp.first) - p.px(out_spans.back().first.last + 1) < 1) {
-        out_spans.back().first.last = std::max(out_spans.back().first.last, sp.last);
-        out_spans.back().first.last_name = sp.last_name;
+  auto merged = [&](const std::vector<const records::NodeSpan*>& spans) {
+    std::vector<std::pair<records::NodeSpan, size_t>> out_spans;
+    for (const records::NodeSpan* sp : spans) {
+      if (!out_spans.empty() && p.px(static_cast<double>(sp->first)) -
+                                        p.px(static_cast<double>(out_spans.back().first.last + 1)) <
+                                    1) {
+        out_spans.back().first.last = std::max(out_spans.back().first.last, sp->last);
+        out_spans.back().first.last_name = sp->last_name;
         ++out_spans.back().second;
       } else {
-        out_spans.push_back({sp, 1});
+        out_spans.push_back({*sp, 1});
       }
     }
     return out_spans;
   };
   // Spans narrower than a pixel still show: at least one pixel wide.
-  auto span_rect = [&](const Span& sp, double y, std::string_view attrs, std::string_view tip) {
-    double x = p.px(sp.first), w = std::max(1.0, p.px(sp.last + 1) - x);
+  auto left_of = [&](size_t node) { return p.px(static_cast<double>(node)); };
+  auto span_rect = [&](const records::NodeSpan& sp, double y, std::string_view attrs,
+                       std::string_view tip) {
+    double x = left_of(sp.first), w = std::max(1.0, left_of(sp.last + 1) - x);
     std::string a = link_open(links, sp.first_name);
     return fmt::format(
         "{}<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" {}>"
@@ -434,10 +446,10 @@ std::string region_map_figure(const Json& charts, const NodeLinks* links) {
         "<text class=\"row-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>",
         p.left - 8, y + kRow / 2 + 1, html_escape(words));
   };
-  auto nodes_text = [](const Span& sp) {
-    return sp.last > sp.first ? fmt::format("nodes {}–{} ({} to {})", whole(sp.first),
-                                            whole(sp.last), sp.first_name, sp.last_name)
-                              : fmt::format("node {} ({})", whole(sp.first), sp.first_name);
+  auto nodes_text = [](const records::NodeSpan& sp) {
+    return sp.last > sp.first ? fmt::format("nodes {}–{} ({} to {})", sp.first, sp.last,
+                                            sp.first_name, sp.last_name)
+                              : fmt::format("node {} ({})", sp.first, sp.first_name);
   };
   for (size_t lane = 0; lane < lane_end.size(); ++lane) {
     double y = p.top + kRow * static_cast<double>(lane);
@@ -459,21 +471,24 @@ std::string region_map_figure(const Json& charts, const NodeLinks* links) {
   double y = p.top + kRow * static_cast<double>(lane_end.size());
   // Recomputed runs shade the region bands above them too.
   out += "<g class=\"recomputed\">" + row_label(y + kRow, "recomputed");
+  std::vector<const records::NodeSpan*> recomputed;
+  for (const records::NodeSpan& sp : map.recomputed) recomputed.push_back(&sp);
   for (const auto& [sp, count] : merged(recomputed)) {
     out += fmt::format(
         "<rect class=\"shade\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>",
-        p.px(sp.first), p.top, std::max(1.0, p.px(sp.last + 1) - p.px(sp.first)), y - p.top);
+        left_of(sp.first), p.top, std::max(1.0, left_of(sp.last + 1) - left_of(sp.first)),
+        y - p.top);
     std::string tip = "recomputed: " + nodes_text(sp);
     if (count > 1) tip += fmt::format(", in {} runs", count);
     out += span_rect(sp, y + kRow + 3, "class=\"run\"", tip);
   }
   out += "</g>\n<g class=\"saved\">" + row_label(y, "saved");
   // Ticks on one pixel are one mark (a long graph saves thousands of values).
-  std::map<long, std::vector<const Json*>> by_pixel;
-  for (const Json& sv : items(saved))
-    if (sv.is_array() && sv.size() == 2) by_pixel[std::lround(p.px(number(sv[0])))].push_back(&sv);
+  std::map<long, std::vector<const std::string*>> by_pixel;
+  for (const auto& [index, name] : map.saved)
+    by_pixel[std::lround(left_of(index))].push_back(&name);
   for (const auto& [x, values] : by_pixel) {
-    std::string name = text((*values.front())[1]);
+    const std::string& name = *values.front();
     std::string tip = values.size() == 1
                           ? "saved: " + name
                           : fmt::format("saved: {} and {} more here", name, values.size() - 1);

@@ -2,15 +2,16 @@
 // from file:// and prints): memory over the step (`id="memory-timeline"`), saved bytes against
 // recomputed FLOPs across the memory budget (`id="budget-curve"`), and where the checkpoint
 // regions, saved values and recomputations sit in the joint graph (`id="region-map"`). They read
-// the `charts` of a `remat_partition` record; long graphs arrive sampled, and marks closer than a
-// pixel are drawn as one.
+// a partition record's `charts`; long graphs arrive sampled, and marks closer than a pixel are
+// drawn as one.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+
+#include "remat/records/partition_record.h"
 
 namespace remat::report {
 
@@ -22,10 +23,10 @@ struct NodeLinks {
   [[nodiscard]] std::optional<std::string> href(std::string_view node) const;
 };
 
-/// Each figure for a record's `charts` (and, for the budget curve, the record's own numbers); a
+/// Each figure of a record's charts (the budget curve also places the record's own numbers); a
 /// figure whose data the record lacks says so.
-std::string memory_timeline_figure(const nlohmann::ordered_json& charts, const NodeLinks* links);
-std::string budget_curve_figure(const nlohmann::ordered_json& record);
-std::string region_map_figure(const nlohmann::ordered_json& charts, const NodeLinks* links);
+std::string memory_timeline_figure(const records::PartitionCharts& charts, const NodeLinks* links);
+std::string budget_curve_figure(const records::PartitionRecord& record);
+std::string region_map_figure(const records::RegionMap& map, const NodeLinks* links);
 
 }  // namespace remat::report

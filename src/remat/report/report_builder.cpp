@@ -100,15 +100,15 @@ struct CompileDir {
   std::vector<OutputFile> files;
   bool has_metrics = false;
   std::optional<std::string> failure;
-  std::vector<std::string> stack;  // frames, outermost first
-  std::optional<Json> partition;   ///< the `remat_partition` artifact
-  std::string partition_page;      ///< its page
-  PartitionMarks marks;            ///< filled from `partition` and the forward/backward graphs
+  std::vector<std::string> stack;                     // frames, outermost first
+  std::optional<records::PartitionRecord> partition;  ///< the `remat_partition` artifact
+  std::string partition_page;                         ///< its page
+  PartitionMarks marks;  ///< filled from `partition` and the forward/backward graphs
   std::vector<GraphLine> forward_lines, backward_lines;  ///< the logged aot_forward/backward graphs
   std::string forward_text, backward_text;               ///< and their text
   /// Without a partition record: the one read off the logged graphs (its charts dropped once its
   /// page is written) and that page.
-  std::optional<Json> derived;
+  std::optional<records::PartitionRecord> derived;
   std::string derived_page;
   /// What its partition saved and recomputed, once the compile is finished.
   std::optional<PartitionSummary> summary;
@@ -206,6 +206,7 @@ class Builder {
                      size_t dir, const std::string& folder);
 
   std::string out_;
+  std::string log_path_;  ///< for the places errors name (`LOG:LINE`)
   const ReportOptions& options_;
   std::vector<ExportFailure> export_failures_;
   SymExprIndex sym_exprs_;
@@ -457,21 +458,31 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
                              ? r.payload
                              : value.dump(2, ' ', false, Json::error_handler_t::replace);
       if (name == kPartitionArtifact && !value.is_discarded()) {
-        dirs_[di].partition = value;
         // The partition as tables beside its JSON (the page sits in the compile's folder too).
         readable = numbered(folder, name, ".html");
-        dirs_[di].partition_page = *readable;
-        // Node names link to the compile's joint graph page, logged before the record.
-        std::optional<NodeLinks> links;
-        for (const PendingJoint& g : joints_) {
-          if (g.dir != di) continue;
-          links.emplace();
-          links->page = fs::path(g.html).filename().string();
-          for (const GraphLine& n : g.nodes) links->line_of.try_emplace(n.name, n.line + 1);
+        Expected<records::PartitionRecord> record = records::read_partition_record(
+            r.payload, fmt::format("{}:{} (remat_partition)", log_path_, r.lineno));
+        std::string body;
+        if (record) {
+          // Node names link to the compile's joint graph page, logged before the record.
+          std::optional<NodeLinks> links;
+          for (const PendingJoint& g : joints_) {
+            if (g.dir != di) continue;
+            links.emplace();
+            links->page = fs::path(g.html).filename().string();
+            for (const GraphLine& n : g.nodes) links->line_of.try_emplace(n.name, n.line + 1);
+          }
+          body = partition_page(*record, dirs_[di].key, links ? &*links : nullptr);
+          dirs_[di].partition = std::move(*record);
+          dirs_[di].partition_page = *readable;
+        } else {
+          ++result_->fail_parser;
+          body = "<h1>Partition " + html_escape(dirs_[di].key) +
+                 "</h1>\n<p class=\"error\" id=\"record-error\">This partition record could not "
+                 "be read, so the compile's graphs are shown without its marks: <code>" +
+                 html_escape(record.errors().front().format()) + "</code></p>\n";
         }
-        write(*readable,
-              html_page("remat partition " + dirs_[di].key,
-                        partition_page(value, dirs_[di].key, links ? &*links : nullptr), footer()));
+        write(*readable, html_page("remat partition " + dirs_[di].key, body, footer()));
       } else if (name == "inductor_graph_execution") {
         if (value.is_object() && value.contains("graph") && value["graph"].is_string())
           result_->executions.add(value["graph"].get<std::string>());
@@ -581,8 +592,7 @@ void Builder::finish_compile(size_t di) {
     record.forward = std::move(d.marks.forward);
     record.backward = std::move(d.marks.backward);
     d.marks = std::move(record);
-    if (d.partition->contains("charts"))
-      d.marks.pictures = fs::path(d.partition_page).filename().string();
+    if (d.partition->charts) d.marks.pictures = fs::path(d.partition_page).filename().string();
   }
   bool has_marks = !d.marks.saved.empty() || !d.marks.recomputed.empty();
   if (has_marks)
@@ -593,7 +603,7 @@ void Builder::finish_compile(size_t di) {
     const PendingJoint* joint = nullptr;
     for (const PendingJoint& g : joints_)
       if (g.dir == di && joint == nullptr) joint = &g;
-    Json record =
+    records::PartitionRecord record =
         derived_record(d.marks, {d.forward_text, &d.forward_lines},
                        {d.backward_text, &d.backward_lines}, joint ? &joint->nodes : nullptr);
     std::optional<NodeLinks> links;
@@ -606,7 +616,7 @@ void Builder::finish_compile(size_t di) {
     write(d.derived_page,
           html_page("partition " + d.key, partition_page(record, d.key, links ? &*links : nullptr),
                     footer()));
-    record.erase("charts");
+    record.charts.reset();
     d.derived = std::move(record);
     d.marks.pictures = fs::path(d.derived_page).filename().string();
   }
@@ -767,6 +777,7 @@ std::string Builder::index_page(const tracelog::TraceReader& reader) {
 Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
                     ReportResult& result) {
   result_ = &result;
+  log_path_ = log_path;
   raw_.open(fs::path(out_) / "raw.jsonl.part", std::ios::binary);
   chromium_.open(fs::path(out_) / "chromium_events.json", std::ios::binary);
   if (!raw_ || !chromium_) return file_error(out_, "cannot write into the output folder");

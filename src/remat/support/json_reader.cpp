@@ -1,11 +1,11 @@
-#include "remat/io/detail/json_reading.h"
+#include "remat/support/json_reader.h"
 
 #include <cmath>
 #include <limits>
 
-#include "remat/io/json_error_location.h"
+#include "remat/support/json_error_location.h"
 
-namespace remat::io::detail {
+namespace remat::json {
 
 std::string JsonPath::format() const {
   std::string prefix = parent ? parent->format() : std::string();
@@ -168,4 +168,4 @@ bool JsonReader::check_schema(dom::object root, std::string_view expected) {
   return true;
 }
 
-}  // namespace remat::io::detail
+}  // namespace remat::json

@@ -1,4 +1,4 @@
-#include "remat/io/json_error_location.h"
+#include "remat/support/json_error_location.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

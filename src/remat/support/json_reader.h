@@ -1,4 +1,5 @@
-// Shared machinery of the fxgraph-json readers: JSON paths, first-error capture, field access.
+// Shared machinery of remat's JSON readers (fxgraph-json, partition summaries and records):
+// JSON paths, first-error capture, field access.
 #pragma once
 
 #include <simdjson.h>
@@ -8,11 +9,10 @@
 #include <string>
 #include <string_view>
 
-#include "remat/ir/raw_json.h"
 #include "remat/support/diagnostic.h"
 #include "remat/support/expected.h"
 
-namespace remat::io::detail {
+namespace remat::json {
 
 namespace dom = simdjson::dom;
 
@@ -76,4 +76,4 @@ class JsonReader {
   simdjson::padded_string buffer_;
 };
 
-}  // namespace remat::io::detail
+}  // namespace remat::json

@@ -1,0 +1,60 @@
+#include "remat/fxtext/statement_call.h"
+
+#include <algorithm>
+#include <array>
+
+#include "remat/fxtext/text_scan.h"
+
+namespace remat::fxtext {
+namespace {
+
+/// The leading identifier of `s`.
+std::string_view identifier(std::string_view s) {
+  size_t n = 0;
+  while (n < s.size() && is_identifier_char(s[n])) ++n;
+  return s.substr(0, n);
+}
+
+}  // namespace
+
+StatementCall statement_call(std::string_view line) {
+  // The statement before `;  a = b = None`.
+  std::string_view stmt = trim(line);
+  size_t semi = find_outside_quotes(
+      stmt, 0, [](char c, size_t, int depth) { return depth == 0 && c == ';'; });
+  if (semi != std::string_view::npos) stmt = stmt.substr(0, semi);
+  size_t eq = find_outside_quotes(stmt, 0, [&](char c, size_t i, int depth) {
+    return depth == 0 && c == '=' && i > 0 && stmt[i - 1] == ' ' && i + 1 < stmt.size() &&
+           stmt[i + 1] == ' ';
+  });
+  if (eq == std::string_view::npos) return {};
+  std::string_view rhs = trim(stmt.substr(eq + 1));
+  constexpr std::string_view kOps = "torch.ops.";
+  if (rhs.starts_with(kOps)) rhs.remove_prefix(kOps.size());
+  size_t open = rhs.find_first_of("([");
+  if (open == std::string_view::npos || open == 0) return {};
+  std::string_view callee = rhs.substr(0, open);
+  std::string_view first = identifier(trim(rhs.substr(open + 1)));
+  if (rhs[open] == '[') {  // `a[0]`
+    if (callee != identifier(callee)) return {};
+    return {"operator.getitem", callee};
+  }
+  if (!std::all_of(callee.begin(), callee.end(),
+                   [](char c) { return is_identifier_char(c) || c == '.'; }))
+    return {};
+  // A number is no name: `aten.full.default(2, ...)`.
+  if (!first.empty() && first[0] >= '0' && first[0] <= '9') first = {};
+  return {callee, first};
+}
+
+bool shares_input_storage(std::string_view target) {
+  static constexpr std::array<std::string_view, 13> kTargets = {
+      "aten._unsafe_view.default", "aten.alias.default",   "aten.detach.default",
+      "aten.expand.default",       "aten.permute.default", "aten.select.int",
+      "aten.slice.Tensor",         "aten.split.Tensor",    "aten.squeeze.default",
+      "aten.squeeze.dim",          "aten.t.default",       "aten.unsqueeze.default",
+      "aten.view.default"};
+  return std::binary_search(kTargets.begin(), kTargets.end(), target);
+}
+
+}  // namespace remat::fxtext

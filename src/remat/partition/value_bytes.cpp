@@ -1,0 +1,26 @@
+#include "remat/partition/value_bytes.h"
+
+#include "remat/ops/op_registry.h"
+
+namespace remat::partition {
+
+int64_t value_bytes(const Node& n) {
+  if (const TensorMeta* t = n.meta.tensor()) return t->estimated_nbytes().value_or(0);
+  int64_t total = 0;
+  if (const auto* tuple = n.meta.tensor_tuple()) {
+    for (const auto& e : *tuple) total += e ? e->estimated_nbytes().value_or(0) : 0;
+  }
+  return total;
+}
+
+const Node& storage_root(const Node& n) {
+  const Node* at = &n;
+  while (at->op() == OpKind::CallFunction && !at->args().empty() && at->args()[0].is_node() &&
+         (node_is(*at, OpCategory::View) || at->target().view() == "aten.detach.default" ||
+          at->target().view() == "aten._unsafe_view.default")) {
+    at = at->args()[0].as_node();
+  }
+  return *at;
+}
+
+}  // namespace remat::partition

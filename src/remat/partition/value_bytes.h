@@ -1,0 +1,17 @@
+// What a node's value weighs, and whose storage it lives in: the bytes the partition record,
+// the memory timeline and the knapsacks count.
+#pragma once
+
+#include <cstdint>
+
+#include "remat/ir/node.h"
+
+namespace remat::partition {
+
+/// Bytes of a node's value: tensor numel x itemsize (tuples: the sum; symbolic shapes: by their
+/// numel_hint, as PyTorch sizes them), 0 for symbolic values and shapes without a hint.
+int64_t value_bytes(const Node& n);
+/// The node whose storage `n`'s value lives in: through views, detach and _unsafe_view.
+const Node& storage_root(const Node& n);
+
+}  // namespace remat::partition
