@@ -375,6 +375,15 @@ TEST(Report, PyTorch213LogMarksEveryValueRematSavedOrRecomputed) {
   ASSERT_TRUE(index.ok());
   EXPECT_LT(index->find("<h2>Partitions</h2>"), index->find("<h2>Stack trie</h2>"));
   EXPECT_EQ(index->find("id=\"no-partitions\""), std::string::npos);
+  // One click from the index to each partition's page, with what it saves in a sentence (the
+  // records of this log predate the input marks: saved values, not activations).
+  EXPECT_NE(index->find("class=\"partition-page\" href=\"-_0_0_0/remat_partition_"),
+            std::string::npos);
+  EXPECT_NE(index->find("<p class=\"partition-line\">Saves "), std::string::npos);
+  // The IR dump list names the page its link opens, with the JSON beside it.
+  EXPECT_NE(index->find("remat_partition_3.html\">-_0_0_0/remat_partition_3.html</a>"),
+            std::string::npos);
+  EXPECT_NE(index->find("remat_partition_3.json\">[json]</a>"), std::string::npos);
 }
 
 TEST(Report, JointPagesWaitForTheirOwnCompile) {
@@ -500,6 +509,43 @@ TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {
   EXPECT_EQ(graph_html("joint", text, nullptr, "joint.txt").find("why-panel"),
             std::string::npos);  // no partition, no panel
   EXPECT_NE(html.find("<span class=\"op\">torch.ops.aten.mm.default</span>"), std::string::npos);
+  // Nodes as torch.fx (and remat info) counts them: the output too.
+  EXPECT_NE(html.find("7 nodes: 3 inputs, 3 ops, the output"), std::string::npos);
+}
+
+TEST(GraphHtml, ActivationsFirstInputsFoldedForwardOpsRunInTheBackwardNamed) {
+  std::string text =
+      "def forward(self, primals_1: \"f32[4]\", primals_2: \"f32[8]\", tangents_1: \"f32[4]\"):\n"
+      "    sin: \"f32[4]\" = torch.ops.aten.sin.default(primals_1)\n"
+      "    cos: \"f32[4]\" = torch.ops.aten.cos.default(primals_1)\n"
+      "    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, cos)\n"
+      "    return (sin, mul)\n";
+  std::vector<GraphLine> nodes = graph_lines(text);
+  EXPECT_EQ(joint_forward_nodes(text, nodes), (std::unordered_set<std::string>{"sin", "cos"}));
+  PartitionMarks marks;
+  marks.saved = {{"primals_1", 16}, {"primals_2", 32}};
+  marks.inputs = {"primals_1", "primals_2"};
+  marks.forward = {"primals_1", "primals_2", "sin"};
+  marks.backward = {"primals_1", "tangents_1", "cos", "mul"};
+  marks.joint_forward = joint_forward_nodes(text, nodes);
+  std::string html = graph_html("joint", text, &marks, "");
+  // cos is a forward op the partition runs in the backward only; mul is a backward op.
+  EXPECT_NE(html.find("mark-moved\" title=\"cos: forward op, run in the backward\""),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("mark-backward\" title=\"mul: backward only\""), std::string::npos);
+  // The panel leads with the activations (none here) and folds the inputs into one line.
+  EXPECT_NE(html.find("<h2>Saved activations (0, 0 B)</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<details id=\"why-saved-inputs\"><summary>and 2 inputs the backward reads "
+                      "anyway (48 B)</summary>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("saved</span> 0 activations (0 B) and 2 inputs (48 B)"), std::string::npos);
+  // No tag anywhere in a joint graph: the page says why there are no regions.
+  EXPECT_NE(html.find("id=\"no-regions\""), std::string::npos);
+  EXPECT_EQ(graph_html("forward", "def forward(self, x):\n    return (x,)\n", nullptr, "")
+                .find("no-regions"),
+            std::string::npos);
 }
 
 }  // namespace

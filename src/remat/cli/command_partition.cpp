@@ -43,6 +43,7 @@ std::string partition_html_page(const GraphModule& joint, const partition::Forwa
   report::PartitionMarks marks = report::marks_from_record(rep);
   for (const Node* n : graphs.forward.graph().nodes()) marks.forward.insert(n->name());
   for (const Node* n : graphs.backward.graph().nodes()) marks.backward.insert(n->name());
+  marks.joint_forward = report::joint_forward_nodes(text, nodes);
   std::string body = report::partition_page(rep, name, &links);
   report::append_graph_html(body, "Joint graph " + name, text, nodes, &marks, "");
   return report::html_page("remat partition " + name, body,

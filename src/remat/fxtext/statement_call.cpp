@@ -15,10 +15,8 @@ std::string_view identifier(std::string_view s) {
   return s.substr(0, n);
 }
 
-}  // namespace
-
-StatementCall statement_call(std::string_view line) {
-  // The statement before `;  a = b = None`.
+/// The right-hand side of `name[: "annotation"] = RHS[;  a = None]`, or empty.
+std::string_view right_hand_side(std::string_view line) {
   std::string_view stmt = trim(line);
   size_t semi = find_outside_quotes(
       stmt, 0, [](char c, size_t, int depth) { return depth == 0 && c == ';'; });
@@ -29,6 +27,51 @@ StatementCall statement_call(std::string_view line) {
   });
   if (eq == std::string_view::npos) return {};
   std::string_view rhs = trim(stmt.substr(eq + 1));
+  if (size_t hash = comment_start(rhs); hash != std::string_view::npos)
+    rhs = trim(rhs.substr(0, hash));
+  return rhs;
+}
+
+}  // namespace
+
+std::vector<std::string_view> statement_operands(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::string_view rhs = right_hand_side(line);
+  char quote = 0;
+  for (size_t i = 0; i < rhs.size();) {
+    char c = rhs[i];
+    if (quote) {
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+      ++i;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      ++i;
+      continue;
+    }
+    if (!is_identifier_char(c)) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < rhs.size() && is_identifier_char(rhs[j])) ++j;
+    std::string_view word = rhs.substr(i, j - i);
+    bool path = (i > 0 && rhs[i - 1] == '.') || (j < rhs.size() && rhs[j] == '.');
+    bool keyword = j < rhs.size() && rhs[j] == '=' && (j + 1 == rhs.size() || rhs[j + 1] != '=');
+    bool number = word[0] >= '0' && word[0] <= '9';
+    if (!path && !keyword && !number) out.push_back(word);
+    i = j;
+  }
+  return out;
+}
+
+StatementCall statement_call(std::string_view line) {
+  std::string_view rhs = right_hand_side(line);
+  if (rhs.empty()) return {};
   constexpr std::string_view kOps = "torch.ops.";
   if (rhs.starts_with(kOps)) rhs.remove_prefix(kOps.size());
   size_t open = rhs.find_first_of("([");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 namespace remat::fxtext {
 
@@ -15,6 +16,10 @@ struct StatementCall {
 /// The call of `name[: "annotation"] = RHS[;  a = None]`: `torch.ops.aten.X.Y(a, ...)`,
 /// `operator.getitem(a, 0)` or `a[0]` (a getitem). Empty for anything else.
 StatementCall statement_call(std::string_view line);
+
+/// The names a statement reads: the identifiers of its right-hand side that are not an op's
+/// path (`torch.ops.aten.mm.default`), a keyword argument's name or inside a string.
+std::vector<std::string_view> statement_operands(std::string_view line);
 
 /// Whether an op's result lives in its first argument's storage, as remat's memory estimate
 /// counts it: the view ops of PyTorch's partitioner (`view`, `t`, `expand`, ...), `detach` and

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "remat/fxtext/recompute_tags.h"
+#include "remat/fxtext/statement_call.h"
 #include "remat/fxtext/tensor_annotation.h"
 #include "remat/fxtext/text_scan.h"
 #include "remat/report/html.h"
@@ -196,15 +197,16 @@ PartitionMarks marks_from_graphs(const std::vector<GraphLine>& forward,
                                  const std::vector<GraphLine>& backward) {
   PartitionMarks m;
   m.source = "derived from the logged forward and backward graphs (no partition record)";
-  std::unordered_set<std::string> forward_statements;
+  std::unordered_set<std::string> forward_statements, forward_inputs;
   for (const GraphLine& g : forward) {
     m.forward.insert(g.name);
-    if (!g.input) forward_statements.insert(g.name);
+    (g.input ? forward_inputs : forward_statements).insert(g.name);
   }
   for (const GraphLine& g : backward) {
     m.backward.insert(g.name);
     if (g.input && g.name.find("tangents") == std::string::npos) {
       m.saved[g.name] = g.bytes.value_or(0);
+      if (forward_inputs.contains(g.name)) m.inputs.insert(g.name);
       m.why[g.name] = "an input of the backward graph: the forward returns it for the backward";
     } else if (!g.input && forward_statements.contains(g.name)) {
       m.recomputed.insert(g.name);
@@ -219,8 +221,29 @@ std::optional<Mark> PartitionMarks::mark(const std::string& name) const {
   if (recomputed.contains(name)) return Mark::Recomputed;
   bool fw = forward.contains(name), bw = backward.contains(name);
   if (fw && !bw) return Mark::ForwardOnly;
-  if (bw && !fw) return Mark::BackwardOnly;
+  if (bw && !fw)
+    return joint_forward.contains(name) ? Mark::ForwardOpInBackward : Mark::BackwardOnly;
   return std::nullopt;
+}
+
+std::unordered_set<std::string> joint_forward_nodes(std::string_view text,
+                                                    const std::vector<GraphLine>& nodes) {
+  std::vector<std::string_view> lines = fxtext::split_lines(text);
+  std::unordered_set<std::string_view> backward;
+  std::unordered_set<std::string> forward;
+  for (const GraphLine& g : nodes) {
+    if (g.input) {
+      if (g.name.find("tangents") != std::string::npos) backward.insert(g.name);
+      continue;
+    }
+    std::string_view line = g.line < lines.size() ? lines[g.line] : std::string_view();
+    std::vector<std::string_view> reads = fxtext::statement_operands(line);
+    if (std::ranges::any_of(reads, [&](std::string_view r) { return backward.contains(r); }))
+      backward.insert(g.name);
+    else
+      forward.insert(g.name);
+  }
+  return forward;
 }
 
 void append_graph_html(std::string& out, std::string_view title, std::string_view text,
@@ -247,8 +270,12 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
   }
   out += "<h1>";
   append_html_escaped(out, title);
+  // Counted as torch.fx counts them (and `remat info`): the output node too.
+  bool returns = text.find("\n    return ") != std::string_view::npos ||
+                 text.find("\n        return ") != std::string_view::npos;
   out += "</h1>\n<p class=\"meta\">" +
-         fmt::format("{} nodes: {} inputs, {} ops", nodes.size(), inputs, nodes.size() - inputs) +
+         fmt::format("{} nodes: {} inputs, {} ops{}", nodes.size() + (returns ? 1 : 0), inputs,
+                     nodes.size() - inputs, returns ? ", the output" : "") +
          " &middot; " + human_bytes(text.size());
   if (!text_url.empty()) {
     out += " &middot; <a href=\"";
@@ -256,6 +283,16 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
     out += "\">plain text</a>";
   }
   out += "</p>\n";
+  // A joint graph (it takes tangents) without one tag: say so rather than show nothing.
+  if (region_style.empty() && text.find("tangents_") != std::string_view::npos) {
+    out +=
+        "<p class=\"legend\" id=\"no-regions\">No checkpoint regions: this joint graph carries "
+        "no recompute tags (<code>ac_graph_id</code>, <code>recompute</code>). Either nothing "
+        "was checkpointed, or the PyTorch that traced it does not tag its regions (1.13's "
+        "<code>torch.utils.checkpoint</code> leaves none). Activation checkpointing under "
+        "<code>torch.compile</code> (PyTorch 2.1 and later) tags every region, and so does "
+        "<code>remat trace --checkpoint each-layer</code>.</p>\n";
+  }
   if (!region_style.empty()) {
     out += "<p class=\"legend\" id=\"regions\">Checkpoint regions: ";
     for (const auto& [id, style] : region_style) {
@@ -264,21 +301,30 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
     }
     out += "</p>\n";
   }
-  uint64_t saved_bytes = 0;
-  size_t counts[4] = {0, 0, 0, 0};
+  uint64_t activation_bytes = 0, input_bytes = 0;
+  size_t counts[5] = {0, 0, 0, 0, 0};
   if (marks) {
     for (const GraphLine& g : nodes) {
       if (auto m = marks->mark(g.name)) ++counts[static_cast<int>(*m)];
     }
-    for (const auto& [name, bytes] : marks->saved) saved_bytes += bytes;
+    for (const auto& [name, bytes] : marks->saved)
+      (marks->inputs.contains(name) ? input_bytes : activation_bytes) += bytes;
     out += fmt::format(
         "<p class=\"legend\" id=\"partition-legend\"><span class=\"mark mark-saved\">saved</span> "
-        "{} ({}) "
+        "{} activations ({}){} "
         "<span class=\"mark mark-recomputed\">recomputed</span> {} <span class=\"mark "
         "mark-forward\">forward only</span> {} "
-        "<span class=\"mark mark-backward\">backward only</span> {} <span "
+        "<span class=\"mark mark-backward\">backward only</span> {} {}<span "
         "class=\"meta\">{}</span>{}</p>\n",
-        counts[0], human_bytes(saved_bytes), counts[1], counts[2], counts[3],
+        marks->saved.size() - marks->inputs.size(), human_bytes(activation_bytes),
+        marks->inputs.empty()
+            ? ""
+            : fmt::format(" and {} inputs ({})", marks->inputs.size(), human_bytes(input_bytes)),
+        counts[1], counts[2], counts[3],
+        counts[4] == 0 ? ""
+                       : fmt::format("<span class=\"mark mark-moved\">forward op, run in the "
+                                     "backward</span> {} ",
+                                     counts[4]),
         html_escape(marks->source),
         marks->pictures.empty()
             ? ""
@@ -312,19 +358,32 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
       });
       return names;
     };
-    std::vector<std::string> saved_names;
-    for (const auto& [name, bytes] : marks->saved) saved_names.push_back(name);
-    panel =
-        "<aside id=\"why-panel\"><h2>Saved (" + human_count(marks->saved.size()) + ", " +
-        human_bytes(saved_bytes) +
-        ")</h2>\n<table id=\"why-saved\"><tr><th>value</th><th>bytes</th><th>why saved</th></tr>\n";
-    for (const std::string& name : in_text_order(std::move(saved_names))) {
-      panel += "<tr><td>" + link(name) + "</td><td class=\"num\">" +
-               human_bytes(marks->saved.at(name)) + "</td><td>" + why(name) + "</td></tr>\n";
+    // The activations (what the user can act on) first; the inputs fold into one line.
+    std::vector<std::string> activations, saved_inputs;
+    for (const auto& [name, bytes] : marks->saved)
+      (marks->inputs.contains(name) ? saved_inputs : activations).push_back(name);
+    auto saved_table = [&](std::vector<std::string> names, std::string_view id) {
+      std::string t = "<table id=\"" + std::string(id) +
+                      "\"><tr><th>value</th><th>bytes</th><th>why saved</th></tr>\n";
+      for (const std::string& name : in_text_order(std::move(names))) {
+        t += "<tr><td>" + link(name) + "</td><td class=\"num\">" +
+             human_bytes(marks->saved.at(name)) + "</td><td>" + why(name) + "</td></tr>\n";
+      }
+      return t + "</table>\n";
+    };
+    size_t activation_count = activations.size(), input_count = saved_inputs.size();
+    panel = "<aside id=\"why-panel\"><h2>Saved activations (" + human_count(activation_count) +
+            ", " + human_bytes(activation_bytes) + ")</h2>\n";
+    panel += saved_table(std::move(activations), "why-saved");
+    if (input_count > 0) {
+      panel += "<details id=\"why-saved-inputs\"><summary>and " + human_count(input_count) +
+               " input" + (input_count == 1 ? "" : "s") + " the backward reads anyway (" +
+               human_bytes(input_bytes) + ")</summary>\n";
+      panel += saved_table(std::move(saved_inputs), "why-saved-inputs-table") + "</details>\n";
     }
     uint64_t total_flops = 0;
     for (const auto& [name, f] : marks->flops) total_flops += f;
-    panel += "</table>\n<h2>Recomputed (" + human_count(marks->recomputed.size()) + ", " +
+    panel += "<h2>Recomputed (" + human_count(marks->recomputed.size()) + ", " +
              human_flops(total_flops) +
              ")</h2>\n<table id=\"why-recomputed\"><tr><th>node</th><th>cost</th><th>why "
              "recomputed</th></tr>\n";
@@ -401,9 +460,10 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
         const GraphLine* node = &nodes[k];
         auto m = marks->mark(node->name);
         if (!m) continue;
-        static constexpr const char* kClass[] = {"saved", "recomputed", "forward", "backward"};
+        static constexpr const char* kClass[] = {"saved", "recomputed", "forward", "backward",
+                                                 "moved"};
         static constexpr const char* kText[] = {"saved", "recomputed", "forward only",
-                                                "backward only"};
+                                                "backward only", "forward op, run in the backward"};
         auto c = static_cast<int>(*m);
         std::optional<uint64_t> bytes = node->bytes;
         if (*m == Mark::Saved) bytes = marks->saved.at(node->name);

@@ -29,17 +29,23 @@ struct GraphLine {
 /// pytree-unpacked inputs, and every `name: "annotation" = ...` / `name = ...` statement.
 std::vector<GraphLine> graph_lines(std::string_view text);
 
-enum class Mark { Saved, Recomputed, ForwardOnly, BackwardOnly };
+/// BackwardOnly: a backward op; ForwardOpInBackward: an op of the joint's forward part that the
+/// partition runs in the backward only (its value is needed there alone).
+enum class Mark { Saved, Recomputed, ForwardOnly, BackwardOnly, ForwardOpInBackward };
 
 /// What a partition did with the joint graph's nodes.
 struct PartitionMarks {
   std::map<std::string, uint64_t> saved;  ///< name -> bytes (from the partition report)
+  /// The saved values that are inputs (parameters, primals): the backward reads them anyway.
+  std::set<std::string> inputs;
   std::set<std::string> recomputed;
   std::map<std::string, std::string> why;  ///< saved or recomputed node -> the partitioner's reason
   std::map<std::string, uint64_t> flops;   ///< recomputed node -> what recomputing it costs
   std::unordered_set<std::string>
       forward;  ///< nodes the forward graph defines (a lookup per node: hashed)
   std::unordered_set<std::string> backward;  ///< nodes the backward graph defines
+  /// The joint graph's forward part (joint_forward_nodes), for the joint page's marks.
+  std::unordered_set<std::string> joint_forward;
   std::string source;    ///< where the saved and recomputed sets came from, for the page's legend
   std::string pictures;  ///< the page with the partition's pictures, relative to the graph's
   [[nodiscard]] std::optional<Mark> mark(const std::string& name) const;
@@ -50,6 +56,11 @@ struct PartitionMarks {
 /// recomputed = statements both graphs compute.
 PartitionMarks marks_from_graphs(const std::vector<GraphLine>& forward,
                                  const std::vector<GraphLine>& backward);
+
+/// The nodes of a joint graph's forward part: those that read no tangent, directly or through
+/// another node.
+std::unordered_set<std::string> joint_forward_nodes(std::string_view text,
+                                                    const std::vector<GraphLine>& nodes);
 
 /// The page body for one graph artifact. `marks` only for a joint graph with a partition.
 std::string graph_html(std::string_view title, std::string_view text, const PartitionMarks* marks,

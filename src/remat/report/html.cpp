@@ -76,7 +76,7 @@ pre.code .gutter { display: inline-block; min-width: 13em; margin-right: .6em; }
 #why-panel h2 { font-size: 1.1em; margin-top: .4em; } #why-panel table { width: 100%; }
 @media print { .graph-layout { display: block; } #why-panel { position: static; width: auto; max-height: none; } pre.code .line { white-space: pre-wrap; } }
 .mark-saved { background: #dafbe1; color: #116329; } .mark-recomputed { background: #fff1d6; color: #9a6700; }
-.mark-forward { background: #ddf4ff; color: #0550ae; } .mark-backward { background: #fbefff; color: #8250df; }
+.mark-forward { background: #ddf4ff; color: #0550ae; } .mark-backward { background: #fbefff; color: #8250df; } .mark-moved { background: #fff1e5; color: #953800; }
 .legend span { margin-right: 1em; }
 .note { background: #fff8c5; border: 1px solid #d4a72c66; border-radius: 6px; padding: .4em .8em; }
 pre.code .input-tag { background: #fff8c5; }

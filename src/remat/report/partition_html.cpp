@@ -52,6 +52,7 @@ PartitionMarks marks_from_record(const PartitionRecord& p) {
   for (const SavedValue& v : p.saved_values) {
     if (v.name.empty()) continue;
     marks.saved[v.name] = unsigned_of(v.bytes);
+    if (v.input) marks.inputs.insert(v.name);
     if (!v.reason.empty()) marks.why[v.name] = v.reason;
   }
   for (const records::RecomputedNode& n : p.recomputed) {
@@ -61,6 +62,31 @@ PartitionMarks marks_from_record(const PartitionRecord& p) {
     if (!n.reason.empty()) marks.why[n.name] = n.reason;
   }
   return marks;
+}
+
+std::string partition_sentence(const PartitionRecord& p) {
+  SavedSplit split = split_saved(p);
+  auto plural = [](size_t n, std::string_view one, std::string_view many) {
+    return human_count(n) + " " + std::string(n == 1 ? one : many);
+  };
+  std::string out;
+  if (p.inputs_marked) {
+    out = "Saves <b>" + plural(split.activations.size(), "activation", "activations") + " (" +
+          human_bytes(p.activation_bytes ? unsigned_of(*p.activation_bytes)
+                                         : split.activation_bytes) +
+          ")</b> for the backward";
+  } else {
+    out = "Saves " + plural(p.saved_values.size(), "value", "values") + " (" +
+          human_bytes(unsigned_of(p.saved_bytes_total)) + ") for the backward";
+  }
+  out += " and recomputes <b>" + plural(p.recomputed.size(), "node", "nodes");
+  if (p.recompute_flops) out += " (" + human_flops(unsigned_of(*p.recompute_flops)) + ")";
+  out += "</b>";
+  if (p.inputs_marked && !split.inputs.empty())
+    out += "; it also keeps " + plural(split.inputs.size(), "input", "inputs") + " (" +
+           human_bytes(split.input_bytes) +
+           ") the backward reads anyway (parameters, primals: no activation memory)";
+  return out + ". Estimated peak: " + human_bytes(unsigned_of(p.peak_memory_bytes)) + ".";
 }
 
 std::string partition_summary(const PartitionRecord& p) {

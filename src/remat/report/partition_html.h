@@ -12,6 +12,8 @@
 
 namespace remat::report {
 
+/// One sentence for the index: the activations saved, what is recomputed, the inputs kept.
+std::string partition_sentence(const records::PartitionRecord& partition);
 /// The summary table: strategy, the stage that chose the saved set, counts, bytes, FLOPs, peak.
 std::string partition_summary(const records::PartitionRecord& partition);
 /// The whole page body for one partition record of compile `compile_key`: the summary, the

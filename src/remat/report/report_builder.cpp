@@ -493,7 +493,11 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
         write(*readable, kernel_stack_traces_page(value));
         ++counter_;
       }
-      add_file(di, rel, text, "", std::move(readable));
+      add_file(di, rel, text,
+               name == kPartitionArtifact && dirs_[di].partition
+                   ? "the partition: saved activations, recomputations, pictures"
+                   : "",
+               std::move(readable));
     } else {
       std::string rel = numbered(folder, name, ".txt");
       payload_file = rel;
@@ -622,9 +626,13 @@ void Builder::finish_compile(size_t di) {
   }
   for (PendingJoint& g : joints_) {
     if (g.dir != di) continue;
-    write_graph_page(std::move(g.title), std::move(g.text), std::move(g.nodes),
-                     has_marks ? std::optional<PartitionMarks>(d.marks) : std::nullopt, g.txt,
-                     g.html);
+    std::optional<PartitionMarks> marks;
+    if (has_marks) {
+      marks = d.marks;
+      marks->joint_forward = joint_forward_nodes(g.text, g.nodes);
+    }
+    write_graph_page(std::move(g.title), std::move(g.text), std::move(g.nodes), std::move(marks),
+                     g.txt, g.html);
   }
   std::erase_if(joints_, [&](const PendingJoint& g) { return g.dir == di; });
   // What a later record of this compile could still use is its summary and the partition record.
@@ -710,14 +718,20 @@ std::string Builder::index_page(const tracelog::TraceReader& reader) {
   bool any_partition = false;
   for (const CompileDir& d : dirs_) any_partition = any_partition || d.partition || d.derived;
   if (any_partition) {
-    body += "<h2>Partitions</h2>\n";
+    body +=
+        "<h2>Partitions</h2>\n<p>What each compile keeps for the backward: the activations "
+        "(what checkpointing and the memory budget act on) and what the backward computes again. "
+        "Each partition's page shows memory over the step, the budget curve and where the "
+        "checkpoint regions are, and says why each value is saved or recomputed.</p>\n";
     for (const CompileDir& d : dirs_) {
       if (!d.partition && !d.derived) continue;
-      body += "<h3><a href=\"#" + html_escape(d.anchor) + "\">" + html_escape(d.key) + "</a>";
-      if (d.derived)
-        body += " <a class=\"derived-partition\" href=\"" + html_escape(d.derived_page) +
-                "\">PyTorch's partition, read off its graphs</a>";
-      body += "</h3>\n" + partition_summary(d.partition ? *d.partition : *d.derived) + "\n";
+      const records::PartitionRecord& p = d.partition ? *d.partition : *d.derived;
+      const std::string& page = d.partition ? d.partition_page : d.derived_page;
+      body += "<h3 class=\"partition-head\"><a href=\"#" + html_escape(d.anchor) + "\">" +
+              html_escape(d.key) + "</a> <a class=\"partition-page\" href=\"" + html_escape(page) +
+              "\">" + (d.derived ? "PyTorch's partition, read off its graphs" : "its partition") +
+              ": what is saved and why, with pictures</a></h3>\n<p class=\"partition-line\">" +
+              partition_sentence(p) + "</p>\n" + partition_summary(p) + "\n";
     }
   } else if (std::ranges::any_of(dirs_, &CompileDir::has_records)) {
     body +=
@@ -751,13 +765,16 @@ std::string Builder::index_page(const tracelog::TraceReader& reader) {
               "\">provenance tracking</a>";
     body += "\n<ul>\n";
     for (const OutputFile& f : d.files) {
+      // The page a link opens is the name it shows; the file it was made from is beside it.
       std::string href = f.readable_url.value_or(f.url);
       body += "<li class=\"artifact\"><a href=\"" + html_escape(href) + "\">" +
-              html_escape(f.name) + "</a> " + html_escape(f.suffix) + " (" +
-              std::to_string(f.number) + ") <span class=\"meta\">" + html_escape(f.detail) +
-              "</span>";
-      if (f.readable_url)
-        body += " <a class=\"meta\" href=\"" + html_escape(f.url) + "\">[text]</a>";
+              html_escape(f.readable_url ? *f.readable_url : f.name) + "</a> " +
+              html_escape(f.suffix) + " (" + std::to_string(f.number) + ") <span class=\"meta\">" +
+              html_escape(f.detail) + "</span>";
+      if (f.readable_url) {
+        body += " <a class=\"meta\" href=\"" + html_escape(f.url) + "\">[" +
+                (f.url.ends_with(".json") ? "json" : "text") + "]</a>";
+      }
       body += "</li>\n";
     }
     body += "</ul></li>\n";
