@@ -143,8 +143,10 @@ TEST(ReportCli, AGraphFileGivesTheReportOfOneCompile) {
       dir);
   ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
   std::string joint = slurp(dir / "theirs" / "-_0_0_0" / "aot_joint_graph_0.html");
-  EXPECT_NE(joint.find("saved</span> 16 (1.1 KB)"), std::string::npos)
-      << joint.substr(0, 3000);  // PyTorch 1.13: 16 values, 1124 bytes
+  // PyTorch 1.13 saves 16 values, 1124 bytes: 9 activations and 7 of the step's inputs.
+  EXPECT_NE(joint.find("saved</span> 9 activations (724 B) and 7 inputs (400 B)"),
+            std::string::npos)
+      << joint.substr(0, 3000);
   EXPECT_NE(joint.find("derived from the logged forward and backward graphs"), std::string::npos);
   // A joint graph alone: remat partitions it, with its reasons on the page. (Its 1.13 text has no
   // sizes to cut by: that is an error saying so.)

@@ -57,7 +57,7 @@ records::PartitionRecord record() {
 TEST(PartitionChartsSvg, FiguresShowTheRecordsNumbersAndLinkToTheJoint) {
   NodeLinks links{"joint.html", {{"mm", 7}, {"big", 4}, {"sin", 5}}};
   records::PartitionRecord r = record();
-  std::string page = partition_page(r, "[0/0]", &links);
+  std::string page = partition_page(r, "[0/0]", &links, "");
   for (const char* expected :
        {"id=\"memory-timeline\" class=\"chart\" data-peak-bytes=\"192\" data-peak-step=\"2\" "
         "data-peak-node=\"mm\"",
@@ -78,7 +78,7 @@ TEST(PartitionChartsSvg, FiguresShowTheRecordsNumbersAndLinkToTheJoint) {
   EXPECT_LT(page.find("<code>big</code>"), page.find("<code>small</code>"));
   EXPECT_NE(page.find("<code>f32[4, 4]</code>"), std::string::npos);
   // Without links, names stay text.
-  EXPECT_EQ(partition_page(r, "[0/0]").find("href=\"joint.html"), std::string::npos);
+  EXPECT_EQ(partition_page(r, "[0/0]", nullptr, "").find("href=\"joint.html"), std::string::npos);
 }
 
 TEST(PartitionChartsSvg, ManyRegionsShareLanesAndNearbyRunsMerge) {
@@ -161,7 +161,7 @@ TEST(PartitionChartsSvg, OddChartDataGivesFiguresThatSaySo) {
   c.chosen = 9;                                 // beyond the points
   c.regions.regions = {{1, {5, 2, "a", "b"}}};  // last before first
   c.regions.saved = {{100, "far"}};             // beyond the nodes
-  std::string page = partition_page(r, "[0/0]");
+  std::string page = partition_page(r, "[0/0]", nullptr, "");
   for (const char* id : {"id=\"memory-timeline\"", "id=\"budget-curve\"", "id=\"region-map\""})
     EXPECT_NE(page.find(id), std::string::npos) << id;
   // Numbers at the edge of a double's precision still give a few ticks, and end.
@@ -170,14 +170,14 @@ TEST(PartitionChartsSvg, OddChartDataGivesFiguresThatSaySo) {
   EXPECT_NE(budget_curve_figure(huge).find("id=\"budget-curve\""), std::string::npos);
   records::PartitionRecord empty = record();
   empty.charts.emplace();
-  std::string none = partition_page(empty, "[0/0]");
+  std::string none = partition_page(empty, "[0/0]", nullptr, "");
   EXPECT_NE(none.find("has no memory curves"), std::string::npos);
   EXPECT_NE(none.find("has no memory-budget sweep"), std::string::npos);
   EXPECT_NE(none.find("has no region map"), std::string::npos);
   // A record without charts (PyTorch's own partitions off older logs) shows its tables only.
   records::PartitionRecord old = record();
   old.charts.reset();
-  EXPECT_EQ(partition_page(old, "[0/0]").find("<figure"), std::string::npos);
+  EXPECT_EQ(partition_page(old, "[0/0]", nullptr, "").find("<figure"), std::string::npos);
 }
 
 }  // namespace

@@ -384,6 +384,14 @@ TEST(Report, PyTorch213LogMarksEveryValueRematSavedOrRecomputed) {
   EXPECT_NE(index->find("remat_partition_3.html\">-_0_0_0/remat_partition_3.html</a>"),
             std::string::npos);
   EXPECT_NE(index->find("remat_partition_3.json\">[json]</a>"), std::string::npos);
+  // Every reason on the pages links to the site's glossary.
+  EXPECT_NE(index->find("id=\"glossary-link\" href=\"glossary.html\""), std::string::npos);
+  auto glossary_page = read_file(out + "/glossary.html");
+  ASSERT_TRUE(glossary_page.ok());
+  EXPECT_NE(glossary_page->find("<dt id=\"cheapest-cut\">"), std::string::npos);
+  auto partition = read_file(out + "/-_0_0_0/remat_partition_3.html");
+  ASSERT_TRUE(partition.ok());
+  EXPECT_NE(partition->find("<a class=\"why\" href=\"../glossary.html#"), std::string::npos);
 }
 
 TEST(Report, JointPagesWaitForTheirOwnCompile) {
@@ -499,12 +507,15 @@ TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {
       html.find("mark-forward\" title=\"primals_1: forward only\">primals_1: forward only 64 B"),
       std::string::npos);  // three inputs on one line
   // The side panel: each saved and recomputed node, linked to its line, with the reason.
+  // Each reason links to what it means on the glossary page.
   EXPECT_NE(html.find("<tr><td><a href=\"#L5\"><code>sin</code></a></td><td class=\"num\">64 "
-                      "B</td><td>checkpoint-region input</td></tr>"),
+                      "B</td><td><a class=\"why\" href=\"#region-input\">checkpoint-region "
+                      "input</a></td></tr>"),
             std::string::npos)
       << html;
   EXPECT_NE(html.find("<tr><td><a href=\"#L8\"><code>mm</code></a></td><td class=\"num\">128 "
-                      "FLOPs</td><td>tagged PREFER_RECOMPUTE</td></tr>"),
+                      "FLOPs</td><td><a class=\"why\" href=\"#tagged\">tagged "
+                      "PREFER_RECOMPUTE</a></td></tr>"),
             std::string::npos);
   EXPECT_EQ(graph_html("joint", text, nullptr, "joint.txt").find("why-panel"),
             std::string::npos);  // no partition, no panel

@@ -11,6 +11,7 @@
 #include "remat/fxtext/statement_call.h"
 #include "remat/fxtext/tensor_annotation.h"
 #include "remat/fxtext/text_scan.h"
+#include "remat/report/glossary.h"
 #include "remat/report/html.h"
 #include "remat/report/python_html.h"
 
@@ -345,7 +346,7 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
     };
     auto why = [&](const std::string& name) {
       auto at = marks->why.find(name);
-      return at == marks->why.end() ? std::string() : html_escape(at->second);
+      return at == marks->why.end() ? std::string() : reason_html(at->second, marks->glossary);
     };
     // In the order of the text (names the text lacks last).
     auto in_text_order = [&](std::vector<std::string> names) {

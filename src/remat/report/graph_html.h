@@ -48,6 +48,7 @@ struct PartitionMarks {
   std::unordered_set<std::string> joint_forward;
   std::string source;    ///< where the saved and recomputed sets came from, for the page's legend
   std::string pictures;  ///< the page with the partition's pictures, relative to the graph's
+  std::string glossary;  ///< the glossary page the reasons link to (empty: the same page)
   [[nodiscard]] std::optional<Mark> mark(const std::string& name) const;
 };
 

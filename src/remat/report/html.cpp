@@ -91,6 +91,8 @@ figure.chart svg { max-width: 1100px; font: 11px -apple-system, "Segoe UI", Helv
 .phase line { stroke: #8c959f; stroke-dasharray: 3 3; } .phase text { fill: #57606a; }
 .budget-point { fill: #0969da; cursor: help; } .chosen { fill: none; stroke: #cf222e; stroke-width: 2.5; } .knee { fill: #bf8700; }
 .chosen-label { fill: #cf222e; font-weight: 600; } .knee-label { fill: #9a6700; font-weight: 600; }
+a.why { color: inherit; text-decoration: underline dotted #8c959f; }
+dl.glossary dt { font-weight: 600; margin-top: 1em; } dl.glossary dd { margin: .2em 0 0 1.5em; }
 .chart-note { font-size: .9em; color: #57606a; margin: .3em 0; }
 .chart-legend { list-style: none; padding: 0; margin: .2em 0; display: flex; flex-wrap: wrap; gap: 1.5em; font-size: .85em; }
 .swatch { display: inline-block; width: 2em; height: 0; border-top: 3px solid; vertical-align: middle; margin-right: .4em; }

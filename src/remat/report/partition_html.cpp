@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "remat/report/glossary.h"
 #include "remat/report/html.h"
 
 namespace remat::report {
@@ -134,7 +135,7 @@ std::string partition_summary(const PartitionRecord& p) {
 }
 
 std::string partition_page(const PartitionRecord& p, std::string_view compile_key,
-                           const NodeLinks* links) {
+                           const NodeLinks* links, std::string_view glossary) {
   auto node = [&](const std::string& name) {
     std::optional<std::string> href = links ? links->href(name) : std::nullopt;
     std::string code = "<code>" + html_escape(name) + "</code>";
@@ -143,8 +144,8 @@ std::string partition_page(const PartitionRecord& p, std::string_view compile_ke
   std::string body = "<h1>Partition " + html_escape(compile_key) + "</h1>\n";
   body +=
       "<p>What the partitioner saved for the backward and what the backward computes again, each "
-      "with the reason "
-      "the partitioner gave. The joint graph's page marks the same nodes in its text.</p>\n";
+      "with the reason the partitioner gave (each reason links to what it means and what to "
+      "change). The joint graph's page marks the same nodes in its text.</p>\n";
   body += partition_summary(p) + "\n";
   if (p.charts) {
     body += "<section class=\"charts\">\n" + memory_timeline_figure(*p.charts, links) +
@@ -169,7 +170,7 @@ std::string partition_page(const PartitionRecord& p, std::string_view compile_ke
     for (const SavedValue* v : rows) {
       t += "<tr><td>" + node(v->name) + "</td><td><code>" + html_escape(v->shape) +
            "</code></td><td class=\"num\">" + human_bytes(unsigned_of(v->bytes)) + "</td><td>" +
-           html_escape(v->reason) + "</td><td class=\"num\">" +
+           reason_html(v->reason, glossary) + "</td><td class=\"num\">" +
            (v->region ? std::to_string(*v->region) : "") + "</td></tr>\n";
     }
     return t + "</table>\n" + more(rows.size(), all, id);

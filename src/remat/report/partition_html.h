@@ -18,9 +18,10 @@ std::string partition_sentence(const records::PartitionRecord& partition);
 std::string partition_summary(const records::PartitionRecord& partition);
 /// The whole page body for one partition record of compile `compile_key`: the summary, the
 /// pictures (when the record has charts), saved values by size, recomputed nodes, bans, notes.
-/// `links`, when given, link node names to their lines on the joint graph's page.
+/// `links`, when given, link node names to their lines on the joint graph's page; each reason
+/// links to its entry on `glossary` (the page, `../glossary.html`; empty: this page).
 std::string partition_page(const records::PartitionRecord& partition, std::string_view compile_key,
-                           const NodeLinks* links = nullptr);
+                           const NodeLinks* links, std::string_view glossary);
 /// The saved and recomputed nodes of a record, with their bytes, FLOPs and reasons (the forward
 /// and backward sets stay empty: the graphs give them).
 PartitionMarks marks_from_record(const records::PartitionRecord& partition);

@@ -15,6 +15,7 @@
 
 #include "remat/report/derived_partition.h"
 #include "remat/report/export_pages.h"
+#include "remat/report/glossary.h"
 #include "remat/report/graph_html.h"
 #include "remat/report/html.h"
 #include "remat/report/partition_html.h"
@@ -52,6 +53,11 @@ bool is_metrics(std::string_view e) {
   return e == "compilation_metrics" || e == "bwd_compilation_metrics" ||
          e == "aot_autograd_backward_compilation_metrics";
 }
+
+// The glossary of the partitioner's reasons, at the site's root, as the compile folders' pages
+// link it.
+constexpr std::string_view kGlossaryPage = "glossary.html";
+constexpr std::string_view kGlossaryLink = "../glossary.html";
 
 // The artifact remat's compile writes with the partition report (`remat compile`).
 constexpr std::string_view kPartitionArtifact = "remat_partition";
@@ -472,7 +478,7 @@ void Builder::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
             links->page = fs::path(g.html).filename().string();
             for (const GraphLine& n : g.nodes) links->line_of.try_emplace(n.name, n.line + 1);
           }
-          body = partition_page(*record, dirs_[di].key, links ? &*links : nullptr);
+          body = partition_page(*record, dirs_[di].key, links ? &*links : nullptr, kGlossaryLink);
           dirs_[di].partition = std::move(*record);
           dirs_[di].partition_page = *readable;
         } else {
@@ -618,7 +624,8 @@ void Builder::finish_compile(size_t di) {
     }
     d.derived_page = d.anchor + "/pytorch_partition.html";
     write(d.derived_page,
-          html_page("partition " + d.key, partition_page(record, d.key, links ? &*links : nullptr),
+          html_page("partition " + d.key,
+                    partition_page(record, d.key, links ? &*links : nullptr, kGlossaryLink),
                     footer()));
     record.charts.reset();
     d.derived = std::move(record);
@@ -630,6 +637,7 @@ void Builder::finish_compile(size_t di) {
     if (has_marks) {
       marks = d.marks;
       marks->joint_forward = joint_forward_nodes(g.text, g.nodes);
+      marks->glossary = kGlossaryLink;
     }
     write_graph_page(std::move(g.title), std::move(g.text), std::move(g.nodes), std::move(marks),
                      g.txt, g.html);
@@ -722,7 +730,9 @@ std::string Builder::index_page(const tracelog::TraceReader& reader) {
         "<h2>Partitions</h2>\n<p>What each compile keeps for the backward: the activations "
         "(what checkpointing and the memory budget act on) and what the backward computes again. "
         "Each partition's page shows memory over the step, the budget curve and where the "
-        "checkpoint regions are, and says why each value is saved or recomputed.</p>\n";
+        "checkpoint regions are, and says why each value is saved or recomputed (<a "
+        "id=\"glossary-link\" href=\"glossary.html\">what each reason means, and what to "
+        "change</a>).</p>\n";
     for (const CompileDir& d : dirs_) {
       if (!d.partition && !d.derived) continue;
       const records::PartitionRecord& p = d.partition ? *d.partition : *d.derived;
@@ -835,6 +845,10 @@ Status Builder::run(tracelog::TraceReader& reader, const std::string& log_path,
     fbody += "<tr><td>" + link + "</td>" + cells + "</tr>\n";
   fbody += "</table>\n";
   write("failures_and_restarts.html", html_page("Failures and restarts", fbody, footer()));
+  if (std::ranges::any_of(dirs_, [](const CompileDir& d) { return d.partition || d.derived; })) {
+    write(std::string(kGlossaryPage),
+          html_page("Why saved, why recomputed", glossary_body(), footer()));
+  }
   // compile_directory.json
   Json directory = Json::object();
   for (const CompileDir& d : dirs_) {
