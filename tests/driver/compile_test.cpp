@@ -43,7 +43,7 @@ TEST(Compile, TheMainJobAsOneCall) {
   ASSERT_TRUE(r->partition.report.charts);
   EXPECT_EQ(r->partition.report.charts->memory.front().peak_bytes,
             r->partition.report.peak_memory_bytes);
-  EXPECT_EQ(node_counts(r->joint), "320 nodes: 28 inputs, 292 ops");
+  EXPECT_EQ(node_counts(r->joint), "321 nodes: 28 inputs, 292 ops, the output");
   EXPECT_EQ(r->stages.size(), stages.size());
   EXPECT_TRUE(fs::exists(r->log_path));
   EXPECT_TRUE(fs::exists(fs::path(r->report_dir) / "index.html"));

@@ -78,9 +78,10 @@ std::string metrics_json(const CompileOptions& o, const CompileResult& r,
 
 }  // namespace
 
+/// As torch.fx, `remat info` and the report's pages count them: the output node too.
 std::string node_counts(const GraphModule& m) {
   size_t inputs = m.graph().placeholders().size(), ops = count_ops(m);
-  return fmt::format("{} nodes: {} inputs, {} ops", inputs + ops, inputs, ops);
+  return fmt::format("{} nodes: {} inputs, {} ops, the output", m.graph().size(), inputs, ops);
 }
 
 Expected<CompileResult> compile(const CompileOptions& o) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 
 #include "remat/ir/node_set.h"
@@ -18,6 +19,9 @@ namespace {
 struct StepInputs {
   absl::flat_hash_set<std::string_view> names;
   int64_t outside = 0;
+  /// Of the backward's inputs that the forward saved as views: the forward value whose storage
+  /// they live in (a transposed weight is the weight's storage).
+  absl::flat_hash_map<std::string_view, std::string_view> saved_views;
 };
 
 /// Runs one graph's schedule through records::LiveStorage (which says how storage is counted):
@@ -38,13 +42,26 @@ void walk_graph(const Graph& g, const StepInputs& inputs, bool track_alive, OnSt
     else
       storage.allocate(n->id(), value_bytes(*n));
   };
+  std::vector<const Node*> views;
   for (const Node* n : g.nodes()) {
     uses[n] = n->users().size();
     if (n->op() != OpKind::Placeholder) continue;
-    if (inputs.names.contains(n->name()))
+    if (inputs.saved_views.contains(n->name()))
+      views.push_back(n);  // once the storage it views is placed
+    else if (inputs.names.contains(n->name()))
       storage.hold(n->id(), value_bytes(*n));
     else
       place(n);
+  }
+  for (const Node* n : views) {
+    std::string_view base = inputs.saved_views.at(n->name());
+    const Node* in_graph = g.find(base);
+    if (in_graph != nullptr && in_graph->op() == OpKind::Placeholder)
+      storage.alias(n->id(), in_graph->id());
+    else if (inputs.names.contains(base))
+      storage.hold(n->id(), 0);  // a view of a step input this graph does not read
+    else
+      storage.allocate(n->id(), value_bytes(*n));
   }
   on_step(nullptr, storage);
   for (const Node* n : g.nodes()) {
@@ -70,6 +87,11 @@ void walk_partition(const ForwardBackward& graphs, bool track_alive, OnStep&& on
   for (const Node* p : graphs.backward.graph().placeholders()) in_backward.insert(p->name());
   for (const Node* p : graphs.forward.graph().placeholders())
     if (!in_backward.contains(p->name())) backward.outside += value_bytes(*p);
+  for (const Node* n : graphs.forward.graph().nodes()) {
+    const Node& root = storage_root(*n);
+    if (&root != n && in_backward.contains(n->name()))
+      backward.saved_views.emplace(n->name(), root.name());
+  }
   walk_graph(graphs.backward.graph(), backward, track_alive, on_step);
 }
 

@@ -37,6 +37,10 @@ class LiveStorage {
   void release(size_t value);
 
   [[nodiscard]] int64_t live() const { return live_; }
+  /// The value whose storage `value` lives in (itself, unless a view); `value` when unseen.
+  [[nodiscard]] size_t owner(size_t value) const {
+    return owner_[value] == kNone ? value : owner_[value];
+  }
   /// (bytes, the value that owns the storage), the smallest first; with track_alive only.
   [[nodiscard]] const std::set<std::pair<int64_t, size_t>>& alive() const { return alive_; }
 

@@ -11,32 +11,51 @@
 namespace remat::report {
 namespace {
 
+/// Names of one graph's values whose storage is another's: a view -> the value it views.
+using StorageOwners = std::unordered_map<std::string_view, std::string_view>;
+
 /// Live bytes over one graph, counted as remat counts its own (records::LiveStorage): `held`
 /// names the step's inputs, alive throughout, and `outside` is what those this graph does not
-/// read weigh; each statement's value is born when it runs and dies on the line that frees it.
-void walk(LoggedGraph g, const std::set<std::string_view>& held, int64_t outside,
-          std::vector<records::CurveStep>& steps) {
+/// read weigh; `saved_views` are inputs the forward saved as views of another value. Each
+/// statement's value is born when it runs and dies on the line that frees it. Returns which of
+/// the graph's values are views of which.
+StorageOwners walk(LoggedGraph g, const std::set<std::string_view>& held, int64_t outside,
+                   const StorageOwners& saved_views, std::vector<records::CurveStep>& steps) {
+  const std::vector<GraphLine>& nodes = *g.nodes;
   std::vector<std::string_view> lines = fxtext::split_lines(g.text);
   std::unordered_map<std::string_view, size_t> index;
-  for (size_t i = 0; i < g.nodes->size(); ++i) index.try_emplace((*g.nodes)[i].name, i);
+  for (size_t i = 0; i < nodes.size(); ++i) index.try_emplace(nodes[i].name, i);
   auto index_of = [&](std::string_view name) {
     auto at = index.find(name);
     return at == index.end() ? std::optional<size_t>() : std::optional<size_t>(at->second);
   };
-  records::LiveStorage storage(g.nodes->size());
+  records::LiveStorage storage(nodes.size());
   storage.add_outside(outside);
   auto bytes_of = [](const GraphLine& n) { return static_cast<int64_t>(n.bytes.value_or(0)); };
-  for (size_t i = 0; i < g.nodes->size(); ++i) {
-    const GraphLine& n = (*g.nodes)[i];
+  std::vector<size_t> views;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const GraphLine& n = nodes[i];
     if (!n.input) continue;
-    if (held.contains(n.name))
+    if (saved_views.contains(n.name))
+      views.push_back(i);  // once the storage it views is placed
+    else if (held.contains(n.name))
       storage.hold(i, bytes_of(n));
     else
       storage.allocate(i, bytes_of(n));
   }
+  for (size_t i : views) {
+    std::string_view base = saved_views.at(nodes[i].name);
+    std::optional<size_t> at = index_of(base);
+    if (at && nodes[*at].input)
+      storage.alias(i, *at);
+    else if (held.contains(base))
+      storage.hold(i, 0);  // a view of a step input this graph does not read
+    else
+      storage.allocate(i, bytes_of(nodes[i]));
+  }
   steps.push_back({"", 0, storage.live()});
-  for (size_t i = 0; i < g.nodes->size(); ++i) {
-    const GraphLine& n = (*g.nodes)[i];
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const GraphLine& n = nodes[i];
     if (n.input) continue;
     std::string_view line = n.line < lines.size() ? lines[n.line] : std::string_view();
     fxtext::StatementCall call = fxtext::statement_call(line);
@@ -51,6 +70,10 @@ void walk(LoggedGraph g, const std::set<std::string_view>& held, int64_t outside
     for (std::string_view freed : freed_names(line))
       if (std::optional<size_t> at = index_of(freed)) storage.release(*at);
   }
+  StorageOwners owners;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (storage.owner(i) != i) owners.emplace(nodes[i].name, nodes[storage.owner(i)].name);
+  return owners;
 }
 
 records::RegionMap region_map(const std::vector<GraphLine>& joint, const PartitionMarks& marks) {
@@ -115,9 +138,11 @@ records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph
     for (const GraphLine& g : *forward.nodes)
       if (g.input && !backward_inputs.contains(g.name))
         unread += static_cast<int64_t>(g.bytes.value_or(0));
-  if (forward.nodes) walk(forward, forward_inputs, 0, steps);
+  StorageOwners views;
+  if (forward.nodes) views = walk(forward, forward_inputs, 0, {}, steps);
   size_t forward_steps = steps.size();
-  if (backward.nodes) walk(backward, forward_inputs, unread, steps);
+  std::erase_if(views, [&](const auto& v) { return !backward_inputs.contains(v.first); });
+  if (backward.nodes) walk(backward, forward_inputs, unread, views, steps);
   records::PartitionCharts& charts = record.charts.emplace();
   charts.memory.push_back(
       records::memory_curve("PyTorch's partition (read off its graphs)", steps, forward_steps));

@@ -468,13 +468,17 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
         auto c = static_cast<int>(*m);
         std::optional<uint64_t> bytes = node->bytes;
         if (*m == Mark::Saved) bytes = marks->saved.at(node->name);
-        std::string tip = node->name + ": " + kText[c];
+        // An input the backward reads is saved too, but costs no activation memory: its own chip.
+        bool input = *m == Mark::Saved && marks->inputs.contains(node->name);
+        const char* mark_class = input ? "saved-input" : kClass[c];
+        const char* mark_text = input ? "input, read by the backward" : kText[c];
+        std::string tip = node->name + ": " + mark_text;
         if (auto w = marks->why.find(node->name); w != marks->why.end())
           tip += " \u2014 " + w->second;
         if (auto f = marks->flops.find(node->name); f != marks->flops.end())
           tip += " (" + human_flops(f->second) + ")";
         out += "<span class=\"mark mark-";
-        out += kClass[c];
+        out += mark_class;
         out += "\" title=\"";
         append_html_escaped(out, tip);
         out += "\">";
@@ -482,7 +486,7 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
           append_html_escaped(out, node->name);
           out += ": ";
         }
-        out += kText[c];
+        out += mark_text;
         if (bytes) out += " " + human_bytes(*bytes);
         out += "</span>";
       }

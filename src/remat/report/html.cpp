@@ -75,7 +75,7 @@ pre.code .gutter { display: inline-block; min-width: 13em; margin-right: .6em; }
 #why-panel { position: sticky; top: .5em; width: 30em; flex-shrink: 0; max-height: 95vh; overflow: auto; font-size: .85em; }
 #why-panel h2 { font-size: 1.1em; margin-top: .4em; } #why-panel table { width: 100%; }
 @media print { .graph-layout { display: block; } #why-panel { position: static; width: auto; max-height: none; } pre.code .line { white-space: pre-wrap; } }
-.mark-saved { background: #dafbe1; color: #116329; } .mark-recomputed { background: #fff1d6; color: #9a6700; }
+.mark-saved { background: #dafbe1; color: #116329; } .mark-saved-input { background: #f6f8fa; color: #57606a; } .mark-recomputed { background: #fff1d6; color: #9a6700; }
 .mark-forward { background: #ddf4ff; color: #0550ae; } .mark-backward { background: #fbefff; color: #8250df; } .mark-moved { background: #fff1e5; color: #953800; }
 .legend span { margin-right: 1em; }
 .note { background: #fff8c5; border: 1px solid #d4a72c66; border-radius: 6px; padding: .4em .8em; }

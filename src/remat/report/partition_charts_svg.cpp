@@ -185,7 +185,8 @@ std::string memory_timeline_figure(const records::PartitionCharts& charts, const
   std::string out = fmt::format(
       "<figure id=\"memory-timeline\" class=\"chart\" data-peak-bytes=\"{}\" "
       "data-peak-step=\"{}\" data-peak-node=\"{}\"><figcaption>{}: live tensor bytes while each "
-      "node runs, the forward then the backward (values freed after their last use). Hover a "
+      "node runs, the forward then the backward (the step's inputs throughout, every other storage "
+      "until the last use of a value in it). Hover a "
       "point of this partition's curve for the node and what is alive.</figcaption>\n",
       mine.peak_bytes, mine.peak_step, html_escape(mine.peak_node), kTitle);
   out += svg_open(p, "memory over the step");
