@@ -448,7 +448,8 @@ TEST(Report, JointPagesWaitForTheirOwnCompile) {
                        "class=\"mark mark-recomputed\""),
             std::string::npos)
       << page0;
-  EXPECT_NE(page0.find("title=\"primals_1: saved"), std::string::npos) << page0;
+  EXPECT_NE(page0.find("title=\"primals_1: input, read by the backward"), std::string::npos)
+      << page0;
   EXPECT_NE(page1.find("data-node=\"cos\"><span class=\"ln\">3</span><span class=\"gutter\"><span "
                        "class=\"mark mark-saved\""),
             std::string::npos)
