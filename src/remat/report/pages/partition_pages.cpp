@@ -1,0 +1,82 @@
+// A compile's partition, once the compile is finished: the marks its joint graph pages show
+// (from remat's record, or read off the forward and backward graphs PyTorch logged, with a page
+// of their own), and those pages.
+#include <filesystem>
+
+#include "remat/report/derived_partition.h"
+#include "remat/report/html.h"
+#include "remat/report/pages/page_handlers.h"
+#include "remat/report/partition_html.h"
+
+namespace remat::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// PyTorch's partition, read off its graphs: a page like remat's record gets, with the memory
+/// timeline and the region map the text gives.
+void derived_partition_page(Site& site, size_t di) {
+  CompileDir& d = site.dirs[di];
+  const PendingJoint* joint = nullptr;
+  for (const PendingJoint& g : site.joints)
+    if (g.dir == di && joint == nullptr) joint = &g;
+  records::PartitionRecord record =
+      derived_record(d.marks, {d.forward_text, &d.forward_lines},
+                     {d.backward_text, &d.backward_lines}, joint ? &joint->nodes : nullptr);
+  std::optional<NodeLinks> links;
+  if (joint) {
+    links.emplace();
+    links->page = fs::path(joint->html).filename().string();
+    for (const GraphLine& n : joint->nodes) links->line_of.try_emplace(n.name, n.line + 1);
+  }
+  d.derived_page = d.anchor + "/pytorch_partition.html";
+  site.write(d.derived_page,
+             html_page("partition " + d.key,
+                       partition_page(record, d.key, links ? &*links : nullptr, kGlossaryLink),
+                       site.footer()));
+  record.charts.reset();  // the index needs its numbers, not its pictures
+  d.derived = std::move(record);
+  d.marks.pictures = fs::path(d.derived_page).filename().string();
+}
+
+}  // namespace
+
+void finish_compile(Site& site, size_t di) {
+  CompileDir& d = site.dirs[di];
+  if (!d.partition) {
+    // PyTorch's own logs: what its partitioner did, read off the graphs it logged.
+    if (!d.forward_lines.empty() && !d.backward_lines.empty())
+      d.marks = marks_from_graphs(d.forward_lines, d.backward_lines);
+  } else {
+    PartitionMarks record = marks_from_record(*d.partition);
+    record.forward = std::move(d.marks.forward);
+    record.backward = std::move(d.marks.backward);
+    d.marks = std::move(record);
+    if (d.partition->charts) d.marks.pictures = fs::path(d.partition_page).filename().string();
+  }
+  bool has_marks = !d.marks.saved.empty() || !d.marks.recomputed.empty();
+  if (has_marks)
+    d.summary = PartitionSummary{d.key, d.marks.saved, d.marks.recomputed, d.marks.source};
+  if (has_marks && !d.partition) derived_partition_page(site, di);
+  for (PendingJoint& g : site.joints) {
+    if (g.dir != di) continue;
+    std::optional<PartitionMarks> marks;
+    if (has_marks) {
+      marks = d.marks;
+      marks->joint_forward = joint_forward_nodes(g.text, g.nodes);
+      marks->glossary = kGlossaryLink;
+    }
+    site.write_graph_page(std::move(g.title), std::move(g.text), std::move(g.nodes),
+                          std::move(marks), g.txt, g.html);
+  }
+  std::erase_if(site.joints, [&](const PendingJoint& g) { return g.dir == di; });
+  // What a later record of this compile could still use is its summary and the partition record.
+  // (Moved-from temporaries: `v = {}` would keep the vectors' capacity.)
+  d.marks = PartitionMarks();
+  d.forward_lines = std::vector<GraphLine>();
+  d.backward_lines = std::vector<GraphLine>();
+  d.forward_text = std::string();
+  d.backward_text = std::string();
+}
+
+}  // namespace remat::report
