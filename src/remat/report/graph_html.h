@@ -13,21 +13,12 @@
 #include <unordered_set>
 #include <vector>
 
+#include "remat/fxtext/graph_statements.h"
+
 namespace remat::report {
 
-/// One statement or parameter line of a graph text.
-struct GraphLine {
-  size_t line = 0;  ///< 0-based
-  std::string name;
-  std::optional<int64_t> ac_graph_id;  ///< from the tag comment above it
-  std::string recompute;               ///< policy from the tag comment, if any
-  std::optional<uint64_t> bytes;       ///< from its annotation ("f32[4, 4]" -> 64)
-  bool input = false;                  ///< a graph input (placeholder), not a statement
-};
-
-/// The nodes a graph text defines, in order: parameters of an expanded or plain signature,
-/// pytree-unpacked inputs, and every `name: "annotation" = ...` / `name = ...` statement.
-std::vector<GraphLine> graph_lines(std::string_view text);
+using fxtext::graph_lines;
+using fxtext::GraphLine;
 
 /// BackwardOnly: a backward op; ForwardOpInBackward: an op of the joint's forward part that the
 /// partition runs in the backward only (its value is needed there alone).
