@@ -8,9 +8,9 @@
 #include "remat/autodiff/joint_graph.h"
 #include "remat/driver/aot_records.h"
 #include "remat/driver/check_run.h"
+#include "remat/fxtext/traceback.h"
 #include "remat/io/graph_json.h"
 #include "remat/ir/graph.h"
-#include "remat/ir/traceback.h"
 #include "remat/print/printer.h"
 #include "remat/report/html.h"
 #include "remat/support/file_io.h"
@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 // The stack of a log record from a node's Python-style traceback.
 std::vector<tracelog::StackFrame> frames_of(std::string_view traceback) {
   std::vector<tracelog::StackFrame> out;
-  for (const TracebackFrame& f : parse_traceback(traceback)) {
+  for (const fxtext::TracebackFrame& f : fxtext::parse_traceback(traceback)) {
     out.push_back(
         {std::string(f.file), std::atoll(std::string(f.line).c_str()), std::string(f.function)});
   }

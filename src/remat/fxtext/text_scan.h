@@ -66,9 +66,19 @@ std::vector<std::string_view> split_top_level(std::string_view s, std::string_vi
 /// The position of the first `#` outside quotes, or npos.
 size_t comment_start(std::string_view s);
 
+// ASCII only, like the names torch.fx prints; inline, not the locale-aware <cctype> calls (the
+// printer, the parser and the report test every byte of long graphs).
+/// `[0-9]`.
+inline bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+/// `[A-Za-z_]`: what starts a Python name.
+inline bool is_identifier_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
 /// `[A-Za-z0-9_]`.
 inline bool is_identifier_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  return is_identifier_start(c) || is_digit(c);
 }
 
 }  // namespace remat::fxtext

@@ -1,5 +1,7 @@
 #include "remat/ir/naming.h"
 
+#include "remat/fxtext/python_lexer.h"
+#include "remat/fxtext/text_scan.h"
 #include "remat/ir/target.h"
 
 #include <algorithm>
@@ -10,8 +12,9 @@
 namespace remat {
 namespace {
 
-// Python 3.11's keyword.kwlist, dir(builtins) and torch.fx's _custom_builtins, sorted.
-constexpr std::array<std::string_view, 196> kReserved{"ArithmeticError",
+// Python 3.11's dir(builtins) and torch.fx's _custom_builtins, sorted; with the keywords
+// (fxtext::is_python_keyword) the names torch.fx will not give a node.
+constexpr std::array<std::string_view, 161> kBuiltins{"ArithmeticError",
                                                       "AssertionError",
                                                       "AttributeError",
                                                       "BaseException",
@@ -32,7 +35,6 @@ constexpr std::array<std::string_view, 196> kReserved{"ArithmeticError",
                                                       "EnvironmentError",
                                                       "Exception",
                                                       "ExceptionGroup",
-                                                      "False",
                                                       "FileExistsError",
                                                       "FileNotFoundError",
                                                       "FloatingPointError",
@@ -51,7 +53,6 @@ constexpr std::array<std::string_view, 196> kReserved{"ArithmeticError",
                                                       "MemoryError",
                                                       "ModuleNotFoundError",
                                                       "NameError",
-                                                      "None",
                                                       "NoneType",
                                                       "NotADirectoryError",
                                                       "NotImplemented",
@@ -74,7 +75,6 @@ constexpr std::array<std::string_view, 196> kReserved{"ArithmeticError",
                                                       "SystemExit",
                                                       "TabError",
                                                       "TimeoutError",
-                                                      "True",
                                                       "TypeError",
                                                       "UnboundLocalError",
                                                       "UnicodeDecodeError",
@@ -97,70 +97,48 @@ constexpr std::array<std::string_view, 196> kReserved{"ArithmeticError",
                                                       "abs",
                                                       "aiter",
                                                       "all",
-                                                      "and",
                                                       "anext",
                                                       "any",
-                                                      "as",
                                                       "ascii",
-                                                      "assert",
-                                                      "async",
-                                                      "await",
                                                       "bin",
                                                       "bool",
-                                                      "break",
                                                       "breakpoint",
                                                       "bytearray",
                                                       "bytes",
                                                       "callable",
                                                       "chr",
-                                                      "class",
                                                       "classmethod",
                                                       "compile",
                                                       "complex",
-                                                      "continue",
                                                       "copyright",
                                                       "credits",
-                                                      "def",
-                                                      "del",
                                                       "delattr",
                                                       "device",
                                                       "dict",
                                                       "dir",
                                                       "divmod",
-                                                      "elif",
-                                                      "else",
                                                       "enumerate",
                                                       "eval",
-                                                      "except",
                                                       "exec",
                                                       "exit",
                                                       "filter",
-                                                      "finally",
                                                       "float",
-                                                      "for",
                                                       "format",
-                                                      "from",
                                                       "frozenset",
                                                       "fx_pytree",
                                                       "getattr",
-                                                      "global",
                                                       "globals",
                                                       "hasattr",
                                                       "hash",
                                                       "help",
                                                       "hex",
                                                       "id",
-                                                      "if",
-                                                      "import",
-                                                      "in",
                                                       "inf",
                                                       "input",
                                                       "int",
-                                                      "is",
                                                       "isinstance",
                                                       "issubclass",
                                                       "iter",
-                                                      "lambda",
                                                       "len",
                                                       "license",
                                                       "list",
@@ -171,23 +149,17 @@ constexpr std::array<std::string_view, 196> kReserved{"ArithmeticError",
                                                       "min",
                                                       "nan",
                                                       "next",
-                                                      "nonlocal",
-                                                      "not",
                                                       "object",
                                                       "oct",
                                                       "open",
-                                                      "or",
                                                       "ord",
-                                                      "pass",
                                                       "pow",
                                                       "print",
                                                       "property",
                                                       "pytree",
                                                       "quit",
-                                                      "raise",
                                                       "range",
                                                       "repr",
-                                                      "return",
                                                       "reversed",
                                                       "round",
                                                       "set",
@@ -199,26 +171,14 @@ constexpr std::array<std::string_view, 196> kReserved{"ArithmeticError",
                                                       "sum",
                                                       "super",
                                                       "torch",
-                                                      "try",
                                                       "tuple",
                                                       "type",
                                                       "vars",
-                                                      "while",
-                                                      "with",
-                                                      "yield",
                                                       "zip"};
 
-// ASCII only, like the names torch.fx accepts; inline, not the locale-aware <cctype> calls
-// (every printed node's name is checked).
-bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool is_ident_char(char c) {
-  return is_ident_start(c) || (c >= '0' && c <= '9');
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+constexpr auto is_ident_start = fxtext::is_identifier_start;
+constexpr auto is_ident_char = fxtext::is_identifier_char;
+using fxtext::is_digit;
 
 /// Splits `^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$`: the shortest base, then an optional
 /// `_<digits>` suffix. Returns false when `s` is not an identifier.
@@ -269,7 +229,8 @@ std::string sanitize(std::string_view candidate) {
 bool is_reserved_python_name(std::string_view name) {
   // No reserved name has a digit; most node names do (`add_12`).
   if (std::any_of(name.begin(), name.end(), is_digit)) return false;
-  return std::binary_search(kReserved.begin(), kReserved.end(), name);
+  return fxtext::is_python_keyword(name) ||
+         std::binary_search(kBuiltins.begin(), kBuiltins.end(), name);
 }
 
 std::string name_candidate_for_target(std::string_view target, bool callable) {

@@ -1,47 +1,18 @@
 #include "remat/report/python_html.h"
 
 #include <algorithm>
-#include <array>
-#include <cstdint>
 
+#include "remat/fxtext/python_lexer.h"
+#include "remat/fxtext/text_scan.h"
 #include "remat/report/html.h"
 
 namespace remat::report {
 namespace {
 
-constexpr std::array<std::string_view, 35> kKeywords = {
-    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
-    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
-    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
-    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
-
-bool is_keyword(std::string_view w) {
-  if (w.size() < 2 || w.size() > 8) return false;  // every keyword is 2 to 8 letters
-  for (std::string_view k : kKeywords) {
-    if (k == w) return true;
-  }
-  return false;
-}
-
-// ASCII classes, as the C locale's isalpha/isalnum/isdigit see them, without a call per byte.
-enum CharClass : uint8_t { kOther = 0, kDigit = 1, kAlpha = 2 };
-constexpr auto kClass = [] {
-  std::array<uint8_t, 256> t{};
-  for (int c = '0'; c <= '9'; ++c) t[c] = kDigit;
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = kAlpha;
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kAlpha;
-  t['_'] = kAlpha;  // starts and continues identifiers like a letter
-  return t;
-}();
-bool ident_start(char c) {
-  return kClass[static_cast<unsigned char>(c)] == kAlpha;
-}
-bool ident_char(char c) {
-  return kClass[static_cast<unsigned char>(c)] != kOther;
-}
-bool is_digit(char c) {
-  return kClass[static_cast<unsigned char>(c)] == kDigit;
-}
+using fxtext::is_digit;
+using fxtext::is_python_keyword;
+constexpr auto ident_start = fxtext::is_identifier_start;
+constexpr auto ident_char = fxtext::is_identifier_char;
 
 void span(std::string& out, const char* cls, std::string_view text) {
   out += "<span class=\"";
@@ -90,7 +61,7 @@ void append_python_line(std::string& out, std::string_view line) {
         while (j < line.size() && (ident_char(line[j]) || line[j] == '.')) ++j;
         span(out, "op", line.substr(i, j - i));
         plain = j;
-      } else if (is_keyword(word)) {
+      } else if (is_python_keyword(word)) {
         flush();
         span(out, "k", word);
         plain = j;

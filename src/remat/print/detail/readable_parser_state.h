@@ -12,13 +12,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include "remat/fxtext/python_lexer.h"
 #include "remat/fxtext/recompute_tags.h"
 #include "remat/ir/graph_module.h"
-#include "remat/print/python_tokens.h"
 #include "remat/support/expected.h"
 #include "remat/support/string_hash.h"
 
 namespace remat::print_detail {
+
+using fxtext::Token;
+using fxtext::tokenize_python;
+using fxtext::TokenKind;
 
 struct SourceLine {
   std::string_view text;  // without ANSI color codes (the input, or a stripped copy)

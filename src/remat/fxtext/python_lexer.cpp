@@ -1,22 +1,18 @@
-#include "remat/print/python_tokens.h"
+#include "remat/fxtext/python_lexer.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 
+#include "remat/fxtext/text_scan.h"
 #include "remat/support/utf8.h"
 
-namespace remat {
+namespace remat::fxtext {
 namespace {
 
-bool digit(char c) {
-  return c >= '0' && c <= '9';
-}
-bool name_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool name_char(char c) {
-  return name_start(c) || digit(c);
-}
+constexpr auto digit = is_digit;
+constexpr auto name_start = is_identifier_start;
+constexpr auto name_char = is_identifier_char;
 
 /// Length of the valid UTF-8 sequence at `s[i]`, or 0 (Python source text is valid UTF-8).
 size_t utf8_sequence_length(std::string_view s, size_t i) {
@@ -232,4 +228,14 @@ bool tokenize_python(std::string_view line, std::vector<Token>& out, size_t& err
   return true;
 }
 
-}  // namespace remat
+bool is_python_keyword(std::string_view w) {
+  static constexpr std::array<std::string_view, 35> kKeywords = {
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+  if (w.size() < 2 || w.size() > 8) return false;  // every keyword is 2 to 8 letters
+  return std::find(kKeywords.begin(), kKeywords.end(), w) != kKeywords.end();
+}
+
+}  // namespace remat::fxtext

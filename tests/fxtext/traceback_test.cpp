@@ -1,9 +1,9 @@
 // parse_traceback: the frames of node.meta["stack_trace"].
 #include <gtest/gtest.h>
 
-#include "remat/ir/traceback.h"
+#include "remat/fxtext/traceback.h"
 
-namespace remat {
+namespace remat::fxtext {
 namespace {
 
 TEST(Traceback, FramesOutermostFirstWithTheirCode) {
@@ -24,4 +24,4 @@ TEST(Traceback, FramesOutermostFirstWithTheirCode) {
 }
 
 }  // namespace
-}  // namespace remat
+}  // namespace remat::fxtext

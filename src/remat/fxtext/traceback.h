@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace remat {
+namespace remat::fxtext {
 
 struct TracebackFrame {
   std::string_view file;
@@ -19,4 +19,4 @@ struct TracebackFrame {
 /// first; other lines are skipped. Views point into `trace`.
 std::vector<TracebackFrame> parse_traceback(std::string_view trace);
 
-}  // namespace remat
+}  // namespace remat::fxtext

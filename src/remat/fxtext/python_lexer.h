@@ -1,13 +1,16 @@
-// Tokens of the Python expressions that readable FX code contains (one line at a time).
+// Tokens of the Python that readable FX code contains (one line at a time), and Python's words:
+// the one lexer of the readable parser, and the keywords the report's highlighter and the
+// naming rules share.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace remat {
+namespace remat::fxtext {
 
 enum class TokenKind : uint8_t { Name, Int, Float, Imaginary, String, Op, End };
 
@@ -24,4 +27,7 @@ struct Token {
 bool tokenize_python(std::string_view line, std::vector<Token>& out, size_t& error_column,
                      std::string& error);
 
-}  // namespace remat
+/// Python 3.11's `keyword.kwlist`.
+bool is_python_keyword(std::string_view word);
+
+}  // namespace remat::fxtext
