@@ -19,7 +19,8 @@ fi
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREMAT_BUILD_PYTHON=OFF \
   -DREMAT_BUILD_FUZZ=ON -DREMAT_SANITIZE=ON -DREMAT_BUILD_TESTS=OFF -DREMAT_BUILD_BENCH=OFF -DREMAT_WITH_TORCH=OFF >/dev/null
 # Only the fuzz targets: Debian's clang 14 lacks std::source_location, which the tracer uses.
-cmake --build build-fuzz --target fuzz_fxgraph_json fuzz_readable fuzz_schema fuzz_trace_log
+cmake --build build-fuzz --target fuzz_fxgraph_json fuzz_partition_record fuzz_readable fuzz_schema \
+  fuzz_trace_log
 
 # run_target NAME SEED_FILES...: fuzz one target from a seeded corpus.
 run_target() {
@@ -57,6 +58,7 @@ status=0
 run_target fuzz_fxgraph_json tests/data/torch-1.13/*.json tests/golden/io/*.json || status=1
 run_target fuzz_readable tests/data/torch-1.13/*.txt tests/golden/print/*.txt \
   tests/golden/print/samples/*.txt tests/golden/print/eras/*.txt || status=1
+run_target fuzz_partition_record tests/data/records/*.json || status=1
 run_target fuzz_schema || status=1
 run_target fuzz_trace_log tests/data/tlparse-logs/*.log || status=1
 exit $status

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "remat/records/partition_record.h"
+#include "remat/support/file_io.h"
+#include "testing/golden.h"
 
 namespace remat::records {
 namespace {
@@ -62,6 +64,23 @@ TEST(PartitionRecord, WhatIsWrittenReadsBackTheSame) {
   EXPECT_FALSE(back->recompute_flops);
   EXPECT_FALSE(back->recomputed[0].flops);
   EXPECT_EQ(back->text().find("FLOPs"), std::string::npos);
+}
+
+TEST(PartitionRecord, RematCompilesRecordReadsBack) {
+  // tests/data/records/mlp_each_layer.json: remat compile's record of a checkpointed MLP, as the
+  // report writes it beside its page (also the fuzz target's seed).
+  Expected<std::string> text = read_file(testing::data_path("records/mlp_each_layer.json"));
+  ASSERT_TRUE(text);
+  Expected<PartitionRecord> r = read_partition_record(*text, "mlp_each_layer.json");
+  ASSERT_TRUE(r) << r.errors().front().format();
+  EXPECT_EQ(r->strategy, "min-cut");
+  ASSERT_TRUE(r->charts);
+  EXPECT_EQ(r->charts->memory.size(), 3u);
+  EXPECT_FALSE(r->charts->budget.empty());
+  EXPECT_GT(r->charts->regions.nodes, 0u);
+  Expected<PartitionRecord> again = read_partition_record(r->json(), "again.json");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->json(), r->json());
 }
 
 TEST(PartitionRecord, ARecordWithoutInputMarksSaysSo) {

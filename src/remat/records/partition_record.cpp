@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "remat/support/json_reader.h"
 #include "remat/support/json_writer.h"
 
@@ -137,7 +139,9 @@ bool get(JsonReader& r, element e, const JsonPath& p, size_t& out) {
   return true;
 }
 bool get(JsonReader& r, element e, const JsonPath& p, double& out) {
-  return r.get_number(e, p, out);
+  if (!r.get_number(e, p, out)) return false;
+  if (!std::isfinite(out)) return r.fail(p, "expected a finite number");  // none is written
+  return true;
 }
 bool get(JsonReader& r, element e, const JsonPath& p, bool& out) {
   return r.get_bool(e, p, out);
