@@ -267,25 +267,31 @@ TEST(Report, PayloadsOnlyAPageShowsGoToPayloadsFolder) {
   EXPECT_EQ(tracelog::md5_hex(*code) + ".txt", code_file.substr(9));
 }
 
-TEST(Report, KernelStackTracesGetAReadablePage) {
-  std::string dir = ::testing::TempDir() + "/remat_provenance_log";
+/// The report of a log holding one JSON artifact of compile [0/0], in a fresh folder `name`.
+Expected<ReportResult> report_of_artifact(const std::string& name, const std::string& artifact,
+                                          const std::string& payload, std::string& out) {
+  std::string dir = ::testing::TempDir() + "/remat_" + name + "_log";
   fs::remove_all(dir);
   auto writer = tracelog::TraceWriter::create(dir);
-  ASSERT_TRUE(writer.ok());
+  REMAT_TRY(writer);
   tracelog::CompileId id;
   id.frame_id = 0;
   id.frame_compile_id = 0;
   id.attempt = 0;
-  (*writer)->artifact(
-      "inductor_provenance_tracking_kernel_stack_traces", "json", id,
-      R"({"triton_poi_fused_mul_0": ["File \"/m.py\", line 3, in f\\n    y = x * 2\\n"]})");
+  (*writer)->artifact(artifact, "json", id, payload);
   auto log = (*writer)->close();
-  ASSERT_TRUE(log.ok());
-  std::string out = ::testing::TempDir() + "/remat_report_provenance";
+  REMAT_TRY(log);
+  out = ::testing::TempDir() + "/remat_report_" + name;
   fs::remove_all(out);
   fs::create_directories(out);
-  ReportOptions options;
-  auto r = write_report(*log, out, options);
+  return write_report(*log, out, ReportOptions{});
+}
+
+TEST(Report, KernelStackTracesGetAReadablePage) {
+  std::string out;
+  auto r = report_of_artifact(
+      "provenance", "inductor_provenance_tracking_kernel_stack_traces",
+      R"({"triton_poi_fused_mul_0": ["File \"/m.py\", line 3, in f\\n    y = x * 2\\n"]})", out);
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
   auto page =
       read_file(out + "/-_0_0_0/inductor_provenance_tracking_kernel_stack_traces_0_readable.html");
@@ -303,23 +309,10 @@ TEST(Report, KernelStackTracesGetAReadablePage) {
 }
 
 TEST(Report, APartitionRecordThatIsNoneSaysWhyOnItsPage) {
-  std::string dir = ::testing::TempDir() + "/remat_bad_record_log";
-  fs::remove_all(dir);
-  auto writer = tracelog::TraceWriter::create(dir);
-  ASSERT_TRUE(writer.ok());
-  tracelog::CompileId id;
-  id.frame_id = 0;
-  id.frame_compile_id = 0;
-  id.attempt = 0;
-  (*writer)->artifact(
-      "remat_partition", "json", id,
-      R"({"schema": "remat-partition-report/1", "saved_values": [{"bytes": "x"}]})");
-  auto log = (*writer)->close();
-  ASSERT_TRUE(log.ok());
-  std::string out = ::testing::TempDir() + "/remat_report_bad_record";
-  fs::remove_all(out);
-  fs::create_directories(out);
-  auto r = write_report(*log, out, ReportOptions{});
+  std::string out;
+  auto r = report_of_artifact(
+      "bad_record", "remat_partition",
+      R"({"schema": "remat-partition-report/1", "saved_values": [{"bytes": "x"}]})", out);
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
   EXPECT_EQ(r->fail_parser, 1u);
   auto page = read_file(out + "/-_0_0_0/remat_partition_0.html");

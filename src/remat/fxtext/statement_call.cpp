@@ -37,35 +37,24 @@ std::string_view right_hand_side(std::string_view line) {
 std::vector<std::string_view> statement_operands(std::string_view line) {
   std::vector<std::string_view> out;
   std::string_view rhs = right_hand_side(line);
-  char quote = 0;
-  for (size_t i = 0; i < rhs.size();) {
-    char c = rhs[i];
-    if (quote) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-      ++i;
-      continue;
-    }
-    if (c == '\'' || c == '"') {
-      quote = c;
-      ++i;
-      continue;
-    }
-    if (!is_identifier_char(c)) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < rhs.size() && is_identifier_char(rhs[j])) ++j;
+  auto take = [&](size_t i, size_t j) {
     std::string_view word = rhs.substr(i, j - i);
     bool path = (i > 0 && rhs[i - 1] == '.') || (j < rhs.size() && rhs[j] == '.');
     bool keyword = j < rhs.size() && rhs[j] == '=' && (j + 1 == rhs.size() || rhs[j + 1] != '=');
-    bool number = word[0] >= '0' && word[0] <= '9';
-    if (!path && !keyword && !number) out.push_back(word);
-    i = j;
-  }
+    if (!path && !keyword && !is_digit(word[0])) out.push_back(word);
+  };
+  // The words outside strings, each taken where it ends.
+  size_t start = std::string_view::npos;
+  find_outside_quotes(rhs, 0, [&](char c, size_t i, int) {
+    if (is_identifier_char(c)) {
+      if (start == std::string_view::npos) start = i;
+    } else if (start != std::string_view::npos) {
+      take(start, i);
+      start = std::string_view::npos;
+    }
+    return false;
+  });
+  if (start != std::string_view::npos) take(start, rhs.size());
   return out;
 }
 
