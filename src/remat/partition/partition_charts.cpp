@@ -49,7 +49,8 @@ BudgetPoint point_of(double budget, const PartitionReport& r) {
 
 RegionMap region_map(const GraphModule& joint, const PartitionReport& r) {
   absl::flat_hash_set<std::string_view> saved, recomputed;
-  for (const SavedValue& v : r.saved_values) saved.insert(v.name);
+  for (const SavedValue& v : r.saved_values)
+    if (!v.input) saved.insert(v.name);  // the inputs the backward reads anyway are no ticks
   for (const RecomputedNode& n : r.recomputed) recomputed.insert(n.name);
   records::RegionMapBuilder map;
   for (const Node* n : joint.graph().nodes())

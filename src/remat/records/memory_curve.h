@@ -56,9 +56,10 @@ struct RegionSpan {
   NodeSpan span;
 };
 struct RegionMap {
-  size_t nodes = 0;                                   ///< the joint's, its output node included
-  std::vector<RegionSpan> regions;                    ///< runs of nodes of one checkpoint region
-  std::vector<std::pair<size_t, std::string>> saved;  ///< each saved value's joint index
+  size_t nodes = 0;                 ///< the joint's, its output node included
+  std::vector<RegionSpan> regions;  ///< runs of nodes of one checkpoint region
+  /// Each saved activation's joint index (not the inputs the backward reads anyway).
+  std::vector<std::pair<size_t, std::string>> saved;
   std::vector<NodeSpan> recomputed;  ///< runs of joint nodes the backward computes again
 };
 

@@ -79,7 +79,8 @@ StorageOwners walk(LoggedGraph g, const std::set<std::string_view>& held, int64_
 records::RegionMap region_map(const std::vector<GraphLine>& joint, const PartitionMarks& marks) {
   records::RegionMapBuilder map;
   for (const GraphLine& n : joint)
-    map.add(n.name, n.ac_graph_id, marks.saved.contains(n.name), marks.recomputed.contains(n.name));
+    map.add(n.name, n.ac_graph_id, marks.saved.contains(n.name) && !marks.inputs.contains(n.name),
+            marks.recomputed.contains(n.name));
   map.add("output", std::nullopt, false, false);  // the joint's output node, as in remat's maps
   return std::move(map).finish();
 }

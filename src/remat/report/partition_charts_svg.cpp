@@ -399,7 +399,7 @@ std::string region_map_figure(const records::RegionMap& map, const NodeLinks* li
   std::string out = fmt::format(
       "<figure id=\"region-map\" class=\"chart\" data-nodes=\"{}\" data-regions=\"{}\" "
       "data-saved=\"{}\" data-recomputed-spans=\"{}\"><figcaption>{}: the joint graph's nodes "
-      "in order, {} checkpoint region (ac_graph_id), saved values as ticks, recomputed runs "
+      "in order, {} checkpoint region (ac_graph_id), saved activations as ticks, recomputed runs "
       "shaded. Click a mark to go to its node on the joint graph's page.</figcaption>\n",
       map.nodes, regions.size(), map.saved.size(), map.recomputed.size(), kTitle,
       packed ? "a color per" : "one band per");
@@ -483,7 +483,7 @@ std::string region_map_figure(const records::RegionMap& map, const NodeLinks* li
     if (count > 1) tip += fmt::format(", in {} runs", count);
     out += span_rect(sp, y + kRow + 3, "class=\"run\"", tip);
   }
-  out += "</g>\n<g class=\"saved\">" + row_label(y, "saved");
+  out += "</g>\n<g class=\"saved\">" + row_label(y, "saved activations");
   // Ticks on one pixel are one mark (a long graph saves thousands of values).
   std::map<long, std::vector<const std::string*>> by_pixel;
   for (const auto& [index, name] : map.saved)
