@@ -105,6 +105,24 @@ TEST(PartitionChartsSvg, ManyRegionsShareLanesAndNearbyRunsMerge) {
   EXPECT_NE(figure.find("viewBox=\"0 0 960 118\""), std::string::npos) << figure.substr(0, 600);
 }
 
+TEST(PartitionHtml, TheIndexSentenceSaysWhatIsKeptAndWhatIsRecomputed) {
+  // A record without input marks (older remat) speaks of saved values.
+  EXPECT_EQ(partition_sentence(record()),
+            "Saves 2 values (64 B) for the backward and recomputes <b>1 node (10 FLOPs)</b>. "
+            "Estimated peak: 192 B.");
+  Json j = record_json();
+  j["saved_values"][0]["input"] = true;
+  j["saved_values"][1]["input"] = true;
+  EXPECT_EQ(partition_sentence(read(j)),
+            "Saves <b>no activations</b> for the backward and recomputes <b>1 node (10 "
+            "FLOPs)</b>; it also keeps 2 inputs (68 B) the backward reads anyway (parameters, "
+            "primals: no activation memory). Estimated peak: 192 B.");
+  j["saved_values"][1]["input"] = false;
+  j["activation_bytes"] = 64;
+  EXPECT_NE(partition_sentence(read(j)).find("Saves <b>1 activation (64 B)</b>"),
+            std::string::npos);
+}
+
 TEST(PartitionChartsSvg, DefaultPartitionsAreMarkedBesideTheSweep) {
   records::PartitionRecord r = record();
   r.strategy = "default";

@@ -71,7 +71,9 @@ std::string partition_sentence(const PartitionRecord& p) {
     return human_count(n) + " " + std::string(n == 1 ? one : many);
   };
   std::string out;
-  if (p.inputs_marked) {
+  if (p.inputs_marked && split.activations.empty()) {
+    out = "Saves <b>no activations</b> for the backward";
+  } else if (p.inputs_marked) {
     out = "Saves <b>" + plural(split.activations.size(), "activation", "activations") + " (" +
           human_bytes(p.activation_bytes ? unsigned_of(*p.activation_bytes)
                                          : split.activation_bytes) +
