@@ -101,7 +101,8 @@ TEST(Cli, EveryVerbAnswersBadInputTheSameWay) {
                                                                   {"flow", ""},
                                                                   {"partition", " -o OUT"},
                                                                   {"report", " -o OUT"},
-                                                                  {"check", ""}};
+                                                                  {"check", ""},
+                                                                  {"diff", " OUT"}};
   for (const char* input :
        {"empty.json", "binary.bin", "folder", "missing.json", "truncated.json", "truncated.txt"}) {
     for (const auto& [verb, rest] : verbs) {
@@ -593,6 +594,32 @@ TEST(Cli, PartitionWritesGraphsAndAnExplainedReport) {
   EXPECT_NE(fallback.out.find("partition (default): 3 saved values"), std::string::npos)
       << fallback.out;
   EXPECT_EQ(run("partition --strategy sideways " + sample("mlp_relu_joint.json")).exit_code, 2);
+  fs::remove_all(dir);
+}
+
+TEST(Cli, DiffShowsWhatChangedFateBetweenTwoPartitions) {
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_diff_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string joint = sample("mlp_relu_joint.json");
+  ASSERT_EQ(run("partition " + joint + " -o " + (dir / "cut").string()).exit_code, 0);
+  ASSERT_EQ(run("partition " + joint + " --budget 0 -o " + (dir / "zero").string()).exit_code, 0);
+  CliRun r = run("diff " + (dir / "cut" / "report.json").string() + " " +
+                 (dir / "zero" / "report.json").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("after : "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("chosen by the inputs only (memory budget 0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("saved activations"), std::string::npos);
+  EXPECT_NE(r.out.find("saved -> recomputed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("values changed fate:"), std::string::npos);
+  // The same partition twice: nothing changed.
+  CliRun same = run("diff " + (dir / "cut" / "report.json").string() + " " +
+                    (dir / "cut" / "report.json").string());
+  EXPECT_NE(same.out.find("0 values changed fate:"), std::string::npos) << same.out;
+  // A graph file is no partition record: its path, the JSON path, exit 2.
+  CliRun bad = run("diff " + joint + " " + (dir / "cut" / "report.json").string());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err.rfind(joint + ": error:", 0), 0u) << bad.err;
   fs::remove_all(dir);
 }
 

@@ -2,6 +2,7 @@
 // record that is not one fails with the JSON path of what is wrong.
 #include <gtest/gtest.h>
 
+#include "remat/records/partition_diff.h"
 #include "remat/records/partition_record.h"
 #include "remat/support/file_io.h"
 #include "testing/golden.h"
@@ -155,6 +156,48 @@ TEST(RegionMapBuilder, RunsOfRegionsAndRecomputedNodes) {
   ASSERT_EQ(m.recomputed.size(), 2u);
   EXPECT_EQ(m.recomputed[0].last, 2u);
   EXPECT_EQ(m.saved, (std::vector<std::pair<size_t, std::string>>{{0, "x"}, {3, "c"}}));
+}
+
+}  // namespace
+}  // namespace remat::records
+
+namespace remat::records {
+namespace {
+
+TEST(PartitionDiff, ValuesThatChangedFateWithTheirCosts) {
+  PartitionRecord a = sample_record();  // saves mm (activation) and primals_1, recomputes relu
+  PartitionRecord b = a;
+  b.saved_values = {a.saved_values[1],  // primals_1 still
+                    {"relu", 4096, "marked MUST_SAVE", "f32[32, 32]", 2, false}};
+  b.recomputed = {
+      {"mm", "aten.mm.default", "tagged PREFER_RECOMPUTE (checkpoint region 2)", 65536}};
+  b.activation_bytes = 4096;
+  b.recompute_flops = 65536;
+  PartitionDiff d = diff_partitions(a, b);
+  EXPECT_EQ(d.shared, 3u);
+  ASSERT_EQ(d.changes.size(), 2u);
+  // Saved -> recomputed first, then recomputed -> saved.
+  EXPECT_EQ(d.changes[0].name, "mm");
+  EXPECT_EQ(d.changes[0].before, Fate::Saved);
+  EXPECT_EQ(d.changes[0].after, Fate::Recomputed);
+  EXPECT_EQ(d.changes[0].bytes, 4096);
+  EXPECT_EQ(d.changes[0].flops, 65536);
+  EXPECT_EQ(d.changes[0].reason, "tagged PREFER_RECOMPUTE (checkpoint region 2)");
+  EXPECT_EQ(d.changes[1].name, "relu");
+  EXPECT_EQ(d.changes[1].after, Fate::Saved);
+  EXPECT_EQ(d.changes[1].reason, "marked MUST_SAVE");
+  EXPECT_EQ(d.before.activations, 1u);
+  EXPECT_EQ(d.before.inputs, 1u);
+  EXPECT_EQ(d.after.recompute_flops, 65536);
+  // The same partition twice: nothing changed.
+  EXPECT_TRUE(diff_partitions(a, a).changes.empty());
+  // A value no longer kept at all is computed once, without a reason of its own.
+  PartitionRecord c = a;
+  c.recomputed.clear();
+  PartitionDiff gone = diff_partitions(a, c);
+  ASSERT_EQ(gone.changes.size(), 1u);
+  EXPECT_EQ(fate_name(gone.changes[0].after), "computed once");
+  EXPECT_EQ(gone.changes[0].reason, "");
 }
 
 }  // namespace

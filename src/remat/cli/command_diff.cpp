@@ -1,0 +1,112 @@
+// remat diff A B: two partitions of the same joint graph side by side: the totals of each and
+// every value whose fate changed between saved and recomputed, with its bytes, FLOPs and reason.
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "remat/cli/commands.h"
+#include "remat/cli/graph_files.h"
+#include "remat/records/partition_diff.h"
+#include "remat/report/html.h"
+#include "remat/support/file_io.h"
+
+namespace remat::cli {
+namespace {
+
+using records::Fate;
+using records::FateChange;
+using records::PartitionTotals;
+
+std::string bytes_text(int64_t b) {
+  return report::human_bytes(static_cast<uint64_t>(std::llabs(b)));
+}
+std::string flops_text(int64_t f) {
+  return report::human_flops(static_cast<uint64_t>(std::llabs(f)));
+}
+/// `+2.0 KB`, `-5`, `0`: the change from `before` to `after`.
+std::string change(int64_t before, int64_t after, std::string (*text)(int64_t)) {
+  int64_t d = after - before;
+  return d == 0 ? "0" : (d > 0 ? "+" : "-") + text(d);
+}
+std::string count_text(int64_t n) {
+  return std::to_string(std::llabs(n));
+}
+
+void print_totals(const PartitionTotals& a, const PartitionTotals& b) {
+  fmt::print("{:<20} {:>14} {:>14} {:>15}\n", "", "before", "after", "change");
+  auto row = [](std::string_view what, int64_t x, int64_t y, std::string (*text)(int64_t)) {
+    fmt::print("{:<20} {:>14} {:>14} {:>15}\n", what, text(x), text(y), change(x, y, text));
+  };
+  row("saved activations", static_cast<int64_t>(a.activations), static_cast<int64_t>(b.activations),
+      count_text);
+  row("activation memory", a.activation_bytes, b.activation_bytes, bytes_text);
+  row("inputs also saved", static_cast<int64_t>(a.inputs), static_cast<int64_t>(b.inputs),
+      count_text);
+  row("recomputed nodes", static_cast<int64_t>(a.recomputed), static_cast<int64_t>(b.recomputed),
+      count_text);
+  if (a.recompute_flops && b.recompute_flops)
+    row("recompute cost", *a.recompute_flops, *b.recompute_flops, flops_text);
+  row("peak memory", a.peak_memory_bytes, b.peak_memory_bytes, bytes_text);
+}
+
+void print_changes(const std::vector<FateChange>& changes) {
+  fmt::print("{} value{} changed fate:\n", changes.size(), changes.size() == 1 ? "" : "s");
+  for (const FateChange& c : changes) {
+    std::string what = std::string(records::fate_name(c.before)) + " -> " +
+                       std::string(records::fate_name(c.after));
+    std::string cost = c.flops ? flops_text(*c.flops) : "";
+    fmt::print("  {:<24} {:<24} {:>10} {:>14}  {}{}\n", c.name, what,
+               c.bytes ? bytes_text(c.bytes) : "", cost, c.input ? "(an input) " : "", c.reason);
+  }
+}
+
+}  // namespace
+
+void add_diff_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "diff",
+      "Compare two partitions of the same joint graph (partition records: remat partition -o's "
+      "report.json, a report's remat_partition_N.json): the totals of each, and every value "
+      "that went from saved to recomputed or back, with its bytes, FLOPs and reason.");
+  struct Args {
+    std::string before, after;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("before", a->before, "the first partition record")->required();
+  cmd->add_option("after", a->after, "the second partition record")->required();
+  cmd->callback([a, &exit_code] {
+    std::optional<records::PartitionRecord> records[2];
+    const std::string* paths[2] = {&a->before, &a->after};
+    for (int i = 0; i < 2; ++i) {
+      Expected<std::string> text =
+          read_input(*paths[i], "a partition record (remat-partition-report/1)");
+      if (!text) {
+        exit_code = report(text.errors());
+        return;
+      }
+      Expected<records::PartitionRecord> r =
+          records::read_partition_record(*text, display_name(*paths[i]));
+      if (!r) {
+        exit_code = report(r.errors());
+        return;
+      }
+      records[i] = std::move(*r);
+    }
+    records::PartitionDiff d = records::diff_partitions(*records[0], *records[1]);
+    for (int i = 0; i < 2; ++i) {
+      fmt::print("{}: {} ({}, chosen by {})\n", i == 0 ? "before" : "after ",
+                 display_name(*paths[i]), records[i]->strategy, records[i]->stage);
+    }
+    if (d.shared == 0 && !records[0]->saved_values.empty() && !records[1]->saved_values.empty()) {
+      std::fputs(
+          "remat diff: warning: the two partitions name no value in common: are they of "
+          "the same joint graph?\n",
+          stderr);
+    }
+    print_totals(d.before, d.after);
+    print_changes(d.changes);
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace remat::cli
