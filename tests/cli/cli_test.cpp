@@ -616,6 +616,18 @@ TEST(Cli, DiffShowsWhatChangedFateBetweenTwoPartitions) {
   CliRun same = run("diff " + (dir / "cut" / "report.json").string() + " " +
                     (dir / "cut" / "report.json").string());
   EXPECT_NE(same.out.find("0 values changed fate:"), std::string::npos) << same.out;
+  // partition --html --against: the same comparison on the partition's page.
+  std::string page = (dir / "page.html").string();
+  CliRun html = run("partition " + joint + " --budget 0 --html " + page + " --against " +
+                    (dir / "cut" / "report.json").string());
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  std::string body = slurp_file(page);
+  EXPECT_NE(body.find("<section id=\"against\">"), std::string::npos);
+  EXPECT_NE(body.find("<td>saved</td><td>recomputed</td>"), std::string::npos);
+  fs::remove(page);
+  CliRun no_record = run("partition " + joint + " --html " + page + " --against " + joint);
+  EXPECT_EQ(no_record.exit_code, 2);
+  EXPECT_FALSE(fs::exists(page));  // nothing half-written
   // A graph file is no partition record: its path, the JSON path, exit 2.
   CliRun bad = run("diff " + joint + " " + (dir / "cut" / "report.json").string());
   EXPECT_EQ(bad.exit_code, 2);

@@ -451,6 +451,20 @@ TEST(Report, JointPagesWaitForTheirOwnCompile) {
   EXPECT_EQ(r->partitions[0].compile_id, "[0/0]");  // in log order, whichever finished first
   EXPECT_EQ(r->partitions[0].recomputed, std::set<std::string>{"cos"});
   EXPECT_EQ(r->partitions[1].saved.count("cos"), 1u);
+  // The same joint graph partitioned twice: a page of what changed fate, linked from the index.
+  auto index = read_file(out + "/index.html");
+  ASSERT_TRUE(index.ok());
+  const std::string diff_page = "partition_diff_-_0_0_0_-_1_0_0.html";
+  EXPECT_NE(index->find("id=\"partition-diffs\"><li><a href=\"" + diff_page +
+                        "\">[0/0] against [1/0]</a>"),
+            std::string::npos)
+      << *index;
+  auto diff = read_file(out + "/" + diff_page);
+  ASSERT_TRUE(diff.ok());
+  EXPECT_NE(diff->find("<tr><td><code>cos</code></td><td>recomputed</td><td>saved</td>"),
+            std::string::npos)
+      << *diff;
+  EXPECT_NE(diff->find("id=\"diff-totals\""), std::string::npos);
 }
 
 TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {

@@ -13,6 +13,8 @@
 #include "remat/partition/partition_joint.h"
 #include "remat/partition/validity.h"
 #include "remat/print/printer.h"
+#include "remat/records/partition_diff.h"
+#include "remat/report/diff_page.h"
 #include "remat/report/glossary.h"
 #include "remat/report/graph_html.h"
 #include "remat/report/html.h"
@@ -35,8 +37,12 @@ FlowNetwork to_flow_file(const partition::FlowGraph& g, const partition::Partiti
 
 /// `remat partition --html`: the partition page of the report, then the joint graph's text with
 /// every node marked, on one page (the pictures and tables link to its lines).
-std::string partition_html_page(const GraphModule& joint, const partition::ForwardBackward& graphs,
-                                const partition::PartitionReport& rep, const std::string& name) {
+/// With `against` (another partition of the joint, and its name), what changed fate between it
+/// and this one comes right after this partition's tables.
+std::string partition_html_page(
+    const GraphModule& joint, const partition::ForwardBackward& graphs,
+    const partition::PartitionReport& rep, const std::string& name,
+    const std::optional<std::pair<records::PartitionRecord, std::string>>& against) {
   std::string text = print_readable(joint, PrintOptions::tlparse()).text;
   std::vector<report::GraphLine> nodes = report::graph_lines(text);
   report::NodeLinks links;
@@ -46,6 +52,12 @@ std::string partition_html_page(const GraphModule& joint, const partition::Forwa
   for (const Node* n : graphs.backward.graph().nodes()) marks.backward.insert(n->name());
   marks.joint_forward = report::joint_forward_nodes(text, nodes);
   std::string body = report::partition_page(rep, name, &links, "");
+  if (against) {
+    body += "<section id=\"against\">" +
+            report::partition_diff_body(records::diff_partitions(against->first, rep),
+                                        against->second, "this partition", "") +
+            "</section>\n";
+  }
   report::append_graph_html(body, "Joint graph " + name, text, nodes, &marks, "");
   body += report::glossary_body();  // the reasons link here: the page stands alone
   return report::html_page("remat partition " + name, body,
@@ -65,7 +77,8 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       "prints "
       "the report: every saved value with its bytes and reason, every recomputed node and why.");
   struct Args {
-    std::string file, out_dir, html, strategy = "min-cut", dump_flow, dump_passes, knapsack = "dp";
+    std::string file, out_dir, html, against, strategy = "min-cut", dump_flow, dump_passes,
+                                              knapsack = "dp";
     double budget = 1.0;
     bool pareto = false;
     bool explain = false, verify = false, overwrite = false;
@@ -77,9 +90,14 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output-dir", a->out_dir, "where to write the graphs and the report");
   cmd->add_flag("--overwrite", a->overwrite, "write into the output folder though it holds files");
   cmd->add_flag("--explain", a->explain, "print the whole report (default: the summary line)");
-  cmd->add_option("--html", a->html,
-                  "write the partition as one HTML page: memory over time, the budget curve, the "
-                  "region map, the tables, and the joint graph with each node marked");
+  auto* html = cmd->add_option(
+      "--html", a->html,
+      "write the partition as one HTML page: memory over time, the budget curve, the region map, "
+      "the tables, and the joint graph with each node marked");
+  cmd->add_option("--against", a->against,
+                  "with --html: another partition record of this joint (report.json of an earlier "
+                  "remat partition -o): the page shows what changed fate between the two")
+      ->needs(html);
   auto* budget = cmd->add_option("--budget", a->budget,
                                  "activation memory budget in [0, 1] (min-cut; 1 = no budget)")
                      ->check(CLI::Range(0.0, 1.0));
@@ -110,6 +128,23 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     if (!joint) {
       exit_code = report(joint.errors());
       return;
+    }
+    // Read before anything is written: a bad record leaves no output behind.
+    std::optional<std::pair<records::PartitionRecord, std::string>> against;
+    if (!a->against.empty()) {
+      Expected<std::string> text =
+          read_input(a->against, "a partition record (remat-partition-report/1)");
+      if (!text) {
+        exit_code = report(text.errors());
+        return;
+      }
+      Expected<records::PartitionRecord> other =
+          records::read_partition_record(*text, display_name(a->against));
+      if (!other) {
+        exit_code = report(other.errors());
+        return;
+      }
+      against.emplace(std::move(*other), display_name(a->against));
     }
     partition::MinCutConfig config;
     config.memory_budget = a->budget;
@@ -207,8 +242,8 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       }
     }
     if (!a->html.empty()) {
-      Status s = write_file_atomic(a->html,
-                                   partition_html_page(*joint, graphs, rep, display_name(a->file)));
+      Status s = write_file_atomic(
+          a->html, partition_html_page(*joint, graphs, rep, display_name(a->file), against));
       if (!s) {
         exit_code = report(s.errors());
         return;

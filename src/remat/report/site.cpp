@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "remat/records/partition_diff.h"
+#include "remat/report/diff_page.h"
 #include "remat/report/glossary.h"
 #include "remat/report/html.h"
 #include "remat/report/pages/page_handlers.h"
@@ -243,6 +245,27 @@ Status Site::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   return {};
 }
 
+void Site::write_diff_pages() {
+  auto record_of = [&](const CompileDir& d) -> const records::PartitionRecord* {
+    return d.partition ? &*d.partition : d.derived ? &*d.derived : nullptr;
+  };
+  for (size_t later = 0; later < dirs.size(); ++later) {
+    const CompileDir& b = dirs[later];
+    if (!b.joint_digest || !record_of(b)) continue;
+    // Against the first earlier compile of the same joint graph.
+    for (size_t earlier = 0; earlier < later; ++earlier) {
+      const CompileDir& a = dirs[earlier];
+      if (a.joint_digest != b.joint_digest || !record_of(a)) continue;
+      std::string page = "partition_diff_" + a.anchor + "_" + b.anchor + ".html";
+      records::PartitionDiff diff = records::diff_partitions(*record_of(a), *record_of(b));
+      write(page, html_page("partition " + a.key + " against " + b.key,
+                            partition_diff_body(diff, a.key, b.key, kGlossaryPage), footer()));
+      diff_pages_.emplace_back(earlier, later, page);
+      break;
+    }
+  }
+}
+
 std::string Site::index_page(const tracelog::TraceReader& reader) {
   const tracelog::TraceStats& s = reader.stats();
   std::string body = "<h1>Compilation report</h1>\n";
@@ -277,6 +300,15 @@ std::string Site::index_page(const tracelog::TraceReader& reader) {
               "\">" + (d.derived ? "PyTorch's partition, read off its graphs" : "its partition") +
               ": what is saved and why, with pictures</a></h3>\n<p class=\"partition-line\">" +
               partition_sentence(p) + "</p>\n" + partition_summary(p) + "\n";
+    }
+    if (!diff_pages_.empty()) {
+      body += "<h3>Same joint graph, partitioned again</h3>\n<ul id=\"partition-diffs\">";
+      for (const auto& [a, b, page] : diff_pages_) {
+        body += "<li><a href=\"" + html_escape(page) + "\">" + html_escape(dirs[a].key) +
+                " against " + html_escape(dirs[b].key) +
+                "</a>: what changed fate between the two</li>";
+      }
+      body += "</ul>\n";
     }
   } else if (std::ranges::any_of(dirs, &CompileDir::has_records)) {
     body +=
@@ -362,6 +394,7 @@ Status Site::finish(const tracelog::TraceReader& reader) {
     fbody += "<tr><td>" + link + "</td>" + cells + "</tr>\n";
   fbody += "</table>\n";
   write("failures_and_restarts.html", html_page("Failures and restarts", fbody, footer()));
+  write_diff_pages();
   if (std::ranges::any_of(dirs, [](const CompileDir& d) { return d.partition || d.derived; })) {
     write(std::string(kGlossaryPage),
           html_page("Why saved, why recomputed", glossary_body(), footer()));

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,8 @@ struct CompileDir {
   /// page is written) and that page.
   std::optional<records::PartitionRecord> derived;
   std::string derived_page;
+  /// A digest of its joint graph's text: compiles of the same joint graph get a diff page.
+  std::optional<size_t> joint_digest;
   /// What its partition saved and recomputed, once the compile is finished.
   std::optional<PartitionSummary> summary;
   ProvenanceSources provenance;  ///< with --inductor-provenance
@@ -150,6 +153,12 @@ class Site {
  private:
   size_t dir_for(const tracelog::CompileId& id);
   std::string index_page(const tracelog::TraceReader& reader);
+  /// For each compile whose joint graph an earlier compile partitioned too: a page of the two
+  /// partitions' differences (records::diff_partitions), listed in `diff_pages_`.
+  void write_diff_pages();
+
+  /// (the earlier compile, the later one, the page)
+  std::vector<std::tuple<size_t, size_t, std::string>> diff_pages_;
 
   std::map<std::string, size_t> dir_index_;
   std::ofstream raw_;       // raw.jsonl records, before the string table is known

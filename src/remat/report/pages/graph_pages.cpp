@@ -1,6 +1,7 @@
 // Graph text (trace-log spec A.5): `<event>_<N>.txt` and its page, regions colored; a joint
 // graph's page waits for its compile's end (finish_compile) to mark its partition.
 #include <filesystem>
+#include <functional>
 
 #include "remat/report/html.h"
 #include "remat/report/pages/page_handlers.h"
@@ -50,6 +51,7 @@ Status handle(RecordContext& r, Site& site) {
     readable = stem + ".html";
     std::string title = name + " " + d.key;
     if (e == "aot_joint_graph") {
+      d.joint_digest = std::hash<std::string_view>{}(payload);
       site.joints.push_back(
           {r.dir, std::move(title), stem + ".txt", *readable, payload, std::move(nodes)});
     } else {
