@@ -597,6 +597,21 @@ TEST(Cli, PartitionWritesGraphsAndAnExplainedReport) {
   fs::remove_all(dir);
 }
 
+TEST(Cli, PartitionTakesABudgetInBytes) {
+  std::string joint = sample("mlp_relu_joint.json");
+  CliRun r = run("partition " + joint + " --budget 4KB --explain");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("note: memory budget 4.0 KB: activation memory"), std::string::npos)
+      << r.out;
+  // One byte: budget 0 keeps the inputs only, no activation memory.
+  CliRun tiny = run("partition " + joint + " --budget 1B --explain");
+  EXPECT_EQ(tiny.exit_code, 0) << tiny.err;
+  EXPECT_NE(tiny.out.find("activation memory 0 B at budget 0.0000"), std::string::npos) << tiny.out;
+  CliRun bad = run("partition " + joint + " --budget 2");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("a number without a unit is a fraction"), std::string::npos) << bad.err;
+}
+
 TEST(Cli, DiffShowsWhatChangedFateBetweenTwoPartitions) {
   fs::path dir = fs::temp_directory_path() / ("remat_cli_diff_" + std::to_string(getpid()));
   fs::remove_all(dir);

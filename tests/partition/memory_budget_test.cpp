@@ -7,6 +7,7 @@
 
 #include "remat/ir/graph.h"
 #include "remat/ops/op_registry.h"
+#include "remat/partition/memory_budget.h"
 #include "remat/partition/min_cut_partition.h"
 #include "remat/partition/validity.h"
 #include "remat/trace/checkpoint.h"
@@ -93,6 +94,55 @@ TEST(MemoryBudget, MatmulEvenChain) {
       EXPECT_EQ(m.mem_mib, 10.0) << "budget " << b;
       EXPECT_EQ(m.bw_flops, eager) << "budget " << b;
     }
+  }
+}
+
+TEST(MemoryBudget, BudgetsInBytesPickTheLargestFractionThatFits) {
+  // The chain above: budget b/10 keeps b matmuls of 1 MiB each (b <= 5), everything at 1.
+  GraphModule joint = testing::traced_joint([](Tracer& t) {
+    Tensor x = input(t, "x", 1, 1);
+    std::vector<Tensor> ws;
+    for (int i = 0; i < 5; ++i) ws.push_back(input(t, ("w" + std::to_string(i)).c_str(), 1, 1));
+    x = cos(x);
+    for (const Tensor& w : ws) x = cos(mm(x, w));
+    return std::vector<Tensor>{x.sum()};
+  });
+  auto fits = [&](const char* text) {
+    Expected<MemoryBudget> b = parse_memory_budget(text);
+    EXPECT_TRUE(b && b->bytes) << text;
+    double budget = -1;
+    Expected<Partition> p = partition_within_bytes(joint, {}, *b->bytes, budget);
+    EXPECT_TRUE(p) << text << ": " << (p ? "" : format_all(p.errors()));
+    EXPECT_LE(*p->report.activation_bytes, *b->bytes) << text;
+    EXPECT_TRUE(check_validity(joint, p->graphs, p->report).empty()) << text;
+    return std::pair{*p->report.activation_bytes >> 20, budget};
+  };
+  EXPECT_EQ(fits("3MB").first, 3);  // 3 MiB at budget 0.3; 0.4 would keep 4
+  EXPECT_GE(fits("3MB").second, 0.3);
+  EXPECT_LT(fits("3MB").second, 0.4);
+  EXPECT_EQ(fits("2.5 MiB").first, 2);
+  EXPECT_EQ(fits("0.5MB").first, 0);                               // budget 0: the inputs only
+  EXPECT_EQ(fits("11MB"), (std::pair<int64_t, double>{10, 1.0}));  // the whole min-cut fits
+  // As the byte budget grows, what is kept never shrinks.
+  int64_t last = -1;
+  for (int mib = 0; mib <= 11; ++mib) {
+    int64_t kept = fits((std::to_string(mib) + "MB").c_str()).first;
+    EXPECT_GE(kept, last) << mib << " MB";
+    last = kept;
+  }
+}
+
+TEST(MemoryBudget, BudgetsAreFractionsOrBytesWithAUnit) {
+  EXPECT_EQ(parse_memory_budget("0.5")->fraction, 0.5);
+  EXPECT_EQ(parse_memory_budget("1")->fraction, 1.0);
+  EXPECT_EQ(parse_memory_budget("24MB")->bytes, 24 << 20);
+  EXPECT_EQ(parse_memory_budget("1.5 GiB")->bytes, int64_t{3} << 29);
+  EXPECT_EQ(parse_memory_budget("4096b")->bytes, 4096);
+  EXPECT_EQ(parse_memory_budget("2kb")->bytes, 2048);
+  for (const char* bad : {"5", "-1", "x", "3xB", "", "nanMB", "1e30GB"}) {
+    Expected<MemoryBudget> b = parse_memory_budget(bad);
+    ASSERT_FALSE(b) << bad;
+    EXPECT_NE(b.errors().front().message.find("such as 24MB"), std::string::npos) << bad;
   }
 }
 

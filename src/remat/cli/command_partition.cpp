@@ -9,6 +9,7 @@
 #include "remat/cli/report_options.h"
 #include "remat/io/flow_network.h"
 #include "remat/io/graph_json.h"
+#include "remat/partition/memory_budget.h"
 #include "remat/partition/partition_charts.h"
 #include "remat/partition/partition_joint.h"
 #include "remat/partition/validity.h"
@@ -79,7 +80,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   struct Args {
     std::string file, out_dir, html, against, strategy = "min-cut", dump_flow, dump_passes,
                                               knapsack = "dp";
-    double budget = 1.0;
+    std::string budget = "1";
     bool pareto = false;
     bool explain = false, verify = false, overwrite = false;
   };
@@ -99,8 +100,9 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                   "remat partition -o): the page shows what changed fate between the two")
       ->needs(html);
   auto* budget = cmd->add_option("--budget", a->budget,
-                                 "activation memory budget in [0, 1] (min-cut; 1 = no budget)")
-                     ->check(CLI::Range(0.0, 1.0));
+                                 "activation memory budget (min-cut): PyTorch's fraction in [0, "
+                                 "1] (1 = no budget), or bytes such as 24MB (K, M, G = 1024^n): "
+                                 "the largest fraction whose activation memory fits");
   auto* knapsack = cmd->add_option("--knapsack", a->knapsack,
                                    "knapsack solver for the budget: dp, greedy, exact, or dynamic "
                                    "(dp at the knee budget up to --budget)")
@@ -147,7 +149,12 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       against.emplace(std::move(*other), display_name(a->against));
     }
     partition::MinCutConfig config;
-    config.memory_budget = a->budget;
+    Expected<partition::MemoryBudget> memory_budget = partition::parse_memory_budget(a->budget);
+    if (!memory_budget) {
+      exit_code = report(memory_budget.errors());
+      return;
+    }
+    config.memory_budget = memory_budget->fraction.value_or(1.0);
     config.knapsack = *partition::parse_knapsack_solver(a->knapsack);  // CLI11 checked the name
     config.passes.verify_each = a->verify;
     Status dump_failed;
@@ -165,7 +172,9 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       };
     }
     auto strategy = *partition::parse_strategy(a->strategy);
-    auto p = partition::partition_joint(*joint, strategy, config);
+    auto p = memory_budget->bytes ? partition::partition_within_bytes(
+                                        *joint, config, *memory_budget->bytes, config.memory_budget)
+                                  : partition::partition_joint(*joint, strategy, config);
     if (!p) {
       Diagnostics errors = p.errors();
       for (Diagnostic& d : errors) d.file = display_name(a->file);

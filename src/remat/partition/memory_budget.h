@@ -1,0 +1,31 @@
+// A memory budget as users state it: PyTorch's fraction (`0.5`: activation_memory_budget) or
+// bytes (`24MB`), which PyTorch does not take. A byte budget picks the partition of the largest
+// fraction whose activation memory fits.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "remat/partition/partition_joint.h"
+
+namespace remat::partition {
+
+struct MemoryBudget {
+  std::optional<double> fraction;  ///< in [0, 1]
+  std::optional<int64_t> bytes;    ///< activation memory at most this
+};
+
+/// `0.5` (a fraction in [0, 1]) or bytes with a unit: `B`, `KB`/`KiB`, `MB`/`MiB`, `GB`/`GiB`
+/// (powers of 1024, as the report prints sizes): `24MB`, `1.5 GiB`, `4096B`.
+Expected<MemoryBudget> parse_memory_budget(std::string_view text);
+
+/// The min-cut partition whose activation memory fits `bytes`, at the largest memory budget that
+/// fits (bisection over the fraction, a partition per step: PyTorch's budget is not monotone in
+/// bytes, so this is the largest found, not a proof); its report notes the budget chosen. An
+/// error when not even budget 0 (the inputs, and what cannot be recomputed) fits.
+/// `budget` is the fraction chosen (the budget curve marks it).
+Expected<Partition> partition_within_bytes(const GraphModule& joint, MinCutConfig config,
+                                           int64_t bytes, double& budget);
+
+}  // namespace remat::partition
