@@ -70,10 +70,9 @@ TEST(MemoryBudget, RematerializesCheap) {
   EXPECT_EQ(half.bw_flops, eager);
 }
 
-TEST(MemoryBudget, MatmulEvenChain) {
-  // spec §10.21: cos, then 5 x (mm, cos): budget b/10 with b <= 5 saves b matmuls and recomputes
-  // the other 5 - b; up to 9/10 only the cosines are recomputed; 10/10 saves everything.
-  GraphModule joint = testing::traced_joint([](Tracer& t) {
+/// cos, then 5 x (mm, cos), every tensor 1 MiB.
+GraphModule matmul_chain_joint() {
+  return testing::traced_joint([](Tracer& t) {
     Tensor x = input(t, "x", 1, 1);
     std::vector<Tensor> ws;
     for (int i = 0; i < 5; ++i) ws.push_back(input(t, ("w" + std::to_string(i)).c_str(), 1, 1));
@@ -81,6 +80,12 @@ TEST(MemoryBudget, MatmulEvenChain) {
     for (const Tensor& w : ws) x = cos(mm(x, w));
     return std::vector<Tensor>{x.sum()};
   });
+}
+
+TEST(MemoryBudget, MatmulEvenChain) {
+  // spec §10.21: cos, then 5 x (mm, cos): budget b/10 with b <= 5 saves b matmuls and recomputes
+  // the other 5 - b; up to 9/10 only the cosines are recomputed; 10/10 saves everything.
+  GraphModule joint = matmul_chain_joint();
   double eager = eager_backward_flops(joint);
   for (int b = 0; b <= 10; ++b) {
     MemAndFlops m = measure(joint, b / 10.0);
@@ -99,14 +104,7 @@ TEST(MemoryBudget, MatmulEvenChain) {
 
 TEST(MemoryBudget, BudgetsInBytesPickTheLargestFractionThatFits) {
   // The chain above: budget b/10 keeps b matmuls of 1 MiB each (b <= 5), everything at 1.
-  GraphModule joint = testing::traced_joint([](Tracer& t) {
-    Tensor x = input(t, "x", 1, 1);
-    std::vector<Tensor> ws;
-    for (int i = 0; i < 5; ++i) ws.push_back(input(t, ("w" + std::to_string(i)).c_str(), 1, 1));
-    x = cos(x);
-    for (const Tensor& w : ws) x = cos(mm(x, w));
-    return std::vector<Tensor>{x.sum()};
-  });
+  GraphModule joint = matmul_chain_joint();
   auto fits = [&](const char* text) {
     Expected<MemoryBudget> b = parse_memory_budget(text);
     EXPECT_TRUE(b && b->bytes) << text;

@@ -7,46 +7,22 @@
 #include "remat/cli/commands.h"
 #include "remat/cli/graph_files.h"
 #include "remat/records/partition_diff.h"
-#include "remat/report/html.h"
+#include "remat/report/diff_page.h"
 #include "remat/support/file_io.h"
 
 namespace remat::cli {
 namespace {
 
-using records::Fate;
 using records::FateChange;
-using records::PartitionTotals;
 
-std::string bytes_text(int64_t b) {
-  return report::human_bytes(static_cast<uint64_t>(std::llabs(b)));
-}
-std::string flops_text(int64_t f) {
-  return report::human_flops(static_cast<uint64_t>(std::llabs(f)));
-}
-/// `+2.0 KB`, `-5`, `0`: the change from `before` to `after`.
-std::string change(int64_t before, int64_t after, std::string (*text)(int64_t)) {
-  int64_t d = after - before;
-  return d == 0 ? "0" : (d > 0 ? "+" : "-") + text(d);
-}
-std::string count_text(int64_t n) {
-  return std::to_string(std::llabs(n));
-}
-
-void print_totals(const PartitionTotals& a, const PartitionTotals& b) {
+void print_totals(const records::PartitionDiff& d) {
   fmt::print("{:<20} {:>14} {:>14} {:>15}\n", "", "before", "after", "change");
-  auto row = [](std::string_view what, int64_t x, int64_t y, std::string (*text)(int64_t)) {
-    fmt::print("{:<20} {:>14} {:>14} {:>15}\n", what, text(x), text(y), change(x, y, text));
-  };
-  row("saved activations", static_cast<int64_t>(a.activations), static_cast<int64_t>(b.activations),
-      count_text);
-  row("activation memory", a.activation_bytes, b.activation_bytes, bytes_text);
-  row("inputs also saved", static_cast<int64_t>(a.inputs), static_cast<int64_t>(b.inputs),
-      count_text);
-  row("recomputed nodes", static_cast<int64_t>(a.recomputed), static_cast<int64_t>(b.recomputed),
-      count_text);
-  if (a.recompute_flops && b.recompute_flops)
-    row("recompute cost", *a.recompute_flops, *b.recompute_flops, flops_text);
-  row("peak memory", a.peak_memory_bytes, b.peak_memory_bytes, bytes_text);
+  for (const records::TotalRow& row : records::total_rows(d)) {
+    int64_t change = row.after - row.before;
+    fmt::print("{:<20} {:>14} {:>14} {:>15}\n", row.label, report::total_text(row.before, row.unit),
+               report::total_text(row.after, row.unit),
+               change == 0 ? "0" : (change > 0 ? "+" : "-") + report::total_text(change, row.unit));
+  }
 }
 
 void print_changes(const std::vector<FateChange>& changes) {
@@ -54,9 +30,10 @@ void print_changes(const std::vector<FateChange>& changes) {
   for (const FateChange& c : changes) {
     std::string what = std::string(records::fate_name(c.before)) + " -> " +
                        std::string(records::fate_name(c.after));
-    std::string cost = c.flops ? flops_text(*c.flops) : "";
+    std::string cost = c.flops ? report::total_text(*c.flops, records::TotalRow::Unit::Flops) : "";
     fmt::print("  {:<24} {:<24} {:>10} {:>14}  {}{}\n", c.name, what,
-               c.bytes ? bytes_text(c.bytes) : "", cost, c.input ? "(an input) " : "", c.reason);
+               c.bytes ? report::total_text(c.bytes, records::TotalRow::Unit::Bytes) : "", cost,
+               c.input ? "(an input) " : "", c.reason);
   }
 }
 
@@ -103,7 +80,7 @@ void add_diff_command(CLI::App& app, int& exit_code) {
           "the same joint graph?\n",
           stderr);
     }
-    print_totals(d.before, d.after);
+    print_totals(d);
     print_changes(d.changes);
     exit_code = kExitOk;
   });

@@ -93,4 +93,19 @@ PartitionDiff diff_partitions(const PartitionRecord& before, const PartitionReco
   return d;
 }
 
+std::vector<TotalRow> total_rows(const PartitionDiff& d) {
+  using Unit = TotalRow::Unit;
+  const PartitionTotals &a = d.before, &b = d.after;
+  auto count = [](size_t n) { return static_cast<int64_t>(n); };
+  std::vector<TotalRow> rows = {
+      {"saved activations", count(a.activations), count(b.activations), Unit::Count},
+      {"activation memory", a.activation_bytes, b.activation_bytes, Unit::Bytes},
+      {"inputs also saved", count(a.inputs), count(b.inputs), Unit::Count},
+      {"recomputed nodes", count(a.recomputed), count(b.recomputed), Unit::Count}};
+  if (a.recompute_flops && b.recompute_flops)
+    rows.push_back({"recompute cost", *a.recompute_flops, *b.recompute_flops, Unit::Flops});
+  rows.push_back({"peak memory", a.peak_memory_bytes, b.peak_memory_bytes, Unit::Bytes});
+  return rows;
+}
+
 }  // namespace remat::records

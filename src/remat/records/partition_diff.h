@@ -46,4 +46,14 @@ struct PartitionDiff {
 
 PartitionDiff diff_partitions(const PartitionRecord& before, const PartitionRecord& after);
 
+/// One line of the totals' comparison, as `remat diff` and the diff page show it.
+struct TotalRow {
+  enum class Unit { Count, Bytes, Flops };
+  std::string_view label;  ///< `saved activations`, `activation memory`, ...
+  int64_t before = 0, after = 0;
+  Unit unit = Unit::Count;
+};
+/// The totals compared, in the order they are shown (recompute cost only when both know it).
+std::vector<TotalRow> total_rows(const PartitionDiff& diff);
+
 }  // namespace remat::records

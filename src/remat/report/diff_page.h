@@ -11,6 +11,9 @@
 
 namespace remat::report {
 
+/// A total's magnitude in its unit, as the report prints it (`2.1 KB`, `1.28 MFLOPs`, `1,024`).
+std::string total_text(int64_t value, records::TotalRow::Unit unit);
+
 /// The page body. `before`/`after` name the two partitions (`[0/0]`, a file); `glossary` is
 /// the glossary page the reasons link to.
 std::string partition_diff_body(const records::PartitionDiff& diff, std::string_view before,
