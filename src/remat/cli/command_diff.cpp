@@ -55,14 +55,7 @@ void add_diff_command(CLI::App& app, int& exit_code) {
     std::optional<records::PartitionRecord> records[2];
     const std::string* paths[2] = {&a->before, &a->after};
     for (int i = 0; i < 2; ++i) {
-      Expected<std::string> text =
-          read_input(*paths[i], "a partition record (remat-partition-report/1)");
-      if (!text) {
-        exit_code = report(text.errors());
-        return;
-      }
-      Expected<records::PartitionRecord> r =
-          records::read_partition_record(*text, display_name(*paths[i]));
+      Expected<records::PartitionRecord> r = read_partition_record_file(*paths[i]);
       if (!r) {
         exit_code = report(r.errors());
         return;

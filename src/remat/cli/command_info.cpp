@@ -14,7 +14,7 @@
 #include "remat/ir/graph_stats.h"
 #include "remat/print/readable_parser.h"
 #include "remat/print/round_trip.h"
-#include "remat/records/partition_record.h"
+#include "remat/records/partition_diff.h"
 #include "remat/support/file_io.h"
 #include "remat/tracelog/glog_header.h"
 #include "remat/tracelog/trace_reader.h"
@@ -103,15 +103,14 @@ void print_partition(const PartitionSummary& p, const std::string& file) {
 void print_partition_record(const records::PartitionRecord& r, const std::string& file) {
   fmt::print("{}: partition report ({})\n", file, records::kPartitionRecordSchema);
   fmt::print("strategy: {} (chosen by: {})\n", r.strategy, r.stage);
-  size_t inputs = 0;
-  for (const records::SavedValue& v : r.saved_values) inputs += v.input ? 1 : 0;
+  records::PartitionTotals totals = records::totals_of(r);
   fmt::print("saved: {} values, {} bytes", r.saved_values.size(), r.saved_bytes_total);
   if (r.activation_bytes)
     fmt::print(" ({} bytes of activation memory beyond the inputs)", *r.activation_bytes);
   fmt::print("\n");
   if (r.inputs_marked)
-    fmt::print("  {} activations, {} inputs the backward reads anyway\n",
-               r.saved_values.size() - inputs, inputs);
+    fmt::print("  {} activations, {} inputs the backward reads anyway\n", totals.activations,
+               totals.inputs);
   fmt::print("recomputed in the backward: {} nodes", r.recomputed.size());
   if (r.recompute_flops) fmt::print(", {} FLOPs", *r.recompute_flops);
   fmt::print("\npeak memory estimate: {} bytes\n", r.peak_memory_bytes);

@@ -134,14 +134,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     // Read before anything is written: a bad record leaves no output behind.
     std::optional<std::pair<records::PartitionRecord, std::string>> against;
     if (!a->against.empty()) {
-      Expected<std::string> text =
-          read_input(a->against, "a partition record (remat-partition-report/1)");
-      if (!text) {
-        exit_code = report(text.errors());
-        return;
-      }
-      Expected<records::PartitionRecord> other =
-          records::read_partition_record(*text, display_name(a->against));
+      Expected<records::PartitionRecord> other = read_partition_record_file(a->against);
       if (!other) {
         exit_code = report(other.errors());
         return;

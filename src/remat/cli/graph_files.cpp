@@ -138,4 +138,10 @@ PrintOptions PrintFlags::options(const GraphModule& m) const {
   return o;
 }
 
+Expected<records::PartitionRecord> read_partition_record_file(const std::string& path) {
+  Expected<std::string> text = read_input(path, "a partition record (remat-partition-report/1)");
+  REMAT_TRY(text);
+  return records::read_partition_record(*text, display_name(path));
+}
+
 }  // namespace remat::cli

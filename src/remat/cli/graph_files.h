@@ -9,6 +9,7 @@
 
 #include "remat/ir/graph_module.h"
 #include "remat/print/print_options.h"
+#include "remat/records/partition_record.h"
 #include "remat/support/expected.h"
 
 namespace remat::cli {
@@ -30,6 +31,9 @@ inline constexpr std::string_view kGraphFileKinds =
 /// The whole of an input file (or stdin for `-`); a file with nothing but blanks in it is an
 /// error saying it is empty and what `expected` it should have held.
 Expected<std::string> read_input(const std::string& path, std::string_view expected);
+/// A partition record file (`remat partition -o`'s report.json, a report's remat_partition_N.json),
+/// its errors naming the user's path.
+Expected<records::PartitionRecord> read_partition_record_file(const std::string& path);
 /// The target problems of `m` (read from `text`), each at the line of `text` that defines the node.
 Diagnostics target_diagnostics(const GraphModule& m, std::string_view text, const std::string& file,
                                bool warning);

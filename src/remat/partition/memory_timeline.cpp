@@ -56,12 +56,9 @@ void walk_graph(const Graph& g, const StepInputs& inputs, bool track_alive, OnSt
   for (const Node* n : views) {
     std::string_view base = inputs.saved_views.at(n->name());
     const Node* in_graph = g.find(base);
-    if (in_graph != nullptr && in_graph->op() == OpKind::Placeholder)
-      storage.alias(n->id(), in_graph->id());
-    else if (inputs.names.contains(base))
-      storage.hold(n->id(), 0);  // a view of a step input this graph does not read
-    else
-      storage.allocate(n->id(), value_bytes(*n));
+    bool here = in_graph != nullptr && in_graph->op() == OpKind::Placeholder;
+    storage.saved_view(n->id(), here ? std::optional<size_t>(in_graph->id()) : std::nullopt,
+                       inputs.names.contains(base), value_bytes(*n));
   }
   on_step(nullptr, storage);
   for (const Node* n : g.nodes()) {

@@ -50,6 +50,16 @@ void LiveStorage::take_from(size_t value, size_t tuple, int64_t bytes) {
   allocate(value, bytes);
 }
 
+void LiveStorage::saved_view(size_t value, std::optional<size_t> base_here, bool base_held,
+                             int64_t bytes) {
+  if (base_here)
+    alias(value, *base_here);
+  else if (base_held)
+    hold(value, 0);  // its base weighs from outside
+  else
+    allocate(value, bytes);
+}
+
 void LiveStorage::release(size_t value) {
   size_t owner = owner_[value];
   if (owner == kNone || dead_[value]) return;

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -33,6 +34,10 @@ class LiveStorage {
   void alias(size_t value, size_t base);
   /// A getitem of `tuple` whose element weighs `bytes`.
   void take_from(size_t value, size_t tuple, int64_t bytes);
+  /// An input of the backward that the forward saved as a view of another value, `base`: a view
+  /// of it when this graph takes `base` as an input too (`base_here`, placed already), nothing
+  /// when `base` is a step input held from outside (`base_held`), else storage of its own.
+  void saved_view(size_t value, std::optional<size_t> base_here, bool base_held, int64_t bytes);
   /// `value` is dead; its storage is freed with the last value in it. A second call does nothing.
   void release(size_t value);
 

@@ -46,12 +46,8 @@ StorageOwners walk(LoggedGraph g, const std::set<std::string_view>& held, int64_
   for (size_t i : views) {
     std::string_view base = saved_views.at(nodes[i].name);
     std::optional<size_t> at = index_of(base);
-    if (at && nodes[*at].input)
-      storage.alias(i, *at);
-    else if (held.contains(base))
-      storage.hold(i, 0);  // a view of a step input this graph does not read
-    else
-      storage.allocate(i, bytes_of(nodes[i]));
+    if (at && !nodes[*at].input) at.reset();
+    storage.saved_view(i, at, held.contains(base), bytes_of(nodes[i]));
   }
   steps.push_back({"", 0, storage.live()});
   for (size_t i = 0; i < nodes.size(); ++i) {

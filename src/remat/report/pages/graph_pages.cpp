@@ -1,5 +1,6 @@
 // Graph text (trace-log spec A.5): `<event>_<N>.txt` and its page, regions colored; a joint
 // graph's page waits for its compile's end (finish_compile) to mark its partition.
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 
@@ -16,10 +17,7 @@ bool is_graph_dump(std::string_view e) {
       "aot_backward_graph",       "aot_inference_graph",      "inductor_pre_grad_graph",
       "inductor_post_grad_graph", "dynamo_cpp_guards_str",    "graph_dump",
       "exported_program"};
-  for (std::string_view g : kGraphs) {
-    if (g == e) return true;
-  }
-  return false;
+  return std::ranges::find(kGraphs, e) != std::end(kGraphs);
 }
 
 /// FX graph text (the others are guard code and the exported program).
