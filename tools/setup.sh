@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs remat's build dependencies from Debian's packages and PyTorch 2.13.0 and tlparse 0.4.3
-# from PyPI into the machine's pip Python (`python3`; skipping what is present), then configures
+# from PyPI into the machine's pip Python (`python3`; skipping what is present), builds HiGHS from
+# PyPI's highspy source (tools/build_highs.sh), then configures
 # and builds the remat and remat-check executables into build/. Safe to run again.
 #   tools/setup.sh              install what is missing, then build
 #   tools/setup.sh --deps-only  only install what is missing
@@ -77,6 +78,8 @@ else
   fi
   rm -f "$pip_log"
 fi
+
+tools/build_highs.sh
 
 [[ "${1:-}" == "--deps-only" ]] && exit 0
 

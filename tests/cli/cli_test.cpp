@@ -612,6 +612,34 @@ TEST(Cli, PartitionTakesABudgetInBytes) {
   EXPECT_NE(bad.err.find("a number without a unit is a fraction"), std::string::npos) << bad.err;
 }
 
+TEST(Cli, PartitionFindsTheOptimumWithinABudget) {
+  std::string joint = sample("mlp_relu_joint.json");
+  fs::path mps =
+      fs::temp_directory_path() / ("remat_cli_optimal_" + std::to_string(getpid()) + ".mps");
+  CliRun r =
+      run("partition " + joint + " --strategy optimal --budget 4KB --time-limit 30 --verify " +
+          "--explain --dump-milp " + mps.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("partition (optimal): ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("chosen by: the optimum at this budget"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: budget: 4.0 KB of activation memory"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("HiGHS proved the optimum"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verify: 0 violations"), std::string::npos) << r.out;
+  EXPECT_NE(slurp_file(mps.string()).find("ROWS"), std::string::npos);
+  fs::remove(mps);
+  // The min-cut's knobs are not the optimum's, nor the other way round.
+  CliRun knapsack = run("partition " + joint + " --strategy optimal --knapsack greedy");
+  EXPECT_EQ(knapsack.exit_code, 2);
+  EXPECT_NE(knapsack.err.find("--knapsack applies to --strategy min-cut, not optimal"),
+            std::string::npos)
+      << knapsack.err;
+  CliRun limit = run("partition " + joint + " --time-limit 5");
+  EXPECT_EQ(limit.exit_code, 2);
+  EXPECT_NE(limit.err.find("--time-limit applies to --strategy optimal, not min-cut"),
+            std::string::npos)
+      << limit.err;
+}
+
 TEST(Cli, DiffShowsWhatChangedFateBetweenTwoPartitions) {
   fs::path dir = fs::temp_directory_path() / ("remat_cli_diff_" + std::to_string(getpid()));
   fs::remove_all(dir);

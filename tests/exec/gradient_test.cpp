@@ -14,6 +14,7 @@
 #include "remat/ops/op_registry.h"
 #include "remat/partition/default_partition.h"
 #include "remat/partition/min_cut_partition.h"
+#include "remat/partition/optimal_partition.h"
 #include "remat/support/file_io.h"
 #include "testing/golden.h"
 
@@ -210,6 +211,31 @@ TEST(Partitions, EveryMemoryBudgetComputesTheJointGraphsNumbers) {
       auto report = exec::check_partition(*joint, p->graphs.forward, p->graphs.backward);
       ASSERT_TRUE(report.ok()) << model << " " << budget << ": " << format_all(report.errors());
       EXPECT_TRUE(report->ok()) << model << " budget " << budget << "\n" << report->text();
+    }
+  }
+}
+
+// `remat check` proves optimal partitions: every zoo model, dropout replayed, at budgets across the
+// range (the solver's choices differ from the min-cut's at each).
+TEST(Partitions, EveryOptimalPartitionComputesTheJointGraphsNumbers) {
+  for (const models::ModelInfo& info : models::all_models()) {
+    models::ModelOptions o;
+    o.dropout = 0.1;
+    auto forward = info.trace(o);
+    ASSERT_TRUE(forward.ok()) << info.name;
+    auto joint = autodiff::build_joint_graph(*forward);
+    ASSERT_TRUE(joint.ok()) << info.name;
+    for (double budget : {0.0, 0.3, 0.6, 1.0}) {
+      partition::MinCutConfig c;
+      c.memory_budget = budget;
+      partition::OptimalOptions options;
+      options.time_limit_seconds = 20;
+      auto p = partition::optimal_partition(*joint, c, options);
+      ASSERT_TRUE(p.ok()) << info.name << " " << budget << ": " << format_all(p.errors());
+      const partition::ForwardBackward& g = p->partition.graphs;
+      auto report = exec::check_partition(*joint, g.forward, g.backward);
+      ASSERT_TRUE(report.ok()) << info.name << " " << budget << ": " << format_all(report.errors());
+      EXPECT_TRUE(report->ok()) << info.name << " budget " << budget << "\n" << report->text();
     }
   }
 }

@@ -16,6 +16,7 @@ TEST(Glossary, EveryReasonThePartitionersGiveHasAnEntry) {
       {"cheapest cut: saving it costs less than recomputing what needs it", "cheapest-cut"},
       {"cheapest cut: recomputing it is banned", "cheapest-cut-banned"},
       {"marked MUST_SAVE", "must-save"},
+      {"the optimum at this budget", "optimum"},
       {"a primal the backward reads", "primal"},
       {"boundary between checkpoint regions (tag clean-up made it MUST_SAVE)", "region-boundary"},
       {"checkpoint-region input (tag clean-up made it MUST_SAVE)", "region-input"},

@@ -15,15 +15,20 @@ int report(const Diagnostics& diagnostics) {
   return kExitBadInput;
 }
 
+Status refuse_options(std::string_view strategy, std::initializer_list<const CLI::Option*> options,
+                      std::string_view applies_to) {
+  for (const CLI::Option* o : options) {
+    if (o->count() > 0)
+      return error_message(o->get_name() + " applies to --strategy " + std::string(applies_to) +
+                           ", not " + std::string(strategy));
+  }
+  return {};
+}
+
 Status refuse_min_cut_options(std::string_view strategy,
                               std::initializer_list<const CLI::Option*> options) {
   if (strategy == "min-cut") return {};
-  for (const CLI::Option* o : options) {
-    if (o->count() > 0)
-      return error_message(o->get_name() + " applies to --strategy min-cut, not " +
-                           std::string(strategy));
-  }
-  return {};
+  return refuse_options(strategy, options, "min-cut");
 }
 
 namespace {

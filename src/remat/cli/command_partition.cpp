@@ -73,21 +73,24 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "partition",
       "Partition a joint graph into forward and backward graphs as PyTorch's partitioners do "
-      "(min-cut rematerialization or the default partition). Writes DIR/forward.json, "
+      "(min-cut rematerialization or the default partition), or optimally: the least recompute "
+      "FLOPs within the activation memory budget (an integer program). Writes DIR/forward.json, "
       "DIR/backward.json, their readable .txt twins, DIR/report.json and DIR/report.txt, and "
       "prints "
       "the report: every saved value with its bytes and reason, every recomputed node and why.");
   struct Args {
     std::string file, out_dir, html, against, strategy = "min-cut", dump_flow, dump_passes,
                                               knapsack = "dp";
-    std::string budget = "1";
+    std::string budget = "1", dump_milp;
+    double time_limit = 60;
     bool pareto = false;
     bool explain = false, verify = false, overwrite = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("joint", a->file, "the joint graph (fxgraph-json or readable text)")->required();
-  cmd->add_option("--strategy", a->strategy, "min-cut or default")
-      ->check(CLI::IsMember({"min-cut", "default"}));
+  cmd->add_option("--strategy", a->strategy,
+                  "min-cut, default, or optimal (the least recompute FLOPs within --budget)")
+      ->check(CLI::IsMember({"min-cut", "default", "optimal"}));
   cmd->add_option("-o,--output-dir", a->out_dir, "where to write the graphs and the report");
   cmd->add_flag("--overwrite", a->overwrite, "write into the output folder though it holds files");
   cmd->add_flag("--explain", a->explain, "print the whole report (default: the summary line)");
@@ -100,9 +103,17 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                   "remat partition -o): the page shows what changed fate between the two")
       ->needs(html);
   auto* budget = cmd->add_option("--budget", a->budget,
-                                 "activation memory budget (min-cut): PyTorch's fraction in [0, "
-                                 "1] (1 = no budget), or bytes such as 24MB (K, M, G = 1024^n): "
-                                 "the largest fraction whose activation memory fits");
+                                 "activation memory budget (min-cut, optimal): PyTorch's fraction "
+                                 "in [0, 1] of the min-cut's activation memory (1 = no budget), "
+                                 "or bytes such as 24MB (K, M, G = 1024^n): for min-cut, the "
+                                 "largest fraction whose activation memory fits");
+  auto* time_limit = cmd->add_option("--time-limit", a->time_limit,
+                                     "optimal: seconds the MILP solver may take (default 60); "
+                                     "past it, the best found and its gap to the optimum")
+                         ->check(CLI::PositiveNumber);
+  auto* dump_milp =
+      cmd->add_option("--dump-milp", a->dump_milp,
+                      "optimal: write the integer program as a free-MPS file (for other solvers)");
   auto* knapsack = cmd->add_option("--knapsack", a->knapsack,
                                    "knapsack solver for the budget: dp, greedy, exact, or dynamic "
                                    "(dp at the knee budget up to --budget)")
@@ -119,11 +130,16 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       "--dump-passes", a->dump_passes,
       "write the joint graph as readable text after each pass before the cut that changed it "
       "(DIR/1-dead-code.txt, DIR/2-common-subexpressions.txt, ...)");
-  cmd->callback([a, budget, knapsack, pareto, dump_flow, dump_passes, &exit_code] {
-    if (Status s =
-            refuse_min_cut_options(a->strategy, {budget, knapsack, pareto, dump_flow, dump_passes});
-        !s) {
-      exit_code = report(s.errors());
+  cmd->callback([a, budget, knapsack, pareto, dump_flow, dump_passes, time_limit, dump_milp,
+                 &exit_code] {
+    bool optimal = a->strategy == "optimal";
+    Status refused = optimal ? refuse_options("optimal", {knapsack, dump_flow}, "min-cut")
+                             : refuse_min_cut_options(
+                                   a->strategy, {budget, knapsack, pareto, dump_flow, dump_passes});
+    if (refused.ok() && !optimal)
+      refused = refuse_options(a->strategy, {time_limit, dump_milp}, "optimal");
+    if (!refused) {
+      exit_code = report(refused.errors());
       return;
     }
     Expected<GraphModule> joint = load_graph(a->file);
@@ -165,9 +181,14 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       };
     }
     auto strategy = *partition::parse_strategy(a->strategy);
-    auto p = memory_budget->bytes ? partition::partition_within_bytes(
-                                        *joint, config, *memory_budget->bytes, config.memory_budget)
-                                  : partition::partition_joint(*joint, strategy, config);
+    partition::OptimalOptions optimal_options;
+    optimal_options.budget_bytes = memory_budget->bytes;
+    optimal_options.time_limit_seconds = a->time_limit;
+    optimal_options.dump_mps = a->dump_milp;
+    auto p = memory_budget->bytes && !optimal
+                 ? partition::partition_within_bytes(*joint, config, *memory_budget->bytes,
+                                                     config.memory_budget)
+                 : partition::partition_joint(*joint, strategy, config, optimal_options);
     if (!p) {
       Diagnostics errors = p.errors();
       for (Diagnostic& d : errors) d.file = display_name(a->file);

@@ -22,6 +22,9 @@ int report(const Diagnostics& diagnostics);
 /// ignored: an error naming the first of `options` that was given, if any.
 Status refuse_min_cut_options(std::string_view strategy,
                               std::initializer_list<const CLI::Option*> options);
+/// The same for options that apply to `applies_to` alone, given with `strategy`.
+Status refuse_options(std::string_view strategy, std::initializer_list<const CLI::Option*> options,
+                      std::string_view applies_to);
 
 /// Parses the arguments (running the chosen verb's callback, which sets `exit_code`); --help and
 /// --version exit 0, usage errors 2.

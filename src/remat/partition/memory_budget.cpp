@@ -8,7 +8,6 @@
 #include <string>
 
 namespace remat::partition {
-namespace {
 
 std::string bytes_text(int64_t bytes) {
   double v = static_cast<double>(bytes);
@@ -20,6 +19,8 @@ std::string bytes_text(int64_t bytes) {
   }
   return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, units[u]);
 }
+
+namespace {
 
 int64_t activation_of(const Partition& p) {
   return p.report.activation_bytes.value_or(p.report.saved_bytes_total);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "remat/partition/partition_joint.h"
@@ -15,6 +16,9 @@ struct MemoryBudget {
   std::optional<double> fraction;  ///< in [0, 1]
   std::optional<int64_t> bytes;    ///< activation memory at most this
 };
+
+/// `24.0 MB`: sizes as the report writes them (powers of 1024, one decimal; bytes below 1 KB).
+std::string bytes_text(int64_t bytes);
 
 /// `0.5` (a fraction in [0, 1]) or bytes with a unit: `B`, `KB`/`KiB`, `MB`/`MiB`, `GB`/`GiB`
 /// (powers of 1024, as the report prints sizes): `24MB`, `1.5 GiB`, `4096B`.

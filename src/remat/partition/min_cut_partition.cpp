@@ -9,19 +9,14 @@
 #include "remat/ir/graph.h"
 #include "remat/ir/pass_pipeline.h"
 #include "remat/partition/budget_ladder.h"
-#include "remat/partition/node_info.h"
 #include "remat/partition/op_classes.h"
 #include "remat/partition/recompute_tags.h"
 #include "remat/partition/rng_functionalization.h"
 
 namespace remat::partition {
 
-Expected<MinCutPartition> min_cut_partition(const GraphModule& original,
-                                            const MinCutConfig& config) {
-  if (!(config.memory_budget >= 0 && config.memory_budget <= 1)) {
-    return error_message("activation memory budget must be in [0, 1], not " +
-                         std::to_string(config.memory_budget));
-  }
+Expected<PreparedJoint> prepare_joint(const GraphModule& original, const MinCutConfig& config,
+                                      StageTimer& timer) {
   if (Status shape = check_joint_shape(original); !shape) return shape.errors();
   // The cut weighs values by their sizes: inputs without metadata (PyTorch 1.13 printed no type
   // annotations) leave nothing to weigh.
@@ -34,77 +29,101 @@ Expected<MinCutPartition> min_cut_partition(const GraphModule& original,
           "default)");
     }
   }
-  StageTimer timer;
-  GraphModule joint = original.clone();
+  PreparedJoint p;
+  p.joint = original.clone();
   timer.lap("copy the joint graph");
-  std::vector<std::pair<std::string, std::string>> merged;
-  std::vector<std::pair<std::string, std::string>> reasons;
-  std::vector<std::string> made_must_save;
   PassPipeline passes(config.passes);
   passes.add("dead code", [](GraphModule& m) { return eliminate_dead_code(m.graph()) > 0; });
   if (config.cse) {
     passes.add("common subexpressions", [&](GraphModule& m) {
       return eliminate_common_subexpressions(
-                 m.graph(), [](const Node& n) { return is_random(n); }, &merged) > 0;
+                 m.graph(), [](const Node& n) { return is_random(n); }, &p.merged) > 0;
     });
   }
   passes.add("recompute tag clean-up", [&](GraphModule& m) {
     if (!has_recomputable_ops(m.graph())) return false;
     for (Node* n : cleanup_recompute_tags(m.graph(), /*is_default_partition=*/false)) {
-      reasons.emplace_back(n->name(),
-                           "boundary between checkpoint regions (tag clean-up made it MUST_SAVE)");
-      made_must_save.push_back(n->name());
+      p.reasons.emplace_back(
+          n->name(), "boundary between checkpoint regions (tag clean-up made it MUST_SAVE)");
+      p.made_must_save.push_back(n->name());
     }
-    return !made_must_save.empty();
+    return !p.made_must_save.empty();
   });
-  REMAT_TRY(passes.run(joint, timer));
-  std::vector<std::string> notes;
-  if (!merged.empty())
-    notes.push_back("common-subexpression elimination merged " + std::to_string(merged.size()) +
-                    " nodes");
-  NodeInfo info = classify_nodes(joint);
+  REMAT_TRY(passes.run(p.joint, timer));
+  if (!p.merged.empty())
+    p.notes.push_back("common-subexpression elimination merged " + std::to_string(p.merged.size()) +
+                      " nodes");
+  p.info = classify_nodes(p.joint);
   timer.lap("node classification");
-  auto budget = cut_within_budget(joint, info, config);
-  REMAT_TRY(budget);
-  CutSolution& chosen = budget->cut;
-  notes.insert(notes.end(), budget->notes.begin(), budget->notes.end());
-  std::vector<const Node*>& saved = chosen.saved;
-  std::vector<const Node*>& saved_sym = chosen.saved_sym;
-  std::sort(saved.begin(), saved.end(),
-            [](const Node* a, const Node* b) { return a->is_before(b); });
-  timer.lap("flow network and min-cut");
+  return p;
+}
+
+Expected<MinCutPartition> partition_saving(const PreparedJoint& prepared,
+                                           std::vector<const Node*> saved,
+                                           std::vector<const Node*> saved_sym, std::string strategy,
+                                           const std::function<std::string(const Node&)>& why_saved,
+                                           StageTimer& timer) {
+  auto in_graph_order = [](const Node* a, const Node* b) { return a->is_before(b); };
+  std::sort(saved.begin(), saved.end(), in_graph_order);
+  std::sort(saved_sym.begin(), saved_sym.end(), in_graph_order);
   JointOrigins origins;
-  auto graphs = extract_forward_backward(joint, saved, saved_sym, &origins);
+  auto graphs = extract_forward_backward(prepared.joint, saved, saved_sym, &origins);
   timer.lap("forward and backward extraction");
   REMAT_TRY(graphs);
-  absl::flat_hash_set<std::string> explained(made_must_save.begin(), made_must_save.end());
+  absl::flat_hash_set<std::string> explained(prepared.made_must_save.begin(),
+                                             prepared.made_must_save.end());
+  std::vector<std::pair<std::string, std::string>> reasons = prepared.reasons;
   for (const Node* n : saved) {
     if (explained.contains(n->name())) continue;
-    std::string why = n->meta.recompute == CheckpointPolicy::MustSave ? "marked MUST_SAVE"
-                      : chosen.banned_nodes.contains(n)
-                          ? "cheapest cut: recomputing it is banned"
-                          : "cheapest cut: saving it costs less than recomputing what needs it";
-    if (n->op() == OpKind::Placeholder) why = "a primal the backward reads";
-    reasons.emplace_back(n->name(), why);
+    reasons.emplace_back(
+        n->name(), n->op() == OpKind::Placeholder ? "a primal the backward reads" : why_saved(*n));
   }
   std::vector<std::string> rng = functionalize_recomputed_rng(*graphs);
+  std::vector<std::string> notes = prepared.notes;
   for (const std::string& n : rng)
     notes.push_back("random op " + n +
                     " is recomputed with the forward's RNG state (run_and_save_rng_state / "
                     "run_with_rng_state)");
   MinCutPartition result;
-  result.report = describe_partition(joint, *graphs, origins, "min-cut", reasons);
-  result.report.set_stage(budget->stage);
-  result.report.cut_value = chosen.cut_value;
-  result.report.banned = chosen.banned;
+  result.report =
+      describe_partition(prepared.joint, *graphs, origins, std::move(strategy), reasons);
   result.report.notes = std::move(notes);
-  result.report.tags_made_must_save = std::move(made_must_save);
+  result.report.tags_made_must_save = prepared.made_must_save;
   result.graphs = std::move(*graphs);
-  result.network = std::move(chosen.network);
-  result.merged = std::move(merged);
+  result.merged = prepared.merged;
   result.rng_replayed = std::move(rng);
   timer.lap("report");
-  result.stages = timer.take();
+  return result;
+}
+
+Expected<MinCutPartition> min_cut_partition(const GraphModule& original,
+                                            const MinCutConfig& config) {
+  if (!(config.memory_budget >= 0 && config.memory_budget <= 1)) {
+    return error_message("activation memory budget must be in [0, 1], not " +
+                         std::to_string(config.memory_budget));
+  }
+  StageTimer timer;
+  auto prepared = prepare_joint(original, config, timer);
+  REMAT_TRY(prepared);
+  auto budget = cut_within_budget(prepared->joint, prepared->info, config);
+  REMAT_TRY(budget);
+  CutSolution& chosen = budget->cut;
+  prepared->notes.insert(prepared->notes.end(), budget->notes.begin(), budget->notes.end());
+  timer.lap("flow network and min-cut");
+  auto why = [&](const Node& n) -> std::string {
+    if (n.meta.recompute == CheckpointPolicy::MustSave) return "marked MUST_SAVE";
+    return chosen.banned_nodes.contains(&n)
+               ? "cheapest cut: recomputing it is banned"
+               : "cheapest cut: saving it costs less than recomputing what needs it";
+  };
+  auto result = partition_saving(*prepared, std::move(chosen.saved), std::move(chosen.saved_sym),
+                                 "min-cut", why, timer);
+  REMAT_TRY(result);
+  result->report.set_stage(budget->stage);
+  result->report.cut_value = chosen.cut_value;
+  result->report.banned = chosen.banned;
+  result->network = std::move(chosen.network);
+  result->stages = timer.take();
   return result;
 }
 

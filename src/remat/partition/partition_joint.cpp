@@ -7,11 +7,12 @@ namespace remat::partition {
 std::optional<Strategy> parse_strategy(std::string_view name) {
   if (name == "min-cut") return Strategy::MinCut;
   if (name == "default") return Strategy::Default;
+  if (name == "optimal") return Strategy::Optimal;
   return std::nullopt;
 }
 
 Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy,
-                                    const MinCutConfig& config) {
+                                    const MinCutConfig& config, const OptimalOptions& optimal) {
   Partition out;
   if (strategy == Strategy::Default) {
     auto p = default_partition(joint);
@@ -20,7 +21,13 @@ Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy,
     out.report = std::move(p->report);
     return out;
   }
-  auto p = min_cut_partition(joint, config);
+  auto p = [&]() -> Expected<MinCutPartition> {
+    if (strategy != Strategy::Optimal) return min_cut_partition(joint, config);
+    auto o = optimal_partition(joint, config, optimal);
+    REMAT_TRY(o);
+    out.optimal = o->outcome;
+    return std::move(o->partition);
+  }();
   REMAT_TRY(p);
   out.graphs = std::move(p->graphs);
   out.report = std::move(p->report);

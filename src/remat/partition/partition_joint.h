@@ -8,13 +8,14 @@
 
 #include "remat/partition/min_cut.h"
 #include "remat/partition/min_cut_partition.h"
+#include "remat/partition/optimal_partition.h"
 #include "remat/support/stage_timer.h"
 
 namespace remat::partition {
 
-enum class Strategy { MinCut, Default };
+enum class Strategy { MinCut, Default, Optimal };
 
-/// `min-cut` or `default`; nullopt for anything else.
+/// `min-cut`, `default` or `optimal`; nullopt for anything else.
 std::optional<Strategy> parse_strategy(std::string_view name);
 
 struct Partition {
@@ -25,10 +26,13 @@ struct Partition {
   std::vector<std::pair<std::string, std::string>> merged;  ///< min-cut only: CSE, removed -> kept
   std::vector<std::string>
       rng_replayed;  ///< min-cut only: random ops recomputed with saved RNG state
+  std::optional<OptimalOutcome> optimal;  ///< optimal only: how the solver ended
 };
 
-/// PyTorch's default partition, or the min-cut partition with `config`.
+/// PyTorch's default partition, the min-cut partition with `config`, or the optimum (`config`'s
+/// passes and budget fraction, `optimal`'s solver options).
 Expected<Partition> partition_joint(const GraphModule& joint, Strategy strategy,
-                                    const MinCutConfig& config = {});
+                                    const MinCutConfig& config = {},
+                                    const OptimalOptions& optimal = {});
 
 }  // namespace remat::partition

@@ -41,6 +41,8 @@ std::string_view stage_name(PartitionStage stage) {
       return "the inputs only (memory budget 0)";
     case PartitionStage::Default:
       return "default partition";
+    case PartitionStage::Optimal:
+      return "the optimum at this budget";
   }
   return "?";
 }

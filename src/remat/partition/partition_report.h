@@ -32,6 +32,7 @@ enum class PartitionStage {
   InputsAndMustSave,  ///< nothing left for the knapsack: the inputs and MUST_SAVE values
   InputsOnly,         ///< budget 0: the inputs alone, no cut
   Default,            ///< the default partition (no cut)
+  Optimal,            ///< the integer program's optimum within the budget
 };
 /// The words a record's `stage` holds for `stage`.
 std::string_view stage_name(PartitionStage stage);

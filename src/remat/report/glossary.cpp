@@ -15,7 +15,7 @@ constexpr std::string_view kLowerBudget =
     "(<code>PREFER_RECOMPUTE</code>, <code>MUST_RECOMPUTE</code>) overrides every ban.";
 
 // The order matters: the first entry whose opening words a reason starts with is its entry.
-constexpr std::array<GlossaryEntry, 22> kEntries = {{
+constexpr std::array<GlossaryEntry, 23> kEntries = {{
     // Why a value is saved.
     {"cheapest-cut-banned", "cheapest cut: recomputing it is banned",
      "cheapest cut: recomputing it is banned",
@@ -32,6 +32,14 @@ constexpr std::array<GlossaryEntry, 22> kEntries = {{
      "(<code>torch._functorch.config.activation_memory_budget</code>, <code>remat partition "
      "--budget</code>), or put it in a checkpoint region whose policy returns "
      "<code>PREFER_RECOMPUTE</code> for its op."},
+    {"optimum", "the optimum at this budget", "the optimum at this budget",
+     "<code>remat partition --strategy optimal</code> solved an integer program over every "
+     "forward value (save it, or recompute it from what is saved) for the least recomputed FLOPs "
+     "whose activation memory fits the budget; this value is saved in that solution. The "
+     "partition's notes say whether the solver proved the optimum or stopped at its time limit "
+     "(and how far from the optimum it may be).",
+     "To recompute it, lower the budget; to make PyTorch save the same set, see "
+     "<code>docs/partitioner.md</code> (the optimum)."},
     {"must-save", "marked MUST_SAVE", "marked MUST_SAVE",
      "A checkpoint policy (<code>torch.utils.checkpoint.create_selective_checkpoint_contexts</code>"
      ") returned <code>MUST_SAVE</code> for this op: the partitioner saves it whatever it costs, "

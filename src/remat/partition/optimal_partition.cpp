@@ -1,0 +1,267 @@
+#include "remat/partition/optimal_partition.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "remat/ops/op_registry.h"
+#include "remat/partition/budget_ladder.h"
+#include "remat/partition/memory_budget.h"
+#include "remat/partition/op_classes.h"
+#include "remat/partition/recompute_tags.h"
+#include "remat/partition/value_bytes.h"
+
+namespace remat::partition {
+namespace {
+
+// The program, per joint node n (docs/partitioner.md, "The optimum"):
+//   computed[n]   binary: the backward computes n (recomputes it, if the forward does too)
+//   available[n]  binary: n's value is there for the backward (saved, or computed there)
+//   kept[r]       in [0, 1]: storage r is saved (a saved view keeps its base's storage)
+// with available[n] >= computed[n]; available[u] >= computed[n] for each input u of n (what the
+// backward computes, it computes from what it has); available[n] = 1 where the backward reads n;
+// kept[root(n)] >= available[n] - computed[n] (n saved); sum bytes(r) kept[r] <= budget.
+// Minimise the FLOPs of forward nodes computed again, plus a tie-breaker under one FLOP in all
+// that prefers less memory among equal recompute costs.
+class RecomputeProgram {
+ public:
+  RecomputeProgram(const GraphModule& joint, const NodeInfo& info)
+      : joint_(joint),
+        info_(info),
+        computed_(joint.graph(), -1),
+        available_(joint.graph(), -1),
+        kept_(joint.graph(), -1) {}
+
+  void build(int64_t budget_bytes) {
+    int64_t total_bytes = 0;
+    NodeSet counted(joint_.graph());
+    for (const Node* n : nodes()) {
+      const Node& root = storage_root(*n);
+      if (savable(*n) && root.op() != OpKind::Placeholder && counted.insert(&root))
+        total_bytes += value_bytes(root);
+    }
+    double per_byte = 0.5 / (static_cast<double>(total_bytes) + 1);
+    for (const Node* n : nodes()) {
+      bool backward_only = info_.tangents_closure.contains(n);
+      double lo_computed = backward_only ? 1 : 0, hi_computed = never_recomputed(*n) ? 0 : 1;
+      double flops =
+          info_.is_required_fw(n) && n->op() == OpKind::CallFunction ? node_flops(*n) : 0;
+      computed_[n] = problem.add_column(n->name() + "#computed", lo_computed, hi_computed,
+                                        static_cast<double>(flops), true);
+      bool read_by_backward = info_.required_bw.contains(n);
+      available_[n] =
+          problem.add_column(n->name() + "#available", read_by_backward ? 1 : 0, 1, 0, true);
+      problem.add_row({{available_[n], 1}, {computed_[n], -1}}, 0, savable(*n) ? kMilpInfinity : 0);
+    }
+    std::vector<std::pair<int, double>> budget_row;
+    for (const Node* n : nodes()) {
+      for (const Node* u : n->users()) {
+        if (u->op() == OpKind::Output) continue;
+        problem.add_row({{available_[n], 1}, {computed_[u], -1}}, 0, kMilpInfinity);
+      }
+      const Node& root = storage_root(*n);
+      if (!savable(*n) || root.op() == OpKind::Placeholder || n->meta.sym_value()) continue;
+      int& kept = kept_[&root];
+      if (kept < 0) {
+        auto bytes = static_cast<double>(value_bytes(root));
+        kept = problem.add_column(root.name() + "#kept", 0, 1, bytes * per_byte, false);
+        budget_row.emplace_back(kept, bytes);
+      }
+      problem.add_row({{kept, 1}, {available_[n], -1}, {computed_[n], 1}}, 0, kMilpInfinity);
+    }
+    budget_row_ = static_cast<int>(problem.rows().size());
+    problem.add_row(std::move(budget_row), -kMilpInfinity, static_cast<double>(budget_bytes));
+  }
+
+  /// The program's values for saving `saved`: the backward computes what it reads and cannot
+  /// have from `saved` or the primals, and what that needs. Empty when that breaks a rule.
+  [[nodiscard]] std::vector<double> assignment_saving(const std::vector<const Node*>& saved) const {
+    std::vector<double> x(problem.columns().size(), 0);
+    NodeSet is_saved(joint_.graph()), needed(joint_.graph());
+    for (const Node* n : saved) is_saved.insert(n);
+    std::vector<const Node*> order = nodes();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const Node* n = *it;
+      bool backward_only = info_.tangents_closure.contains(n);
+      if (!backward_only && !needed.contains(n) && !info_.required_bw.contains(n)) continue;
+      x[available_[n]] = 1;
+      bool primal = n->op() == OpKind::Placeholder && !backward_only;
+      if (!backward_only && (primal || is_saved.contains(n))) {
+        if (!savable(*n)) return {};
+        const Node& root = storage_root(*n);
+        if (root.op() != OpKind::Placeholder && !n->meta.sym_value()) x[kept_[&root]] = 1;
+        continue;
+      }
+      if (never_recomputed(*n)) return {};
+      x[computed_[n]] = 1;
+      for (const Node* u : n->input_nodes()) needed.insert(u);
+    }
+    return x;
+  }
+
+  [[nodiscard]] double memory_of(const std::vector<double>& x) const {
+    double bytes = 0;
+    for (const auto& [col, coefficient] : problem.rows()[budget_row_].terms)
+      bytes += coefficient * x[col];
+    return bytes;
+  }
+
+  /// Saved tensors and symbolic sizes of a solution.
+  void saved_by(const std::vector<double>& x, std::vector<const Node*>& saved,
+                std::vector<const Node*>& saved_sym) const {
+    for (const Node* n : nodes()) {
+      if (x[available_[n]] > 0.5 && x[computed_[n]] < 0.5)
+        (n->meta.sym_value() ? saved_sym : saved).push_back(n);
+    }
+  }
+
+  MilpProblem problem;
+
+ private:
+  [[nodiscard]] std::vector<const Node*> nodes() const {
+    std::vector<const Node*> out;
+    for (const Node* n : joint_.graph().nodes()) {
+      if (n->op() != OpKind::Output) out.push_back(n);
+    }
+    return out;
+  }
+  // A tuple is saved through its elements; MUST_RECOMPUTE forbids saving.
+  [[nodiscard]] bool savable(const Node& n) const {
+    if (!n.meta.tensor() && !n.meta.sym_value()) return false;
+    return !must_recompute(n);
+  }
+  // The hard rules of the min-cut (no heuristics): a tag says the user wants it saved, or
+  // nothing says running it again is safe. Random ops may run again: the backward replays the
+  // forward's RNG state, as for the min-cut.
+  [[nodiscard]] bool never_recomputed(const Node& n) const {
+    if (info_.tangents_closure.contains(&n)) return false;
+    if (n.op() == OpKind::Placeholder) return true;
+    if (n.op() != OpKind::CallFunction || is_getitem(n)) return false;
+    if (!info_.is_required_fw(&n)) return false;  // the backward's own work: computed once
+    return n.meta.recompute == CheckpointPolicy::MustSave || node_op(n) == nullptr;
+  }
+
+  const GraphModule& joint_;
+  const NodeInfo& info_;
+  NodeMap<int> computed_, available_, kept_;
+  int budget_row_ = -1;
+};
+
+std::string human_gap(double gap) {
+  return fmt::format("{:.2f}%", 100 * gap);
+}
+
+}  // namespace
+
+Expected<OptimalPartition> optimal_partition(const GraphModule& original,
+                                             const MinCutConfig& config,
+                                             const OptimalOptions& options) {
+  if (!(config.memory_budget >= 0 && config.memory_budget <= 1)) {
+    return error_message("activation memory budget must be in [0, 1], not " +
+                         std::to_string(config.memory_budget));
+  }
+  StageTimer timer;
+  auto prepared = prepare_joint(original, config, timer);
+  REMAT_TRY(prepared);
+  // PyTorch's fraction spans the activation memory of its budget-0 partition (the inputs and
+  // what is never recomputed) to the plain min-cut's; the min-cut's own choices are the solver's
+  // starts.
+  auto activation_bytes_at = [&](double fraction) -> Expected<std::pair<int64_t, CutSolution>> {
+    MinCutConfig c = config;
+    c.memory_budget = fraction;
+    auto cut = cut_within_budget(prepared->joint, prepared->info, c);
+    REMAT_TRY(cut);
+    auto p = partition_saving(
+        *prepared, cut->cut.saved, cut->cut.saved_sym, "min-cut", [](const Node&) { return ""; },
+        timer);
+    REMAT_TRY(p);
+    return std::pair{p->report.activation_bytes.value_or(0), std::move(cut->cut)};
+  };
+  auto most = activation_bytes_at(1);
+  REMAT_TRY(most);
+  auto least = activation_bytes_at(0);
+  REMAT_TRY(least);
+  auto [most_bytes, plain_cut] = std::move(*most);
+  int64_t least_bytes = least->first;
+  int64_t budget = options.budget_bytes.value_or(
+      least_bytes + static_cast<int64_t>(std::floor(
+                        config.memory_budget * static_cast<double>(most_bytes - least_bytes))));
+  timer.lap("the min-cuts to start from");
+
+  RecomputeProgram program(prepared->joint, prepared->info);
+  program.build(budget);
+  MilpOptions milp;
+  milp.time_limit_seconds = options.time_limit_seconds;
+  milp.relative_gap = options.relative_gap;
+  std::vector<std::vector<const Node*>> starts = {plain_cut.saved, least->second.saved};
+  if (config.memory_budget < 1) {
+    auto ladder = cut_within_budget(prepared->joint, prepared->info, config);
+    REMAT_TRY(ladder);
+    starts.insert(starts.begin(), ladder->cut.saved);
+  }
+  for (const auto& saved : starts) {
+    std::vector<double> x = program.assignment_saving(saved);
+    if (!x.empty() && program.memory_of(x) <= static_cast<double>(budget)) {
+      milp.start = std::move(x);
+      break;
+    }
+  }
+  timer.lap("integer program");
+  if (!options.dump_mps.empty()) REMAT_TRY(write_mps(program.problem, options.dump_mps));
+  auto solution = solve_milp(program.problem, milp);
+  REMAT_TRY(solution);
+  timer.lap("MILP solver (HiGHS)");
+  if (solution->status == MilpStatus::Infeasible) {
+    return error_message(fmt::format(
+        "optimal partition: no partition keeps its activation memory within {}: what "
+        "cannot be recomputed (MUST_SAVE values, ops outside remat's registry) needs more",
+        bytes_text(budget)));
+  }
+  if (solution->status == MilpStatus::NoSolution) {
+    return error_message(fmt::format(
+        "optimal partition: the time limit ({} s) ran out before the solver found a partition "
+        "within {}; raise --time-limit",
+        options.time_limit_seconds, bytes_text(budget)));
+  }
+  std::vector<const Node*> saved, saved_sym;
+  program.saved_by(solution->values, saved, saved_sym);
+  auto result = partition_saving(
+      *prepared, std::move(saved), std::move(saved_sym), "optimal",
+      [](const Node& n) {
+        return n.meta.recompute == CheckpointPolicy::MustSave ? "marked MUST_SAVE"
+                                                              : "the optimum at this budget";
+      },
+      timer);
+  REMAT_TRY(result);
+  OptimalPartition out;
+  out.outcome = {budget,
+                 solution->status,
+                 solution->seconds,
+                 solution->gap(),
+                 static_cast<int>(program.problem.columns().size()),
+                 static_cast<int>(program.problem.rows().size())};
+  PartitionReport& report = result->report;
+  report.set_stage(PartitionStage::Optimal);
+  std::string budget_note = "budget: " + bytes_text(budget) + " of activation memory";
+  if (!options.budget_bytes)
+    budget_note +=
+        fmt::format(" (fraction {} of the way from the min-cut's {} at budget 0 to its {} at 1)",
+                    config.memory_budget, bytes_text(least_bytes), bytes_text(most_bytes));
+  report.notes.push_back(budget_note);
+  report.notes.push_back(fmt::format("integer program: {} columns, {} rows; HiGHS {} in {:.2f} s",
+                                     out.outcome.columns, out.outcome.rows,
+                                     solution->status == MilpStatus::Optimal
+                                         ? "proved the optimum"
+                                         : "hit the time limit; the best found is within " +
+                                               human_gap(solution->gap()) + " of the optimum",
+                                     solution->seconds));
+  if (milp.start.empty())
+    report.notes.push_back(
+        "the min-cut's choice does not fit this budget: no start for the solver");
+  result->stages = timer.take();
+  out.partition = std::move(*result);
+  return out;
+}
+
+}  // namespace remat::partition
