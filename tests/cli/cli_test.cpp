@@ -627,6 +627,30 @@ TEST(Cli, PartitionFindsTheOptimumWithinABudget) {
   EXPECT_NE(r.out.find("verify: 0 violations"), std::string::npos) << r.out;
   EXPECT_NE(slurp_file(mps.string()).find("ROWS"), std::string::npos);
   fs::remove(mps);
+  // The yardstick: --pareto and the page's budget curve add the optimum at each point's memory,
+  // never above the min-cut's recompute.
+  fs::path page =
+      fs::temp_directory_path() / ("remat_cli_optimal_" + std::to_string(getpid()) + ".html");
+  CliRun pareto =
+      run("partition " + joint + " --strategy optimal --pareto --html " + page.string());
+  ASSERT_EQ(pareto.exit_code, 0) << pareto.err;
+  EXPECT_NE(pareto.out.find("optimum FLOPs"), std::string::npos) << pareto.out;
+  std::istringstream lines(pareto.out);
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    std::istringstream row(line);
+    double budget;
+    int64_t activation, saved, flops, values, optimum;
+    if (!(row >> budget >> activation >> saved >> flops >> values >> optimum)) continue;
+    EXPECT_LE(optimum, flops) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 11) << pareto.out;
+  std::string body = slurp_file(page.string());
+  EXPECT_NE(body.find("<g id=\"budget-optimum\">"), std::string::npos);
+  EXPECT_NE(body.find("this partition (optimal)"), std::string::npos);
+  fs::remove(page);
   // The min-cut's knobs are not the optimum's, nor the other way round.
   CliRun knapsack = run("partition " + joint + " --strategy optimal --knapsack greedy");
   EXPECT_EQ(knapsack.exit_code, 2);

@@ -120,7 +120,9 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                        ->check(CLI::IsMember({"dp", "greedy", "exact", "dynamic"}));
   auto* pareto =
       cmd->add_flag("--pareto", a->pareto,
-                    "print saved bytes against recompute FLOPs for budgets 0, 0.1, ..., 1");
+                    "print saved bytes against recompute FLOPs for budgets 0, 0.1, ..., 1 (with "
+                    "--strategy optimal, also the optimum's FLOPs at each point's activation "
+                    "memory)");
   cmd->add_flag("--verify", a->verify,
                 "check the partition's invariants (exit 1 on a violation), and the graph's after "
                 "each pass before the cut");
@@ -203,6 +205,8 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     partition::PartitionReport& rep = p->report;
     if (a->pareto || !a->html.empty()) {
       partition::ChartOptions chart_options;
+      // The optimum's page and --pareto draw the yardstick: the optimum at every sweep point.
+      if (optimal) chart_options.optimum_time_limit = a->time_limit;
       if (joint->graph().size() > 20'000)  // the sweep partitions the graph eleven times more
         chart_options.progress = [](std::string_view what) {
           fmt::print(stderr, "charts: {}\n", what);
@@ -215,18 +219,21 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       rep.charts = std::move(*charts);
     }
     if (a->pareto) {
-      fmt::print("{:>6} {:>16} {:>14} {:>16} {:>8}\n", "budget", "activation bytes", "saved bytes",
-                 "recompute FLOPs", "saved");
       const partition::PartitionCharts& c = *rep.charts;
+      bool yardstick = c.optimum.size() == c.budget.size();
+      fmt::print("{:>6} {:>16} {:>14} {:>16} {:>8}{}\n", "budget", "activation bytes",
+                 "saved bytes", "recompute FLOPs", "saved", yardstick ? "    optimum FLOPs" : "");
       for (size_t i = 0; i < c.budget.size(); ++i) {
         const partition::BudgetPoint& b = c.budget[i];
         std::string mark = c.chosen == i && c.knee == i ? "  <- this partition, the knee"
                            : c.chosen == i              ? "  <- this partition"
                            : c.knee == i                ? "  <- the knee"
                                                         : "";
-        fmt::print("{:>6.2f} {:>16} {:>14} {:>16} {:>8}{}\n", b.budget,
+        std::string optimum =
+            yardstick ? fmt::format(" {:>16}", c.optimum[i].recompute_flops) : std::string();
+        fmt::print("{:>6.2f} {:>16} {:>14} {:>16} {:>8}{}{}\n", b.budget,
                    b.activation_bytes.value_or(0), b.saved_bytes, b.recompute_flops, b.saved_values,
-                   mark);
+                   optimum, mark);
       }
     }
     std::optional<partition::FlowGraph>& network = p->network;

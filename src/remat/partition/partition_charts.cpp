@@ -105,10 +105,10 @@ Expected<PartitionCharts> chart_partition(const GraphModule& joint, const Partit
     if (o.progress) o.progress(what);
   };
   PartitionCharts charts;
-  charts.memory.push_back(curve_of(
-      chosen.graphs,
-      strategy == Strategy::MinCut ? "this partition (min-cut)" : "this partition (default)", o,
-      /*with_alive=*/true));
+  std::string name = strategy == Strategy::MinCut    ? "this partition (min-cut)"
+                     : strategy == Strategy::Optimal ? "this partition (optimal)"
+                                                     : "this partition (default)";
+  charts.memory.push_back(curve_of(chosen.graphs, name, o, /*with_alive=*/true));
   // Save everything: the default partition of the joint with its recompute tags removed.
   progress("save everything");
   GraphModule untagged = joint.clone();
@@ -137,6 +137,19 @@ Expected<PartitionCharts> chart_partition(const GraphModule& joint, const Partit
     auto p = min_cut_partition(joint, sweep);
     REMAT_TRY(p);
     charts.budget.push_back(point_of(sweep.memory_budget, p->report));
+  }
+  for (size_t i = 0; o.optimum_time_limit > 0 && i < charts.budget.size(); ++i) {
+    const BudgetPoint& cut = charts.budget[i];
+    progress(fmt::format("the optimum at budget {:.2f}'s memory", cut.budget));
+    MinCutConfig sweep = config;
+    sweep.memory_budget = cut.budget;
+    sweep.passes = {};
+    OptimalOptions at;
+    at.budget_bytes = cut.activation_bytes.value_or(cut.saved_bytes);
+    at.time_limit_seconds = o.optimum_time_limit;
+    auto best = optimal_partition(joint, sweep, at);
+    REMAT_TRY(best);
+    charts.optimum.push_back(point_of(cut.budget, best->partition.report));
   }
   if (strategy == Strategy::MinCut && !charts.budget.empty()) {
     auto at = std::find_if(charts.budget.begin(), charts.budget.end(), [&](const BudgetPoint& p) {

@@ -20,6 +20,9 @@ struct ChartOptions {
   /// Called before each partition the charts run ("default partition", "budget 0.30", ...; the
   /// sweep point of the partition charted is not run again).
   std::function<void(std::string_view)> progress;
+  /// Also the optimum at each sweep point's activation memory (PartitionCharts::optimum), each
+  /// solve within this many seconds; 0: not computed.
+  double optimum_time_limit = 0;
 };
 
 /// The charts of `chosen`, a partition of `joint` by `strategy` with `config` (the sweep varies

@@ -66,10 +66,12 @@ struct RegionMap {
 struct PartitionCharts {
   std::vector<TimelineCurve> memory;  ///< the partition's own curve first
   std::vector<BudgetPoint> budget;    ///< the min-cut's sweep, by budget
-  std::optional<size_t> chosen;       ///< the sweep point of this partition, if it is one
-  std::optional<size_t> knee;         ///< the sweep point farthest below its chord
-  RegionMap regions;                  ///< nodes == 0: none
-  std::vector<std::string> notes;     ///< curves that could not be drawn, and why
+  /// The yardstick: the optimum at each sweep point's activation memory (empty unless asked).
+  std::vector<BudgetPoint> optimum;
+  std::optional<size_t> chosen;    ///< the sweep point of this partition, if it is one
+  std::optional<size_t> knee;      ///< the sweep point farthest below its chord
+  RegionMap regions;               ///< nodes == 0: none
+  std::vector<std::string> notes;  ///< curves that could not be drawn, and why
 };
 
 /// One step of a schedule, the forward's then the backward's: the node that runs (empty: a

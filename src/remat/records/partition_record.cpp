@@ -50,15 +50,19 @@ void write_span(json::JsonWriter& w, const NodeSpan& s) {
 void write_charts(json::JsonWriter& w, const PartitionCharts& c) {
   w.key("charts").begin_object(json::Layout::Block).key("memory").begin_array(json::Layout::Block);
   for (const TimelineCurve& curve : c.memory) write_curve(w, curve);
-  w.end_array().key("budget").begin_array(json::Layout::Block);
-  for (const BudgetPoint& p : c.budget) {
-    w.begin_object().field("budget", p.budget).field("saved_bytes", p.saved_bytes);
-    if (p.activation_bytes) w.field("activation_bytes", *p.activation_bytes);
-    w.field("recompute_flops", p.recompute_flops)
-        .field("saved_values", static_cast<uint64_t>(p.saved_values))
-        .field("stage", p.stage)
-        .end_object();
-  }
+  auto points = [&](std::string_view key, const std::vector<BudgetPoint>& list) {
+    w.end_array().key(key).begin_array(json::Layout::Block);
+    for (const BudgetPoint& p : list) {
+      w.begin_object().field("budget", p.budget).field("saved_bytes", p.saved_bytes);
+      if (p.activation_bytes) w.field("activation_bytes", *p.activation_bytes);
+      w.field("recompute_flops", p.recompute_flops)
+          .field("saved_values", static_cast<uint64_t>(p.saved_values))
+          .field("stage", p.stage)
+          .end_object();
+    }
+  };
+  points("budget", c.budget);
+  if (!c.optimum.empty()) points("optimum", c.optimum);
   w.end_array();
   if (c.chosen) w.field("chosen", static_cast<uint64_t>(*c.chosen));
   if (c.knee) w.field("knee", static_cast<uint64_t>(*c.knee));
@@ -268,9 +272,10 @@ bool read_charts(JsonReader& r, element e, const JsonPath& path, PartitionCharts
         return read_curve(r, item, q, c.memory.emplace_back());
       });
     }
-    if (key == "budget") {
+    if (key == "budget" || key == "optimum") {
+      std::vector<BudgetPoint>& list = key == "budget" ? c.budget : c.optimum;
       return read_array(r, v, p, [&](element item, const JsonPath& q) {
-        return read_budget_point(r, item, q, c.budget.emplace_back());
+        return read_budget_point(r, item, q, list.emplace_back());
       });
     }
     if (key == "chosen") return get(r, v, p, c.chosen);

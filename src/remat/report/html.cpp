@@ -89,7 +89,7 @@ figure.chart svg { max-width: 1100px; font: 11px -apple-system, "Segoe UI", Helv
 .points circle { fill: transparent; cursor: help; } .points circle:hover { fill: #0969da; }
 .peak { fill: #0550ae; stroke: #fff; stroke-width: 1.5; } #memory-peak text { fill: #0550ae; font-weight: 600; }
 .phase line { stroke: #8c959f; stroke-dasharray: 3 3; } .phase text { fill: #57606a; }
-.budget-point { fill: #0969da; cursor: help; } .chosen { fill: none; stroke: #cf222e; stroke-width: 2.5; } .knee { fill: #bf8700; }
+.budget-point { fill: #0969da; cursor: help; } .optimum-point { fill: #1a7f37; cursor: help; } .chosen { fill: none; stroke: #cf222e; stroke-width: 2.5; } .knee { fill: #bf8700; }
 .chosen-label { fill: #cf222e; font-weight: 600; } .knee-label { fill: #9a6700; font-weight: 600; }
 a.why { color: inherit; text-decoration: underline dotted #8c959f; }
 dl.glossary dt { font-weight: 600; margin-top: 1em; } dl.glossary dd { margin: .2em 0 0 1.5em; }

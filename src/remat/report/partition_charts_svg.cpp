@@ -257,7 +257,9 @@ std::string budget_curve_figure(const records::PartitionRecord& record) {
   const records::PartitionCharts& charts = *record.charts;
   const std::vector<records::BudgetPoint>& points = charts.budget;
   std::optional<size_t> chosen = charts.chosen, knee = charts.knee;
-  bool is_default = record.strategy == "default";
+  // Partitions off the min-cut's sweep mark their own point.
+  bool own_point = record.strategy == "default" || record.strategy == "optimal";
+  const std::vector<records::BudgetPoint>& optimum = charts.optimum;
   // The axis is activation memory (what the budget limits); records written before remat
   // counted it per point give the saved bytes, inputs included.
   bool activation = std::ranges::all_of(
@@ -271,13 +273,15 @@ std::string budget_curve_figure(const records::PartitionRecord& record) {
   std::string_view memory_words = activation ? "activation memory" : "saved bytes";
   // Both axes span what the points cover: the sweep's points often differ by little.
   std::vector<double> xs, ys;
-  if (is_default) {
+  if (own_point) {
     xs.push_back(own_bytes);
     ys.push_back(own_flops);
   }
-  for (const records::BudgetPoint& pt : points) {
-    xs.push_back(memory(pt));
-    ys.push_back(static_cast<double>(pt.recompute_flops));
+  for (const auto* list : {&points, &optimum}) {
+    for (const records::BudgetPoint& pt : *list) {
+      xs.push_back(memory(pt));
+      ys.push_back(static_cast<double>(pt.recompute_flops));
+    }
   }
   Plot p;
   p.left = 110;
@@ -286,12 +290,15 @@ std::string budget_curve_figure(const records::PartitionRecord& record) {
   std::string out = fmt::format(
       "<figure id=\"budget-curve\" class=\"chart\" data-points=\"{}\" data-axis=\"{}\"{}{}>"
       "<figcaption>{}: what the min-cut keeps for the backward ({}) and what it recomputes as "
-      "the memory budget goes from 0 to 1 (hover a point for its budget).</figcaption>\n",
+      "the memory budget goes from 0 to 1 (hover a point for its budget){}.</figcaption>\n",
       points.size(), activation ? "activation" : "saved",
       chosen ? fmt::format(" data-chosen=\"{}\"", *chosen) : "",
       knee ? fmt::format(" data-knee=\"{}\"", *knee) : "", kTitle,
       activation ? "activation memory: the storage kept beyond the inputs"
-                 : "saved bytes, parameters and inputs included");
+                 : "saved bytes, parameters and inputs included",
+      optimum.empty() ? ""
+                      : "; green squares, dotted: the optimum, the least recompute within each "
+                        "point's memory");
   out += svg_open(p, std::string(memory_words) + " against recomputed FLOPs");
   axes(
       out, p, byte_ticks(p.x0, p.x1, 6), ticks(p.y0, p.y1, 5), bytes_text,
@@ -323,6 +330,27 @@ std::string budget_curve_figure(const records::PartitionRecord& record) {
         pt.budget, x, y, html_escape(tip));
   }
   out += "</g>\n";
+  if (!optimum.empty()) {
+    // The yardstick: the least recompute at each sweep point's memory, dashed, below the sweep.
+    out += "<g id=\"budget-optimum\"><polyline class=\"curve c2 optimum\" points=\"";
+    for (const records::BudgetPoint& pt : optimum) {
+      auto [x, y] = position(pt);
+      out += fmt::format("{:.1f},{:.1f} ", x, y);
+    }
+    out += "\"/>";
+    for (const records::BudgetPoint& pt : optimum) {
+      auto [x, y] = position(pt);
+      std::string tip = fmt::format(
+          "the optimum within budget {:.2f}'s memory: {} of activation memory, recomputes {}",
+          pt.budget, bytes_text(memory(pt)),
+          human_flops(whole(static_cast<double>(pt.recompute_flops))));
+      out += fmt::format(
+          "<rect class=\"optimum-point\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"6\" height=\"6\">"
+          "<title>{}</title></rect>",
+          x - 3, y - 3, html_escape(tip));
+    }
+    out += "</g>\n";
+  }
   auto label = [&](double x, double y, std::string_view cls, std::string_view words, double dy) {
     bool right = x > (p.left + p.width - p.right) / 2;
     return fmt::format("<text class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\">{}</text>",
@@ -345,14 +373,14 @@ std::string budget_curve_figure(const records::PartitionRecord& record) {
         x, y,
         label(x, y, "chosen-label",
               fmt::format("this partition (budget {:.2f})", points[*chosen].budget), -8));
-  } else if (is_default) {
+  } else if (own_point) {
     double x = p.px(own_bytes), y = p.py(own_flops);
     out += fmt::format(
         "<g id=\"budget-chosen\"><circle class=\"chosen\" cx=\"{:.1f}\" cy=\"{:.1f}\" "
         "r=\"8\"><title>"
-        "the default partition: keeps {}, recomputes {}</title></circle>{}</g>\n",
-        x, y, bytes_text(own_bytes), human_flops(whole(own_flops)),
-        label(x, y, "chosen-label", "this partition (default)", -8));
+        "the {} partition: keeps {}, recomputes {}</title></circle>{}</g>\n",
+        x, y, record.strategy, bytes_text(own_bytes), human_flops(whole(own_flops)),
+        label(x, y, "chosen-label", "this partition (" + record.strategy + ")", -8));
   }
   out += "</svg></figure>\n";
   return out;
