@@ -351,7 +351,8 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strat
                  fallback=False, verify=False, on_report=None, charts=None, **torch_kwargs):
     """AOTAutograd's partition_fn: (joint_module, joint_inputs, *, num_fwd_outputs) -> (fw, bw).
 
-    strategy: "min-cut" (default) or "default"; budget: activation memory budget in [0, 1] (min-cut);
+    strategy: "min-cut" (default), "default", or "optimal" (the least recomputed FLOPs within the budget,
+    an integer program: docs/partitioner.md); budget: activation memory budget in [0, 1] (min-cut, optimal);
     None: PyTorch's (torch._functorch.config.activation_memory_budget, or a region's annotation),
     whose other partitioner settings (ban_recompute_*, the knapsack solver...) remat always reads.
     fallback: on a graph remat cannot partition, warn and use PyTorch's partitioner instead of
@@ -418,7 +419,8 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strat
 
 
 def _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, torch_kwargs):
-    fn = partitioners.min_cut_rematerialization_partition if strategy == "min-cut" else partitioners.default_partition
+    # PyTorch has no optimum: its min-cut stands in for remat's.
+    fn = partitioners.default_partition if strategy == "default" else partitioners.min_cut_rematerialization_partition
     kwargs = {name: value for name, value in torch_kwargs.items() if _accepts(fn, name)}
     if _accepts(fn, "num_fwd_outputs"):
         kwargs["num_fwd_outputs"] = k
@@ -426,8 +428,8 @@ def _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, to
 
 
 def _check_settings(strategy, budget):
-    if strategy not in ("min-cut", "default"):
-        raise ValueError(f"strategy must be 'min-cut' or 'default', not {strategy!r}")
+    if strategy not in ("min-cut", "default", "optimal"):
+        raise ValueError(f"strategy must be 'min-cut', 'default' or 'optimal', not {strategy!r}")
     if budget is not None and not 0.0 <= budget <= 1.0:
         raise ValueError(f"budget must be in [0, 1], not {budget}")
 

@@ -109,7 +109,7 @@ py::dict partition(const std::string& joint_json, const std::string& strategy_na
                    const py::object& knapsack) {
   std::optional<partition::Strategy> strategy = partition::parse_strategy(strategy_name);
   if (!strategy)
-    throw Error("partition: strategy must be min-cut or default, not " + strategy_name);
+    throw Error("partition: strategy must be min-cut, default or optimal, not " + strategy_name);
   if (!(budget >= 0.0 && budget <= 1.0)) throw Error("partition: budget must be in [0, 1]");
   GraphModule joint = read(joint_json, "<joint graph>");
   refuse_unknown_ops(joint);

@@ -240,8 +240,9 @@ def test_settings_are_checked():
         remat.partition_fn_for(budget=1.5)
 
 
-@pytest.mark.parametrize("settings", [{"strategy": "default"}, {"budget": 0.0}, {"budget": 0.3}],
-                         ids=["default", "budget-0", "budget-0.3"])
+@pytest.mark.parametrize("settings", [{"strategy": "default"}, {"budget": 0.0}, {"budget": 0.3},
+                                      {"strategy": "optimal", "budget": 0.3}],
+                         ids=["default", "budget-0", "budget-0.3", "optimal-0.3"])
 def test_other_strategies_and_budgets_train_like_eager(settings):
     # nanoGPT's dropout is 1.13's in-place bernoulli_ on empty_like, an op outside remat's
     # registry: recomputing it would draw new masks, so no budget may (budget 0 included).
@@ -256,8 +257,10 @@ def test_other_strategies_and_budgets_train_like_eager(settings):
         assert report.stage == "the inputs only (memory budget 0)"
     if settings.get("budget") == 0.0 and TORCH_1_13:
         assert any("bernoulli_" in line and "outside remat's op registry" in line for line in report.text.splitlines())
-    if settings.get("budget") == 0.3:
+    if settings == {"budget": 0.3}:
         assert report.recompute_flops > 0 and report.stage.startswith("min-cut")
+    if settings.get("strategy") == "optimal":
+        assert report.strategy == "optimal" and report.stage == "the optimum at this budget"
 
 
 TRACE_SCRIPT = """
