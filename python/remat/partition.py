@@ -352,7 +352,8 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strat
     """AOTAutograd's partition_fn: (joint_module, joint_inputs, *, num_fwd_outputs) -> (fw, bw).
 
     strategy: "min-cut" (default), "default", or "optimal" (the least recomputed FLOPs within the budget,
-    an integer program: docs/partitioner.md); budget: activation memory budget in [0, 1] (min-cut, optimal);
+    an integer program: docs/partitioner.md); budget: activation memory budget in [0, 1] (min-cut, optimal),
+    or bytes as a string ("24MB", "1.5GiB": K, M, G = 1024^n; for min-cut, the largest fraction that fits);
     None: PyTorch's (torch._functorch.config.activation_memory_budget, or a region's annotation),
     whose other partitioner settings (ban_recompute_*, the knapsack solver...) remat always reads.
     fallback: on a graph remat cannot partition, warn and use PyTorch's partitioner instead of
@@ -430,7 +431,16 @@ def _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, to
 def _check_settings(strategy, budget):
     if strategy not in ("min-cut", "default", "optimal"):
         raise ValueError(f"strategy must be 'min-cut', 'default' or 'optimal', not {strategy!r}")
-    if budget is not None and not 0.0 <= budget <= 1.0:
+    if isinstance(budget, str):
+        from remat import _core
+
+        try:
+            _core.parse_memory_budget(budget)
+        except _core.Error as e:
+            raise ValueError(f"budget: {e}") from None
+        if strategy == "default":
+            raise ValueError("a budget applies to strategy 'min-cut' or 'optimal', not 'default'")
+    elif budget is not None and not 0.0 <= budget <= 1.0:
         raise ValueError(f"budget must be in [0, 1], not {budget}")
 
 

@@ -13,6 +13,7 @@
 #include "remat/driver/aot_records.h"
 #include "remat/io/graph_json.h"
 #include "remat/ops/aten_overloads.h"
+#include "remat/partition/memory_budget.h"
 #include "remat/partition/partition_charts.h"
 #include "remat/partition/partition_joint.h"
 #include "remat/partition/validity.h"
@@ -104,17 +105,29 @@ partition::MinCutConfig min_cut_config(const py::dict& switches) {
   return config;
 }
 
-py::dict partition(const std::string& joint_json, const std::string& strategy_name, double budget,
-                   bool want_graphs, bool verify, bool charts, const py::dict& switches,
-                   const py::object& knapsack) {
+// A budget as Python gives it: PyTorch's fraction (a float) or a string remat parses ("0.5",
+// "24MB").
+partition::MemoryBudget memory_budget(const py::object& budget) {
+  if (py::isinstance<py::str>(budget))
+    return take(partition::parse_memory_budget(budget.cast<std::string>()));
+  auto fraction = budget.cast<double>();
+  if (!(fraction >= 0.0 && fraction <= 1.0)) throw Error("partition: budget must be in [0, 1]");
+  return {fraction, std::nullopt};
+}
+
+py::dict partition(const std::string& joint_json, const std::string& strategy_name,
+                   const py::object& budget_given, bool want_graphs, bool verify, bool charts,
+                   const py::dict& switches, const py::object& knapsack) {
   std::optional<partition::Strategy> strategy = partition::parse_strategy(strategy_name);
   if (!strategy)
     throw Error("partition: strategy must be min-cut, default or optimal, not " + strategy_name);
-  if (!(budget >= 0.0 && budget <= 1.0)) throw Error("partition: budget must be in [0, 1]");
+  partition::MemoryBudget budget = memory_budget(budget_given);
+  if (budget.bytes && *strategy == partition::Strategy::Default)
+    throw Error("partition: a budget in bytes applies to min-cut and optimal, not default");
   GraphModule joint = read(joint_json, "<joint graph>");
   refuse_unknown_ops(joint);
   partition::MinCutConfig config = min_cut_config(switches);
-  config.memory_budget = budget;
+  config.memory_budget = budget.fraction.value_or(1.0);
   // A Python knapsack solver: saved item indices from (memory, runtime, capacity). The partition
   // runs without the GIL; the call takes it, and a Python error is raised once C++ is done.
   std::optional<py::error_already_set> knapsack_error;
@@ -143,7 +156,11 @@ py::dict partition(const std::string& joint_json, const std::string& strategy_na
   // Pure C++ from here: other Python threads may run meanwhile.
   Expected<partition::Partition> result = [&] {
     py::gil_scoped_release unlocked;
-    return partition::partition_joint(joint, *strategy, config);
+    if (budget.bytes && *strategy == partition::Strategy::MinCut)
+      return partition::partition_within_bytes(joint, config, *budget.bytes, config.memory_budget);
+    partition::OptimalOptions optimal;
+    optimal.budget_bytes = budget.bytes;
+    return partition::partition_joint(joint, *strategy, config, optimal);
   }();
   if (knapsack_error) throw std::move(*knapsack_error);
   if (!result) throw Error(format_all(result.errors()));
@@ -250,6 +267,14 @@ PYBIND11_MODULE(_core, m) {
         return remat::write_graph_json(take(remat::parse_readable(text, file)));
       },
       py::arg("text"), py::arg("file") = "<text>", "fxgraph-json of printed torch.fx code");
+  m.def(
+      "parse_memory_budget",
+      [](const std::string& text) {
+        remat::partition::MemoryBudget b = take(remat::partition::parse_memory_budget(text));
+        return py::make_tuple(b.fraction ? py::cast(*b.fraction) : py::none(),
+                              b.bytes ? py::cast(*b.bytes) : py::none());
+      },
+      py::arg("text"), "(fraction, bytes), one of them None: '0.5' or '24MB' (K, M, G = 1024^n)");
   m.def("partition", &partition, py::arg("joint_json"), py::arg("strategy") = "min-cut",
         py::arg("budget") = 1.0, py::arg("graphs") = false, py::arg("verify") = false,
         py::arg("charts") = false, py::arg("switches") = py::dict(),

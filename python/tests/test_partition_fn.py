@@ -238,14 +238,23 @@ def test_settings_are_checked():
         remat.partition_fn_for(strategy="greedy")
     with pytest.raises(ValueError, match="budget"):
         remat.partition_fn_for(budget=1.5)
+    with pytest.raises(ValueError, match="unknown unit 'parsecs'"):
+        remat.partition_fn_for(budget="12 parsecs")
+    with pytest.raises(ValueError, match="not 'default'"):
+        remat.partition_fn_for(strategy="default", budget="24MB")
 
 
 @pytest.mark.parametrize("settings", [{"strategy": "default"}, {"budget": 0.0}, {"budget": 0.3},
-                                      {"strategy": "optimal", "budget": 0.3}],
-                         ids=["default", "budget-0", "budget-0.3", "optimal-0.3"])
+                                      {"strategy": "optimal", "budget": 0.3}, {"budget": "BYTES"},
+                                      {"strategy": "optimal", "budget": "BYTES"}],
+                         ids=["default", "budget-0", "budget-0.3", "optimal-0.3", "bytes", "optimal-bytes"])
 def test_other_strategies_and_budgets_train_like_eager(settings):
     # nanoGPT's dropout is 1.13's in-place bernoulli_ on empty_like, an op outside remat's
     # registry: recomputing it would draw new masks, so no budget may (budget 0 included).
+    # A byte budget below the plain cut's and above budget 0's (1.13's dropout masks are kept).
+    kib = 64 if TORCH_1_13 else 16
+    if settings.get("budget") == "BYTES":
+        settings = {**settings, "budget": f"{kib}KB"}
     eager = train("nanogpt", None, steps=3)
     ours = train("nanogpt", remat.partition_fn_for(verify=True, **settings), steps=3)
     for step in range(3):
@@ -261,6 +270,8 @@ def test_other_strategies_and_budgets_train_like_eager(settings):
         assert report.recompute_flops > 0 and report.stage.startswith("min-cut")
     if settings.get("strategy") == "optimal":
         assert report.strategy == "optimal" and report.stage == "the optimum at this budget"
+    if settings.get("budget") == f"{kib}KB":
+        assert 0 < report.activation_bytes <= kib * 1024 and report.recompute_flops > 0
 
 
 TRACE_SCRIPT = """

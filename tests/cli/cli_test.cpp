@@ -610,6 +610,20 @@ TEST(Cli, PartitionTakesABudgetInBytes) {
   CliRun bad = run("partition " + joint + " --budget 2");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("a number without a unit is a fraction"), std::string::npos) << bad.err;
+  // 1.13's dropout draws its mask with bernoulli_, outside remat's registry: never recomputed,
+  // so even budget 0 keeps 256 B, and a smaller budget is an error for both strategies.
+  std::string dropout = sample("dropout_mlp_joint.json");
+  for (const char* strategy : {"min-cut", "optimal"}) {
+    CliRun none = run("partition " + dropout + " --budget 1B --strategy " + strategy);
+    EXPECT_EQ(none.exit_code, 2) << strategy;
+    EXPECT_EQ(none.err.rfind(dropout + ": error:", 0), 0u) << none.err;
+    EXPECT_NE(none.err.find(strategy == std::string("min-cut")
+                                ? "even at budget 0 (the inputs, and what cannot be recomputed) "
+                                  "the activation memory is 256 B"
+                                : "no partition keeps its activation memory within 1 B"),
+              std::string::npos)
+        << none.err;
+  }
 }
 
 TEST(Cli, PartitionFindsTheOptimumWithinABudget) {
