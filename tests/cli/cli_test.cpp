@@ -496,6 +496,15 @@ TEST(Cli, CheckRunsJointGraphsAndPartitions) {
       run("check " + sample("mlp_relu_joint.json") + " --fw " + sample("mlp_relu_mincut_fw.json") +
           " --bw " + sample("mlp_relu_mincut_bw.json"));
   EXPECT_EQ(pair.exit_code, 0) << pair.out << pair.err;
+  // Measured memory: the peak of the real tensors' storage, printed and in the result file.
+  std::string result = (dir / "result.json").string();
+  CliRun memory =
+      run("check " + sample("mlp_relu_joint.json") + " --fw " + sample("mlp_relu_mincut_fw.json") +
+          " --bw " + sample("mlp_relu_mincut_bw.json") + " --memory --result " + result);
+  EXPECT_EQ(memory.exit_code, 0) << memory.err;
+  EXPECT_NE(memory.out.find("memory: measured peak "), std::string::npos) << memory.out;
+  EXPECT_NE(slurp_file(result).find("\"measured_peak_bytes\": "), std::string::npos);
+  EXPECT_EQ(run("check " + joint + " --memory").exit_code, 2);
   // A wrong partition: the default partition's backward with the min-cut forward.
   CliRun wrong =
       run("check " + sample("mlp_relu_joint.json") + " --fw " + sample("mlp_relu_mincut_fw.json") +

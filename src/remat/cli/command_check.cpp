@@ -34,12 +34,21 @@ void add_check_command(CLI::App& app, int& exit_code) {
                   "there with its "
                   "device arguments (cuda:0) mapped to the CPU")
       ->check(CLI::IsMember({"cpu"}));
+  cmd->add_flag("--memory", a->options.measure_memory,
+                "with --fw/--bw: measure the bytes the real tensors hold at each node (the step's "
+                "inputs throughout, the forward's outputs through the backward, every other "
+                "storage until its last use) and print the peak");
   cmd->add_option("--result", a->result_file,
                   "also write the outcome as JSON: {\"values\", \"beyond_tolerance\", "
                   "\"max_abs_error\", \"max_rel_error\"} (what remat compile reads)");
   cmd->callback([a, &exit_code] {
     if (a->fw.empty() != a->bw.empty()) {
       exit_code = report({error_message("check: --fw and --bw go together")});
+      return;
+    }
+    if (a->options.measure_memory && a->fw.empty()) {
+      exit_code =
+          report({error_message("check: --memory measures a partition: give --fw and --bw")});
       return;
     }
     Expected<GraphModule> joint = load_graph(a->joint);
@@ -75,6 +84,10 @@ void add_check_command(CLI::App& app, int& exit_code) {
       return;
     }
     fmt::print("{}", result->text());
+    if (auto peak = result->measured_peak(); peak != result->memory.end()) {
+      fmt::print("memory: measured peak {} bytes at {} ({}), over {} nodes\n", peak->live,
+                 peak->node, peak->backward ? "backward" : "forward", result->memory.size());
+    }
     if (!a->result_file.empty()) {
       if (Status s = write_file_atomic(a->result_file, result->json()); !s) {
         exit_code = report(s.errors());

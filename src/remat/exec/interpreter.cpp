@@ -5,6 +5,7 @@
 #include <torch/csrc/api/include/torch/version.h>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include "remat/exec/aten_call.h"
 #include "remat/ops/shape_rules.h"
@@ -150,6 +151,27 @@ Expected<c10::IValue> run_with_rng(const Node& n, bool with_state,
 
 }  // namespace
 
+int64_t storage_bytes(const std::vector<const c10::IValue*>& values) {
+  absl::flat_hash_set<const void*> seen;
+  int64_t total = 0;
+  auto add = [&](const at::Tensor& t) {
+    if (!t.defined() || !t.has_storage()) return;
+    const c10::StorageImpl* s = t.storage().unsafeGetStorageImpl();
+    if (seen.insert(s).second) total += static_cast<int64_t>(s->nbytes());
+  };
+  for (const c10::IValue* v : values) {
+    if (v->isTensor()) {
+      add(v->toTensor());
+    } else if (v->isTuple()) {
+      for (const c10::IValue& e : v->toTupleRef().elements())
+        if (e.isTensor()) add(e.toTensor());
+    } else if (v->isTensorList()) {
+      for (const at::Tensor& t : v->toTensorVector()) add(t);
+    }
+  }
+  return total;
+}
+
 Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
                                              const std::vector<c10::IValue>& inputs,
                                              const RunOptions& options) {
@@ -207,6 +229,12 @@ Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
           REMAT_TRY(s);
         }
         values[n] = std::move(result);
+        if (options.on_step) {
+          std::vector<const c10::IValue*> alive;
+          for (const auto& [node, value] : values) alive.push_back(&value);
+          for (const c10::IValue& h : options.held) alive.push_back(&h);
+          options.on_step(*n, storage_bytes(alive));
+        }
         release_inputs(n);
         if (n->users().empty()) values.erase(n);
         break;

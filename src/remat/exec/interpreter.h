@@ -21,7 +21,16 @@ struct RunOptions {
   bool check_metadata = false;
   /// Told (nodes run, nodes in the graph) every few hundred nodes, for progress output.
   std::function<void(size_t, size_t)> progress = nullptr;
+  /// Told, after each call node runs and before its inputs are released, the bytes of the
+  /// distinct storages alive: the graph's values (each dropped after its last use) and `held`.
+  std::function<void(const Node&, int64_t)> on_step = nullptr;
+  /// What the caller keeps alive meanwhile (the step's inputs during the backward), for on_step.
+  std::vector<c10::IValue> held = {};
 };
+
+/// The bytes of the distinct storages the tensors in `values` live in (tuples and lists looked
+/// into; views of one storage counted once).
+int64_t storage_bytes(const std::vector<const c10::IValue*>& values);
 
 /// Runs `module` on `inputs` (one per placeholder, in order) and returns the flattened outputs.
 /// Errors name the node: an op missing from the installed ATen, an ATen error, a value that does

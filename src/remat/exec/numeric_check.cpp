@@ -123,6 +123,12 @@ size_t CheckReport::values_compared() const {
       std::ranges::count_if(comparisons, [](const Comparison& c) { return !c.absent; }));
 }
 
+std::vector<MeasuredStep>::const_iterator CheckReport::measured_peak() const {
+  return std::max_element(
+      memory.begin(), memory.end(),
+      [](const MeasuredStep& a, const MeasuredStep& b) { return a.live < b.live; });
+}
+
 std::string CheckReport::text() const {
   std::string out;
   size_t bad = 0;
@@ -161,6 +167,11 @@ std::string CheckReport::json() const {
       w.field(name, v);
     else
       w.field(name, std::isnan(v) ? "nan" : "inf");  // JSON has no spelling for them
+  }
+  if (auto peak = measured_peak(); peak != memory.end()) {
+    w.field("measured_peak_bytes", peak->live)
+        .field("measured_peak_node", peak->node)
+        .field("measured_peak_in", peak->backward ? "backward" : "forward");
   }
   w.end_object();
   return out + "\n";
@@ -246,7 +257,17 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
         "the forward graph takes " + std::to_string(forward.graph().placeholders().size()) +
         " inputs; the joint graph has " + std::to_string(primals.size()) + " primals");
   }
-  auto fw_out = run_seeded(forward, primals, o, {});
+  CheckReport report;
+  auto measure = [&](bool in_backward) {
+    RunOptions run;
+    if (!o.measure_memory) return run;
+    run.held = primals;  // the step's inputs live throughout
+    run.on_step = [&report, in_backward](const Node& n, int64_t live) {
+      report.memory.push_back({in_backward, n.name(), live});
+    };
+    return run;
+  };
+  auto fw_out = run_seeded(forward, primals, o, measure(false));
   REMAT_TRY(fw_out);
   // The backward's inputs: the saved values (the forward's outputs after its real ones), then
   // tangents.
@@ -277,7 +298,12 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
       ++next_saved;
     }
   }
-  auto bw_out = run_seeded(backward, bw_inputs, o, {});
+  // The forward's real outputs stay with the caller; its saved values go to the backward.
+  RunOptions bw_run = measure(true);
+  if (o.measure_memory)
+    bw_run.held.insert(bw_run.held.end(), fw_out->begin(),
+                       fw_out->begin() + static_cast<std::ptrdiff_t>(num_real));
+  auto bw_out = run_seeded(backward, bw_inputs, o, bw_run);
   REMAT_TRY(bw_out);
   size_t num_fwd = num_forward_outputs(joint);
   std::vector<Argument> outputs = joint.outputs();
@@ -287,7 +313,6 @@ Expected<CheckReport> check_partition(const GraphModule& joint, const GraphModul
                          "), backward " + std::to_string(bw_out->size()) +
                          " gradients (joint: " + std::to_string(joint_out->size() - num_fwd) + ")");
   }
-  CheckReport report;
   for (size_t i = 0; i < num_fwd; ++i) {
     report.comparisons.push_back(compare("forward output " + describe_output(joint, i, outputs[i]),
                                          (*joint_out)[i], (*fw_out)[i], o));

@@ -14,6 +14,8 @@
 namespace remat::exec {
 
 struct CheckOptions {
+  /// check_partition: record the bytes alive at each node of the forward and the backward.
+  bool measure_memory = false;
   uint64_t seed = 0;   ///< inputs, tangents and random ops (the same in every run compared)
   double atol = 1e-5;  ///< torch.testing's float32 defaults
   double rtol = 1.3e-6;
@@ -31,8 +33,19 @@ struct Comparison {
   bool absent = false;  ///< None on both sides (no gradient for that input): nothing compared
 };
 
+/// Bytes alive while a node of the partition ran, measured on the real tensors: the step's
+/// inputs throughout, every other storage until its last use, views counted once.
+struct MeasuredStep {
+  bool backward = false;
+  std::string node;
+  int64_t live = 0;
+};
+
 struct CheckReport {
   std::vector<Comparison> comparisons;
+  std::vector<MeasuredStep> memory;  ///< with CheckOptions::measure_memory
+  /// The largest step of `memory` (memory.end() when empty).
+  [[nodiscard]] std::vector<MeasuredStep>::const_iterator measured_peak() const;
   [[nodiscard]] bool ok() const;
   /// Values actually compared: the comparisons that are not None on both sides.
   [[nodiscard]] size_t values_compared() const;
