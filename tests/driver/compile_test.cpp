@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "remat/driver/check_run.h"
+#include "remat/partition/memory_timeline.h"
 
 namespace remat::driver {
 namespace {
@@ -76,6 +77,50 @@ TEST(Compile, ACheckExecutableThatDoesNotRunIsAnError) {
   ASSERT_FALSE(c.ok());
   EXPECT_NE(format_all(c.errors()).find("did not run"), std::string::npos)
       << format_all(c.errors());
+}
+
+TEST(Compile, TheCheckResultCarriesMeasuredMemory) {
+  auto read = read_check_result(
+      R"({"values": 3, "beyond_tolerance": 0, "max_abs_error": 0, "max_rel_error": 0,)"
+      R"( "memory": [{"node": "mm", "backward": false, "live": 64},)"
+      R"( {"node": "mm_1", "backward": true, "live": 96}]})",
+      "check.json");
+  ASSERT_TRUE(read.ok()) << format_all(read.errors());
+  ASSERT_EQ(read->memory.size(), 2U);
+  EXPECT_EQ(read->memory[1].node, "mm_1");
+  EXPECT_TRUE(read->memory[1].backward);
+  EXPECT_EQ(read->memory[1].live, 96);
+  auto bad = read_check_result(
+      R"({"values": 3, "beyond_tolerance": 0, "max_abs_error": 0, "max_rel_error": 0,)"
+      R"( "memory": [{"node": "mm"}]})",
+      "check.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(format_all(bad.errors()).find("check.json"), std::string::npos);
+}
+
+// The measured curve lies on the estimate's steps: node for node, the inputs' steps from the
+// estimate, so the two draw on one axis.
+TEST(Compile, MeasuredMemoryDrawsOnTheEstimatesSteps) {
+  CompileOptions o;
+  o.model = "mlp";
+  o.out_dir = scratch("measured").string();
+  Expected<CompileResult> r = compile(o);
+  ASSERT_TRUE(r.ok()) << format_all(r.errors());
+  const partition::ForwardBackward& graphs = r->partition.graphs;
+  partition::MemoryTimeline timeline = partition::memory_timeline(graphs);
+  std::vector<CheckOutcome::Measured> measured;
+  for (size_t i = 0; i < timeline.steps.size(); ++i) {
+    const partition::LiveStep& s = timeline.steps[i];
+    if (s.node && s.node->op() == OpKind::CallFunction)
+      measured.push_back({s.node->name(), i >= timeline.forward_steps, s.live + 100});
+  }
+  records::TimelineCurve curve = measured_curve(graphs, measured);
+  EXPECT_EQ(curve.steps, timeline.steps.size());
+  EXPECT_EQ(curve.forward_steps, timeline.forward_steps);
+  EXPECT_EQ(curve.peak_bytes, timeline.peak_bytes() + 100);
+  ASSERT_FALSE(curve.samples.empty());
+  EXPECT_EQ(curve.samples.front().live, timeline.steps.front().live);  // the inputs: estimated
+  fs::remove_all(o.out_dir);
 }
 
 }  // namespace

@@ -4,12 +4,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <absl/container/flat_hash_map.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
+#include "remat/partition/memory_timeline.h"
 #include "remat/support/file_io.h"
 
 extern char** environ;
@@ -70,7 +73,35 @@ Expected<CheckOutcome> read_check_result(std::string_view text, const std::strin
   outcome.max_abs_error = error_of("max_abs_error");
   outcome.max_rel_error = error_of("max_rel_error");
   outcome.ok = outcome.beyond_tolerance == 0;
+  if (json.contains("memory") && json["memory"].is_array()) {
+    for (const nlohmann::json& m : json["memory"]) {
+      if (!m.is_object() || !m.contains("node") || !m["node"].is_string() || !m.contains("live") ||
+          !m["live"].is_number_integer())
+        return file_error(file, "a memory step without its node or live bytes");
+      outcome.memory.push_back(
+          {m["node"].get<std::string>(), m.value("backward", false), m["live"].get<int64_t>()});
+    }
+  }
   return outcome;
+}
+
+records::TimelineCurve measured_curve(const partition::ForwardBackward& graphs,
+                                      const std::vector<CheckOutcome::Measured>& memory) {
+  partition::MemoryTimeline timeline = partition::memory_timeline(graphs);
+  absl::flat_hash_map<std::pair<bool, std::string_view>, int64_t> measured;
+  for (const CheckOutcome::Measured& m : memory) measured[{m.backward, m.node}] = m.live;
+  std::vector<records::CurveStep> steps;
+  std::optional<int64_t> last;
+  for (size_t i = 0; i < timeline.steps.size(); ++i) {
+    const partition::LiveStep& s = timeline.steps[i];
+    std::string_view node = s.node ? std::string_view(s.node->name()) : std::string_view();
+    auto it = measured.find({i >= timeline.forward_steps, node});
+    if (it != measured.end()) last = it->second;
+    // Before the first node runs, nothing was measured: the inputs are what the estimate holds.
+    steps.push_back({node, 0, last.value_or(s.live)});
+  }
+  return records::memory_curve("measured: the real tensors, by remat check", steps,
+                               timeline.forward_steps);
 }
 
 Expected<CheckOutcome> run_check(const std::string& executable, const std::string& joint,
@@ -78,7 +109,7 @@ Expected<CheckOutcome> run_check(const std::string& executable, const std::strin
                                  const std::string& result_file) {
   ::unlink(result_file.c_str());  // a result left by an earlier run must not be read
   Ran ran = run_process(executable, {"remat-check", "check", joint, "--fw", forward, "--bw",
-                                     backward, "--result", result_file});
+                                     backward, "--memory", "--result", result_file});
   // remat check exits 0 when every value is within tolerance, 1 when some is not.
   if (ran.exit_code != 0 && ran.exit_code != 1) {
     return error_message("the numeric check (" + executable + ") " +

@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "remat/partition/extract.h"
+#include "remat/records/memory_curve.h"
 #include "remat/support/expected.h"
 
 namespace remat::driver {
@@ -18,7 +21,20 @@ struct CheckOutcome {
   double max_abs_error = 0;
   double max_rel_error = 0;
   std::string text;  ///< remat-check's report, a line per value
+  /// The bytes the real tensors held at each call node of the forward, then the backward.
+  struct Measured {
+    std::string node;
+    bool backward = false;
+    int64_t live = 0;
+  };
+  std::vector<Measured> memory;
 };
+
+/// The measured memory as a curve on the memory timeline's steps, to draw beside the estimate:
+/// each step takes the measurement at its node; steps without one (the graphs' inputs) the one
+/// before, or the estimate's before the first.
+records::TimelineCurve measured_curve(const partition::ForwardBackward& graphs,
+                                      const std::vector<CheckOutcome::Measured>& memory);
 
 /// A result file (`remat check --result FILE`: values, beyond_tolerance, max_abs_error,
 /// max_rel_error); an error naming `file` when `text` is not one. `text` of the outcome is empty.

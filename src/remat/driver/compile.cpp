@@ -158,6 +158,8 @@ Expected<CompileResult> compile(const CompileOptions& o) {
     r.check.summary = fmt::format("{} values, max abs error {:.3g}{}", check->values,
                                   check->max_abs_error, check->ok ? "" : " - BEYOND TOLERANCE");
     stage("numeric check", r.check.summary);
+    if (r.partition.report.charts && !check->memory.empty())
+      r.partition.report.charts->memory.push_back(measured_curve(graphs, check->memory));
   }
 
   // The log, with the events PyTorch writes for one compile.

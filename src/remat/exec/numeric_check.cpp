@@ -172,6 +172,15 @@ std::string CheckReport::json() const {
     w.field("measured_peak_bytes", peak->live)
         .field("measured_peak_node", peak->node)
         .field("measured_peak_in", peak->backward ? "backward" : "forward");
+    w.key("memory").begin_array();
+    for (const MeasuredStep& m : memory) {
+      w.begin_object()
+          .field("node", m.node)
+          .field("backward", m.backward)
+          .field("live", m.live)
+          .end_object();
+    }
+    w.end_array();
   }
   w.end_object();
   return out + "\n";

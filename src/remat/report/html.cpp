@@ -85,7 +85,7 @@ ul.trie { list-style: none; padding-left: 1.2em; } ul.trie li { margin: .1em 0; 
 figure.chart { margin: 1em 0 1.8em; } figure.chart figcaption { color: #57606a; font-size: .9em; margin-bottom: .3em; max-width: 70em; }
 figure.chart svg { max-width: 1100px; font: 11px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; }
 .grid line { stroke: #eaeef2; } .axis line { stroke: #8c959f; } .axis text, .row-label { fill: #57606a; } .axis .title { fill: #1f2328; font-size: 12px; }
-.curve { fill: none; stroke-width: 2; stroke-linejoin: round; } .curve.c0 { stroke: #0969da; stroke-width: 2.5; } .curve.c1 { stroke: #cf222e; stroke-dasharray: 6 4; } .curve.c2 { stroke: #1a7f37; stroke-dasharray: 2 3; }
+.curve { fill: none; stroke-width: 2; stroke-linejoin: round; } .curve.c0 { stroke: #0969da; stroke-width: 2.5; } .curve.c1 { stroke: #cf222e; stroke-dasharray: 6 4; } .curve.c2 { stroke: #1a7f37; stroke-dasharray: 2 3; } .curve.c3 { stroke: #8250df; stroke-dasharray: 1 2; stroke-width: 3; }
 .points circle { fill: transparent; cursor: help; } .points circle:hover { fill: #0969da; }
 .peak { fill: #0550ae; stroke: #fff; stroke-width: 1.5; } #memory-peak text { fill: #0550ae; font-weight: 600; }
 .phase line { stroke: #8c959f; stroke-dasharray: 3 3; } .phase text { fill: #57606a; }
@@ -96,7 +96,7 @@ dl.glossary dt { font-weight: 600; margin-top: 1em; } dl.glossary dd { margin: .
 .chart-note { font-size: .9em; color: #57606a; margin: .3em 0; }
 .chart-legend { list-style: none; padding: 0; margin: .2em 0; display: flex; flex-wrap: wrap; gap: 1.5em; font-size: .85em; }
 .swatch { display: inline-block; width: 2em; height: 0; border-top: 3px solid; vertical-align: middle; margin-right: .4em; }
-.swatch.c0 { border-color: #0969da; } .swatch.c1 { border-color: #cf222e; border-top-style: dashed; } .swatch.c2 { border-color: #1a7f37; border-top-style: dotted; }
+.swatch.c0 { border-color: #0969da; } .swatch.c1 { border-color: #cf222e; border-top-style: dashed; } .swatch.c2 { border-color: #1a7f37; border-top-style: dotted; } .swatch.c3 { border-color: #8250df; border-top-style: dotted; }
 #region-map .shade { fill: #d4a72c; opacity: .22; pointer-events: none; } #region-map .run { fill: #d4a72c; } #region-map .tick { stroke: #1a7f37; stroke-width: 3; }
 @media print { figure.chart { break-inside: avoid; } .points { display: none; } }
 footer { margin-top: 3em; border-top: 1px solid #d0d7de; padding-top: .6em; color: #57606a; font-size: .85em; }
