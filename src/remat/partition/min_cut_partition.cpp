@@ -17,6 +17,10 @@ namespace remat::partition {
 
 Expected<PreparedJoint> prepare_joint(const GraphModule& original, const MinCutConfig& config,
                                       StageTimer& timer) {
+  if (!(config.memory_budget >= 0 && config.memory_budget <= 1)) {
+    return error_message("activation memory budget must be in [0, 1], not " +
+                         std::to_string(config.memory_budget));
+  }
   if (Status shape = check_joint_shape(original); !shape) return shape.errors();
   // The cut weighs values by their sizes: inputs without metadata (PyTorch 1.13 printed no type
   // annotations) leave nothing to weigh.
@@ -98,10 +102,6 @@ Expected<MinCutPartition> partition_saving(const PreparedJoint& prepared,
 
 Expected<MinCutPartition> min_cut_partition(const GraphModule& original,
                                             const MinCutConfig& config) {
-  if (!(config.memory_budget >= 0 && config.memory_budget <= 1)) {
-    return error_message("activation memory budget must be in [0, 1], not " +
-                         std::to_string(config.memory_budget));
-  }
   StageTimer timer;
   auto prepared = prepare_joint(original, config, timer);
   REMAT_TRY(prepared);

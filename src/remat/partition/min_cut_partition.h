@@ -37,7 +37,7 @@ struct PreparedJoint {
   std::vector<std::string> made_must_save;                   ///< by the tag clean-up
   std::vector<std::string> notes;
 };
-/// Checks the joint is one the partitioners can weigh, then runs the passes.
+/// Checks the budget and that the joint is one the partitioners can weigh, then runs the passes.
 Expected<PreparedJoint> prepare_joint(const GraphModule& original, const MinCutConfig& config,
                                       StageTimer& timer);
 

@@ -157,10 +157,6 @@ std::string human_gap(double gap) {
 Expected<OptimalPartition> optimal_partition(const GraphModule& original,
                                              const MinCutConfig& config,
                                              const OptimalOptions& options) {
-  if (!(config.memory_budget >= 0 && config.memory_budget <= 1)) {
-    return error_message("activation memory budget must be in [0, 1], not " +
-                         std::to_string(config.memory_budget));
-  }
   StageTimer timer;
   auto prepared = prepare_joint(original, config, timer);
   REMAT_TRY(prepared);
