@@ -137,6 +137,15 @@ TEST(OptimalPartition, NeverRecomputesMoreThanTheMinCutAtItsMemory) {
       EXPECT_EQ(r.strategy, "optimal");
       EXPECT_EQ(r.stage, "the optimum at this budget");
       EXPECT_TRUE(check_validity(joint, optimal->partition.graphs, r).empty()) << what;
+      // The other question: at the min-cut's recompute, the least memory is no more than its.
+      OptimalOptions least = o;
+      least.recompute_flops_at_most = min_cut->report.recompute_flops.value_or(0);
+      auto frugal = optimal_partition(joint, config, least);
+      ASSERT_TRUE(frugal.ok()) << what << ": " << format_all(frugal.errors());
+      const PartitionReport& f = frugal->partition.report;
+      EXPECT_LE(f.activation_bytes.value_or(0), min_cut->report.activation_bytes.value_or(0))
+          << what;
+      EXPECT_LE(f.recompute_flops.value_or(0), *least.recompute_flops_at_most) << what;
       for (const auto& v : r.saved_values) {
         if (!v.input && v.reason.find("MUST_SAVE") == std::string::npos) {
           EXPECT_EQ(v.reason, "the optimum at this budget") << v.name;

@@ -33,7 +33,7 @@ class RecomputeProgram {
         available_(joint.graph(), -1),
         kept_(joint.graph(), -1) {}
 
-  void build(int64_t budget_bytes) {
+  void build(int64_t budget_bytes, std::optional<int64_t> flops_cap) {
     int64_t total_bytes = 0;
     NodeSet counted(joint_.graph());
     for (const Node* n : nodes()) {
@@ -41,14 +41,19 @@ class RecomputeProgram {
       if (savable(*n) && root.op() != OpKind::Placeholder && counted.insert(&root))
         total_bytes += value_bytes(root);
     }
-    double per_byte = 0.5 / (static_cast<double>(total_bytes) + 1);
+    // The objective and its tie-breaker: recompute then memory, or (a FLOP cap) the other way.
+    int64_t total_flops = 0;
+    for (const Node* n : nodes()) total_flops += recompute_flops(*n);
+    double per_byte = flops_cap ? 1 : 0.5 / (static_cast<double>(total_bytes) + 1);
+    double per_flop = flops_cap ? 0.5 / (static_cast<double>(total_flops) + 1) : 1;
+    std::vector<std::pair<int, double>> flops_row;
     for (const Node* n : nodes()) {
       bool backward_only = info_.tangents_closure.contains(n);
       double lo_computed = backward_only ? 1 : 0, hi_computed = never_recomputed(*n) ? 0 : 1;
-      double flops =
-          info_.is_required_fw(n) && n->op() == OpKind::CallFunction ? node_flops(*n) : 0;
+      auto flops = static_cast<double>(recompute_flops(*n));
       computed_[n] = problem.add_column(n->name() + "#computed", lo_computed, hi_computed,
-                                        static_cast<double>(flops), true);
+                                        flops * per_flop, true);
+      if (flops > 0) flops_row.emplace_back(computed_[n], flops);
       bool read_by_backward = info_.required_bw.contains(n);
       available_[n] =
           problem.add_column(n->name() + "#available", read_by_backward ? 1 : 0, 1, 0, true);
@@ -72,6 +77,9 @@ class RecomputeProgram {
     }
     budget_row_ = static_cast<int>(problem.rows().size());
     problem.add_row(std::move(budget_row), -kMilpInfinity, static_cast<double>(budget_bytes));
+    flops_row_ = static_cast<int>(problem.rows().size());
+    problem.add_row(std::move(flops_row), -kMilpInfinity,
+                    flops_cap ? static_cast<double>(*flops_cap) : kMilpInfinity);
   }
 
   /// The program's values for saving `saved`: the backward computes what it reads and cannot
@@ -100,11 +108,15 @@ class RecomputeProgram {
     return x;
   }
 
-  [[nodiscard]] double memory_of(const std::vector<double>& x) const {
-    double bytes = 0;
-    for (const auto& [col, coefficient] : problem.rows()[budget_row_].terms)
-      bytes += coefficient * x[col];
-    return bytes;
+  /// Whether `x` keeps within the budget and the FLOP cap.
+  [[nodiscard]] bool within_limits(const std::vector<double>& x) const {
+    for (int row : {budget_row_, flops_row_}) {
+      double total = 0;
+      for (const auto& [col, coefficient] : problem.rows()[row].terms)
+        total += coefficient * x[col];
+      if (total > problem.rows()[row].upper) return false;
+    }
+    return true;
   }
 
   /// Saved tensors and symbolic sizes of a solution.
@@ -126,6 +138,11 @@ class RecomputeProgram {
     }
     return out;
   }
+  // What computing n in the backward costs: a forward node's FLOPs (it runs twice); the
+  // backward's own work runs once wherever it is.
+  [[nodiscard]] int64_t recompute_flops(const Node& n) const {
+    return info_.is_required_fw(&n) && n.op() == OpKind::CallFunction ? node_flops(n) : 0;
+  }
   // A tuple is saved through its elements; MUST_RECOMPUTE forbids saving.
   [[nodiscard]] bool savable(const Node& n) const {
     if (!n.meta.tensor() && !n.meta.sym_value()) return false;
@@ -145,7 +162,7 @@ class RecomputeProgram {
   const GraphModule& joint_;
   const NodeInfo& info_;
   NodeMap<int> computed_, available_, kept_;
-  int budget_row_ = -1;
+  int budget_row_ = -1, flops_row_ = -1;
 };
 
 std::string human_gap(double gap) {
@@ -186,7 +203,7 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
   timer.lap("the min-cuts to start from");
 
   RecomputeProgram program(prepared->joint, prepared->info);
-  program.build(budget);
+  program.build(budget, options.recompute_flops_at_most);
   MilpOptions milp;
   milp.time_limit_seconds = options.time_limit_seconds;
   milp.relative_gap = options.relative_gap;
@@ -198,7 +215,7 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
   }
   for (const auto& saved : starts) {
     std::vector<double> x = program.assignment_saving(saved);
-    if (!x.empty() && program.memory_of(x) <= static_cast<double>(budget)) {
+    if (!x.empty() && program.within_limits(x)) {
       milp.start = std::move(x);
       break;
     }
@@ -210,9 +227,12 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
   timer.lap("MILP solver (HiGHS)");
   if (solution->status == MilpStatus::Infeasible) {
     return error_message(fmt::format(
-        "optimal partition: no partition keeps its activation memory within {}: what "
+        "optimal partition: no partition keeps its activation memory within {}{}: what "
         "cannot be recomputed (MUST_SAVE values, ops outside remat's registry) needs more",
-        bytes_text(budget)));
+        bytes_text(budget),
+        options.recompute_flops_at_most
+            ? fmt::format(" and its recompute within {} FLOPs", *options.recompute_flops_at_most)
+            : ""));
   }
   if (solution->status == MilpStatus::NoSolution) {
     return error_message(fmt::format(
@@ -244,6 +264,9 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
     budget_note +=
         fmt::format(" (fraction {} of the way from the min-cut's {} at budget 0 to its {} at 1)",
                     config.memory_budget, bytes_text(least_bytes), bytes_text(most_bytes));
+  if (options.recompute_flops_at_most)
+    budget_note += fmt::format("; the least memory that recomputes at most {} FLOPs",
+                               *options.recompute_flops_at_most);
   report.notes.push_back(budget_note);
   report.notes.push_back(fmt::format("integer program: {} columns, {} rows; HiGHS {} in {:.2f} s",
                                      out.outcome.columns, out.outcome.rows,

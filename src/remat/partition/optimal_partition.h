@@ -16,6 +16,9 @@ struct OptimalOptions {
   /// fraction of the way from the activation memory of its budget-0 partition to the plain
   /// min-cut's.
   std::optional<int64_t> budget_bytes;
+  /// The other question: the least activation memory whose recompute is at most this many
+  /// FLOPs (the budget still caps the memory); ties go to less recompute.
+  std::optional<int64_t> recompute_flops_at_most;
   double time_limit_seconds = 60;
   double relative_gap = 0;
   /// Write the program here (free MPS) before solving, for other solvers and for reading.

@@ -100,7 +100,8 @@ PartitionReport describe_partition(
             ? "tagged " + std::string(policy_name(*j->meta.recompute)) + " (checkpoint region " +
                   (j->meta.ac_graph_id() ? std::to_string(*j->meta.ac_graph_id()) : "-") + ")"
             : "cheaper to recompute from saved values than to save";
-    int64_t flops = node_flops(*n);
+    // The joint's node: a random op replayed with the forward's RNG state is a wrapper here.
+    int64_t flops = node_flops(j ? *j : *n);
     r.recomputed.push_back({n->name(), std::string(n->target().view()), reason, flops});
     recompute_flops += flops;
   }
