@@ -307,12 +307,16 @@ std::string budget_curve_figure(const records::PartitionRecord& record) {
   auto position = [&](const records::BudgetPoint& pt) {
     return std::pair{p.px(memory(pt)), p.py(static_cast<double>(pt.recompute_flops))};
   };
-  out += "<polyline class=\"curve c0\" points=\"";
-  for (const records::BudgetPoint& pt : points) {
-    auto [x, y] = position(pt);
-    out += fmt::format("{:.1f},{:.1f} ", x, y);
-  }
-  out += "\"/>\n<g class=\"budget-points\">";
+  // A line through `list`'s points.
+  auto polyline = [&](std::string_view cls, const std::vector<records::BudgetPoint>& list) {
+    std::string line = fmt::format("<polyline class=\"{}\" points=\"", cls);
+    for (const records::BudgetPoint& pt : list) {
+      auto [x, y] = position(pt);
+      line += fmt::format("{:.1f},{:.1f} ", x, y);
+    }
+    return line + "\"/>";
+  };
+  out += polyline("curve c0", points) + "\n<g class=\"budget-points\">";
   for (const records::BudgetPoint& pt : points) {
     auto [x, y] = position(pt);
     std::string kept = activation ? fmt::format("{} of activation memory ({} saved in {} values)",
@@ -331,13 +335,8 @@ std::string budget_curve_figure(const records::PartitionRecord& record) {
   }
   out += "</g>\n";
   if (!optimum.empty()) {
-    // The yardstick: the least recompute at each sweep point's memory, dashed, below the sweep.
-    out += "<g id=\"budget-optimum\"><polyline class=\"curve c2 optimum\" points=\"";
-    for (const records::BudgetPoint& pt : optimum) {
-      auto [x, y] = position(pt);
-      out += fmt::format("{:.1f},{:.1f} ", x, y);
-    }
-    out += "\"/>";
+    // The yardstick: the least recompute at each sweep point's memory, dotted, below the sweep.
+    out += "<g id=\"budget-optimum\">" + polyline("curve c2 optimum", optimum);
     for (const records::BudgetPoint& pt : optimum) {
       auto [x, y] = position(pt);
       std::string tip = fmt::format(
