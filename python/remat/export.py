@@ -242,6 +242,8 @@ def _meta(node, device):
         out["custom"] = value(dict(m["custom"]), where)["dict"]
     if m.get("seq_nr") is not None:
         out["seq_nr"] = int(m["seq_nr"])
+    if m.get("original_aten") is not None:  # the op a checkpoint policy saw (a decomposition's nodes share it)
+        out["original_aten"] = str(m["original_aten"])
     return out
 
 

@@ -31,9 +31,10 @@ class RematPartitioner(CustomPartitionerFn):
     """Inductor's custom_partitioner_fn running remat.partition_fn with these settings (those of
     remat.partition_fn_for; budget None reads torch._functorch.config as PyTorch does)."""
 
-    def __init__(self, strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None):
+    def __init__(self, strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None,
+                 within_regions=False):
         self.settings = {"strategy": strategy, "budget": budget, "fallback": fallback, "verify": verify,
-                         "charts": charts}
+                         "charts": charts, "within_regions": within_regions}
         self.on_report = on_report
 
     def __call__(self, gm, joint_inputs, **kwargs):

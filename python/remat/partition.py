@@ -55,6 +55,7 @@ class PartitionReport:
         self.text = result.get("report_text", "")
         self.json = result.get("report_json")
         self.timings = {}
+        self.joint_json, self.switches = None, {}  # what remat.checkpoint_policy(report) needs
 
     def __str__(self):
         return self.text
@@ -348,7 +349,7 @@ def trace_log_path():
 
 
 def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strategy="min-cut", budget=None,
-                 fallback=False, verify=False, on_report=None, charts=None, **torch_kwargs):
+                 fallback=False, verify=False, on_report=None, charts=None, within_regions=False, **torch_kwargs):
     """AOTAutograd's partition_fn: (joint_module, joint_inputs, *, num_fwd_outputs) -> (fw, bw).
 
     strategy: "min-cut" (default), "default", or "optimal" (the least recomputed FLOPs within the budget,
@@ -361,6 +362,8 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strat
     violation). on_report: called with the PartitionReport. charts: put the numbers of the report's
     pictures (memory over time, the budget sweep, the region map) in the partition record; it
     costs two more partitions and a sweep of eleven budgets; default: when TORCH_TRACE is set.
+    within_regions (optimal): decide inside checkpoint regions only, keeping the plain min-cut's
+    choice outside them: the optimum remat.checkpoint_policy can make PyTorch reproduce.
     Other keywords that newer PyTorch
     passes (static_lifetime_input_indices...) are accepted, and handed on to PyTorch's
     partitioner on a fallback.
@@ -389,7 +392,8 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strat
                 charts = bool(os.environ.get("TORCH_TRACE"))
             knapsack = _milp_knapsack if switches.get("knapsack") == "ilp" else None
             result = _core.partition(joint_json, strategy=strategy, budget=budget, verify=verify,
-                                     charts=charts, switches=switches, knapsack=knapsack)
+                                     charts=charts, switches=switches, knapsack=knapsack,
+                                     within_regions=within_regions)
             timings["partition"] = clock() - start
             if result["violations"]:
                 raise PartitionError("remat's partition breaks its invariants:\n" + "\n".join(result["violations"]))
@@ -413,6 +417,7 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strat
             return _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, torch_kwargs)
     _last = PartitionReport(result, strategy, budget)
     _last.timings = timings
+    _last.joint_json, _last.switches = joint_json, switches
     _trace.write(joint_json, fw_module, bw_module, result["report_json"])
     if on_report is not None:
         on_report(_last)
@@ -428,9 +433,11 @@ def _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, to
     return fn(joint_module, joint_inputs, **kwargs)
 
 
-def _check_settings(strategy, budget):
+def _check_settings(strategy, budget, within_regions=False):
     if strategy not in ("min-cut", "default", "optimal"):
         raise ValueError(f"strategy must be 'min-cut', 'default' or 'optimal', not {strategy!r}")
+    if within_regions and strategy != "optimal":
+        raise ValueError(f"within_regions applies to strategy 'optimal', not {strategy!r}")
     if isinstance(budget, str):
         from remat import _core
 
@@ -444,28 +451,30 @@ def _check_settings(strategy, budget):
         raise ValueError(f"budget must be in [0, 1], not {budget}")
 
 
-def partition_fn_for(strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None):
+def partition_fn_for(strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None,
+                     within_regions=False):
     """A partition_fn with these settings, for aot_module / aot_autograd(partition_fn=...);
     budget None: PyTorch's own (torch._functorch.config)."""
-    _check_settings(strategy, budget)
+    _check_settings(strategy, budget, within_regions)
 
     def configured(joint_module, joint_inputs=None, *, num_fwd_outputs=None, **kwargs):
         return partition_fn(joint_module, joint_inputs, num_fwd_outputs=num_fwd_outputs, strategy=strategy,
                             budget=budget, fallback=fallback, verify=verify, on_report=on_report, charts=charts,
-                            **kwargs)
+                            within_regions=within_regions, **kwargs)
 
     configured.__name__ = f"remat_{strategy.replace('-', '_')}_partition"
     return configured
 
 
 def inductor_partitioner(strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None,
-                         charts=None):
+                         charts=None, within_regions=False):
     """remat's partitioner for torch.compile's default backend (Inductor, PyTorch 2.13):
 
         torch.compile(model, options={"custom_partitioner_fn": remat.inductor_partitioner()})
 
     The same settings as partition_fn_for; see remat/inductor.py."""
-    _check_settings(strategy, budget)
+    _check_settings(strategy, budget, within_regions)
     from remat.inductor import RematPartitioner
 
-    return RematPartitioner(strategy, budget, fallback=fallback, verify=verify, on_report=on_report, charts=charts)
+    return RematPartitioner(strategy, budget, fallback=fallback, verify=verify, on_report=on_report, charts=charts,
+                            within_regions=within_regions)

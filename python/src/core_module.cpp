@@ -16,6 +16,8 @@
 #include "remat/partition/memory_budget.h"
 #include "remat/partition/partition_charts.h"
 #include "remat/partition/partition_joint.h"
+#include "remat/partition/policy_module.h"
+#include "remat/partition/reproducing_policy.h"
 #include "remat/partition/validity.h"
 #include "remat/print/printer.h"
 #include "remat/print/readable_parser.h"
@@ -117,17 +119,14 @@ partition::MemoryBudget memory_budget(const py::object& budget) {
 
 py::dict partition(const std::string& joint_json, const std::string& strategy_name,
                    const py::object& budget_given, bool want_graphs, bool verify, bool charts,
-                   const py::dict& switches, const py::object& knapsack) {
+                   const py::dict& switches, const py::object& knapsack, bool within_regions) {
   std::optional<partition::Strategy> strategy = partition::parse_strategy(strategy_name);
   if (!strategy)
     throw Error("partition: strategy must be min-cut, default or optimal, not " + strategy_name);
   partition::MemoryBudget budget = memory_budget(budget_given);
-  if (budget.bytes && *strategy == partition::Strategy::Default)
-    throw Error("partition: a budget in bytes applies to min-cut and optimal, not default");
   GraphModule joint = read(joint_json, "<joint graph>");
   refuse_unknown_ops(joint);
   partition::MinCutConfig config = min_cut_config(switches);
-  config.memory_budget = budget.fraction.value_or(1.0);
   // A Python knapsack solver: saved item indices from (memory, runtime, capacity). The partition
   // runs without the GIL; the call takes it, and a Python error is raised once C++ is done.
   std::optional<py::error_already_set> knapsack_error;
@@ -156,11 +155,9 @@ py::dict partition(const std::string& joint_json, const std::string& strategy_na
   // Pure C++ from here: other Python threads may run meanwhile.
   Expected<partition::Partition> result = [&] {
     py::gil_scoped_release unlocked;
-    if (budget.bytes && *strategy == partition::Strategy::MinCut)
-      return partition::partition_within_bytes(joint, config, *budget.bytes, config.memory_budget);
     partition::OptimalOptions optimal;
-    optimal.budget_bytes = budget.bytes;
-    return partition::partition_joint(joint, *strategy, config, optimal);
+    optimal.within_regions = within_regions;
+    return partition::partition_for_budget(joint, *strategy, config, budget, optimal);
   }();
   if (knapsack_error) throw std::move(*knapsack_error);
   if (!result) throw Error(format_all(result.errors()));
@@ -217,6 +214,29 @@ py::dict partition(const std::string& joint_json, const std::string& strategy_na
     out["forward_json"] = write_graph_json(p.graphs.forward);
     out["backward_json"] = write_graph_json(p.graphs.backward);
   }
+  return out;
+}
+
+/// The selective-checkpointing policy that makes PyTorch's partitioner save `saved`.
+py::dict checkpoint_policy(const std::string& joint_json, const std::vector<std::string>& saved,
+                           const std::vector<std::string>& recomputed, const std::string& source,
+                           const py::dict& switches) {
+  GraphModule joint = read(joint_json, "<joint graph>");
+  partition::MinCutConfig config = min_cut_config(switches);
+  partition::ReproducingPolicy p = [&] {
+    py::gil_scoped_release unlocked;
+    return take(partition::reproducing_policy(joint, saved, recomputed, config));
+  }();
+  py::list mismatches;
+  for (const partition::PolicyMismatch& m : p.mismatches)
+    mismatches.append(py::make_tuple(m.name, m.chosen_saved, m.predicted_saved, m.why));
+  py::dict out;
+  out["text"] = partition::policy_module_text(p, source);
+  out["mismatches"] = mismatches;
+  out["predicted"] = p.predicted;
+  out["regions"] = p.regions.size();
+  out["calls"] = p.call_count();
+  out["saved_calls"] = p.saved_call_count();
   return out;
 }
 
@@ -278,13 +298,20 @@ PYBIND11_MODULE(_core, m) {
   m.def("partition", &partition, py::arg("joint_json"), py::arg("strategy") = "min-cut",
         py::arg("budget") = 1.0, py::arg("graphs") = false, py::arg("verify") = false,
         py::arg("charts") = false, py::arg("switches") = py::dict(),
-        py::arg("knapsack") = py::none(),
+        py::arg("knapsack") = py::none(), py::arg("within_regions") = false,
         "partition a joint graph: the saved values in forward-output order, the report (with the "
         "numbers of the report's pictures when charts=True), and (graphs=True) remat's forward "
         "and backward graphs; switches: the min-cut's options by torch._functorch.config's names "
         "(ban_recompute_*, recompute_views, cse, ...) and knapsack (dp, greedy, ilp, "
         "dynamic_memory_budget_dp); knapsack: a callable (memory, runtime, capacity) -> saved "
-        "indices that solves the memory budget's knapsack instead");
+        "indices that solves the memory budget's knapsack instead; within_regions: the optimum "
+        "decides inside checkpoint regions only (what a policy can reproduce)");
+  m.def("checkpoint_policy", &checkpoint_policy, py::arg("joint_json"), py::arg("saved"),
+        py::arg("recomputed"), py::arg("source") = "remat", py::arg("switches") = py::dict(),
+        "the policy module that makes PyTorch's partitioner save `saved` and recompute "
+        "`recomputed` (joint node names): "
+        "its text, and where PyTorch's min-cut with it would save otherwise (name, chosen, "
+        "predicted, why)");
   py::class_<TraceLog>(m, "TraceLog")
       .def(py::init<const std::string&>(), py::arg("dir"))
       .def("write_partition", &TraceLog::write_partition, py::arg("frame_id"),

@@ -83,7 +83,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                                               knapsack = "dp";
     std::string budget = "1", dump_milp;
     double time_limit = 60;
-    bool pareto = false;
+    bool pareto = false, within_regions = false;
     bool explain = false, verify = false, overwrite = false;
   };
   auto a = std::make_shared<Args>();
@@ -114,6 +114,10 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   auto* dump_milp =
       cmd->add_option("--dump-milp", a->dump_milp,
                       "optimal: write the integer program as a free-MPS file (for other solvers)");
+  auto* within_regions = cmd->add_flag(
+      "--within-regions", a->within_regions,
+      "optimal: decide only inside checkpoint regions, keeping the plain min-cut's choice "
+      "outside them: the optimum a policy can reproduce (remat policy)");
   auto* knapsack = cmd->add_option("--knapsack", a->knapsack,
                                    "knapsack solver for the budget: dp, greedy, exact, or dynamic "
                                    "(dp at the knee budget up to --budget)")
@@ -133,13 +137,13 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       "write the joint graph as readable text after each pass before the cut that changed it "
       "(DIR/1-dead-code.txt, DIR/2-common-subexpressions.txt, ...)");
   cmd->callback([a, budget, knapsack, pareto, dump_flow, dump_passes, time_limit, dump_milp,
-                 &exit_code] {
+                 within_regions, &exit_code] {
     bool optimal = a->strategy == "optimal";
     Status refused = optimal ? refuse_options("optimal", {knapsack, dump_flow}, "min-cut")
                              : refuse_min_cut_options(
                                    a->strategy, {budget, knapsack, pareto, dump_flow, dump_passes});
     if (refused.ok() && !optimal)
-      refused = refuse_options(a->strategy, {time_limit, dump_milp}, "optimal");
+      refused = refuse_options(a->strategy, {time_limit, dump_milp, within_regions}, "optimal");
     if (!refused) {
       exit_code = report(refused.errors());
       return;
@@ -165,7 +169,6 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       exit_code = report(memory_budget.errors());
       return;
     }
-    config.memory_budget = memory_budget->fraction.value_or(1.0);
     config.knapsack = *partition::parse_knapsack_solver(a->knapsack);  // CLI11 checked the name
     config.passes.verify_each = a->verify;
     Status dump_failed;
@@ -184,13 +187,11 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     }
     auto strategy = *partition::parse_strategy(a->strategy);
     partition::OptimalOptions optimal_options;
-    optimal_options.budget_bytes = memory_budget->bytes;
     optimal_options.time_limit_seconds = a->time_limit;
     optimal_options.dump_mps = a->dump_milp;
-    auto p = memory_budget->bytes && !optimal
-                 ? partition::partition_within_bytes(*joint, config, *memory_budget->bytes,
-                                                     config.memory_budget)
-                 : partition::partition_joint(*joint, strategy, config, optimal_options);
+    optimal_options.within_regions = a->within_regions;
+    auto p =
+        partition::partition_for_budget(*joint, strategy, config, *memory_budget, optimal_options);
     if (!p) {
       Diagnostics errors = p.errors();
       for (Diagnostic& d : errors) d.file = display_name(a->file);

@@ -37,6 +37,7 @@ void add_trace_command(CLI::App& app, int& exit_code);
 void add_flow_command(CLI::App& app, int& exit_code);
 void add_partition_command(CLI::App& app, int& exit_code);
 void add_diff_command(CLI::App& app, int& exit_code);
+void add_policy_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_compile_command(CLI::App& app, int& exit_code);
 /// remat-check's one verb (the executable that links libtorch).

@@ -110,4 +110,16 @@ Expected<Partition> partition_within_bytes(const GraphModule& joint, MinCutConfi
   return chosen(std::move(best), lo);
 }
 
+Expected<Partition> partition_for_budget(const GraphModule& joint, Strategy strategy,
+                                         MinCutConfig& config, const MemoryBudget& budget,
+                                         OptimalOptions optimal) {
+  config.memory_budget = budget.fraction.value_or(1.0);
+  if (budget.bytes && strategy == Strategy::Default)
+    return error_message("a budget in bytes applies to min-cut and optimal, not default");
+  if (budget.bytes && strategy == Strategy::MinCut)
+    return partition_within_bytes(joint, config, *budget.bytes, config.memory_budget);
+  optimal.budget_bytes = budget.bytes;
+  return partition_joint(joint, strategy, config, optimal);
+}
+
 }  // namespace remat::partition

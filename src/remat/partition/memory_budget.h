@@ -32,4 +32,11 @@ Expected<MemoryBudget> parse_memory_budget(std::string_view text);
 Expected<Partition> partition_within_bytes(const GraphModule& joint, MinCutConfig config,
                                            int64_t bytes, double& budget);
 
+/// `strategy` within `budget`: a fraction sets `config.memory_budget`; bytes go to the optimum as
+/// its budget, or pick the min-cut's fraction by partition_within_bytes (then `config` holds the
+/// fraction chosen). The default partition takes no byte budget (an error).
+Expected<Partition> partition_for_budget(const GraphModule& joint, Strategy strategy,
+                                         MinCutConfig& config, const MemoryBudget& budget,
+                                         OptimalOptions optimal = {});
+
 }  // namespace remat::partition

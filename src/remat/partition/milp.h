@@ -17,6 +17,11 @@ namespace remat::partition {
 class MilpProblem {
  public:
   int add_column(std::string name, double lower, double upper, double objective, bool integer);
+  /// Both bounds of `column` to `value`.
+  void fix_column(int column, double value) {
+    columns_.at(static_cast<size_t>(column)).lower = value;
+    columns_.at(static_cast<size_t>(column)).upper = value;
+  }
   /// lower <= sum(coefficient * column) <= upper.
   void add_row(std::vector<std::pair<int, double>> terms, double lower, double upper);
 

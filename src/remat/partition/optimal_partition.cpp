@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "remat/ops/op_registry.h"
 #include "remat/partition/budget_ladder.h"
 #include "remat/partition/memory_budget.h"
 #include "remat/partition/op_classes.h"
 #include "remat/partition/recompute_tags.h"
+#include "remat/partition/reproducing_policy.h"
 #include "remat/partition/value_bytes.h"
 
 namespace remat::partition {
@@ -108,15 +110,60 @@ class RecomputeProgram {
     return x;
   }
 
-  /// Whether `x` keeps within the budget and the FLOP cap.
+  /// Whether `x` keeps within the budget, the FLOP cap and the columns' bounds.
   [[nodiscard]] bool within_limits(const std::vector<double>& x) const {
-    for (int row : {budget_row_, flops_row_}) {
-      double total = 0;
-      for (const auto& [col, coefficient] : problem.rows()[row].terms)
-        total += coefficient * x[col];
-      if (total > problem.rows()[row].upper) return false;
+    for (size_t c = 0; c < x.size(); ++c) {
+      if (x[c] < problem.columns()[c].lower || x[c] > problem.columns()[c].upper) return false;
     }
-    return true;
+    return row_total(budget_row_, x) <= problem.rows()[budget_row_].upper &&
+           row_total(flops_row_, x) <= problem.rows()[flops_row_].upper;
+  }
+
+  /// Fixes every op outside the checkpoint regions to its value in `x` (OptimalOptions::
+  /// within_regions). Inputs stay free: saving one costs no activation memory.
+  void fix_outside_regions(const std::vector<double>& x) {
+    for (const Node* n : nodes()) {
+      if (n->op() != OpKind::CallFunction || n->meta.ac_graph_id() ||
+          info_.tangents_closure.contains(n))
+        continue;
+      problem.fix_column(computed_[n], x[computed_[n]]);
+      problem.fix_column(available_[n], x[available_[n]]);
+    }
+  }
+  /// The activation bytes and recomputed FLOPs of `x`.
+  [[nodiscard]] double bytes_of(const std::vector<double>& x) const {
+    return row_total(budget_row_, x);
+  }
+  [[nodiscard]] double flops_of(const std::vector<double>& x) const {
+    return row_total(flops_row_, x);
+  }
+
+  /// `saved` with each saved view replaced by its base where that costs nothing (no more FLOPs or
+  /// memory): the optimum is indifferent between them, and PyTorch's min-cut never bans a view
+  /// from recompute, so it saves the base (an input, or the op that made the storage); a policy
+  /// can ask for the same.
+  [[nodiscard]] std::vector<const Node*> bases_for_their_views(
+      std::vector<const Node*> saved) const {
+    std::vector<double> x = assignment_saving(saved);
+    if (x.empty()) return saved;
+    for (size_t i = 0; i < saved.size();) {
+      const Node& root = storage_root(*saved[i]);
+      if (saved[i] == &root || saved[i]->meta.sym_value()) {
+        ++i;
+        continue;
+      }
+      std::vector<const Node*> tried = saved;
+      tried.erase(tried.begin() + static_cast<std::ptrdiff_t>(i));
+      if (std::find(tried.begin(), tried.end(), &root) == tried.end()) tried.push_back(&root);
+      std::vector<double> y = assignment_saving(tried);
+      if (!y.empty() && flops_of(y) <= flops_of(x) && bytes_of(y) <= bytes_of(x)) {
+        saved = std::move(tried);
+        x = std::move(y);
+      } else {
+        ++i;
+      }
+    }
+    return saved;
   }
 
   /// Saved tensors and symbolic sizes of a solution.
@@ -143,20 +190,30 @@ class RecomputeProgram {
   [[nodiscard]] int64_t recompute_flops(const Node& n) const {
     return info_.is_required_fw(&n) && n.op() == OpKind::CallFunction ? node_flops(n) : 0;
   }
-  // A tuple is saved through its elements; MUST_RECOMPUTE forbids saving.
+  // A tuple is saved through its elements; MUST_RECOMPUTE forbids saving. PREFER_RECOMPUTE (what
+  // plain checkpointing tags) is a preference the optimum may overrule: which values of a
+  // checkpointed region to save is the question it answers.
   [[nodiscard]] bool savable(const Node& n) const {
     if (!n.meta.tensor() && !n.meta.sym_value()) return false;
-    return !must_recompute(n);
+    return n.meta.recompute != CheckpointPolicy::MustRecompute;
   }
   // The hard rules of the min-cut (no heuristics): a tag says the user wants it saved, or
-  // nothing says running it again is safe. Random ops may run again: the backward replays the
-  // forward's RNG state, as for the min-cut.
+  // nothing says running it again is safe (an op outside the registry that no tag asks to
+  // recompute). Random ops may run again: the backward replays the forward's RNG state, as for
+  // the min-cut.
   [[nodiscard]] bool never_recomputed(const Node& n) const {
     if (info_.tangents_closure.contains(&n)) return false;
     if (n.op() == OpKind::Placeholder) return true;
     if (n.op() != OpKind::CallFunction || is_getitem(n)) return false;
     if (!info_.is_required_fw(&n)) return false;  // the backward's own work: computed once
-    return n.meta.recompute == CheckpointPolicy::MustSave || node_op(n) == nullptr;
+    return n.meta.recompute == CheckpointPolicy::MustSave ||
+           (node_op(n) == nullptr && !must_recompute(n));
+  }
+
+  [[nodiscard]] double row_total(int row, const std::vector<double>& x) const {
+    double total = 0;
+    for (const auto& [col, coefficient] : problem.rows()[row].terms) total += coefficient * x[col];
+    return total;
   }
 
   const GraphModule& joint_;
@@ -197,6 +254,37 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
   REMAT_TRY(least);
   auto [most_bytes, plain_cut] = std::move(*most);
   int64_t least_bytes = least->first;
+  // PyTorch's budget 0 recomputes MUST_SAVE values (region boundaries among them), which the
+  // optimum keeps: then the range starts at the least memory the optimum can reach (which
+  // within_regions may raise).
+  bool least_breaks_tags = false;
+  // Outside the regions, the plain min-cut's choice (within_regions).
+  auto fix_outside = [&](RecomputeProgram& p) -> Status {
+    if (!options.within_regions) return {};
+    std::vector<double> plain = p.assignment_saving(plain_cut.saved);
+    if (plain.empty())
+      return error_message(
+          "optimal partition: the plain min-cut's choice breaks the optimum's rules, so it "
+          "cannot fix what lies outside the checkpoint regions");
+    p.fix_outside_regions(plain);
+    return {};
+  };
+  if (!options.budget_bytes) {
+    RecomputeProgram least_memory(prepared->joint, prepared->info);
+    least_memory.build(most_bytes, std::numeric_limits<int64_t>::max());
+    REMAT_TRY(fix_outside(least_memory));
+    if (options.within_regions || least_memory.assignment_saving(least->second.saved).empty()) {
+      MilpOptions quick;
+      quick.time_limit_seconds = options.time_limit_seconds;
+      auto fewest = solve_milp(least_memory.problem, quick);
+      REMAT_TRY(fewest);
+      if (fewest->status == MilpStatus::Optimal || fewest->status == MilpStatus::TimeLimit) {
+        least_bytes = std::max(
+            least_bytes, static_cast<int64_t>(std::llround(least_memory.bytes_of(fewest->values))));
+        least_breaks_tags = true;
+      }
+    }
+  }
   int64_t budget = options.budget_bytes.value_or(
       least_bytes + static_cast<int64_t>(std::floor(
                         config.memory_budget * static_cast<double>(most_bytes - least_bytes))));
@@ -204,6 +292,7 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
 
   RecomputeProgram program(prepared->joint, prepared->info);
   program.build(budget, options.recompute_flops_at_most);
+  REMAT_TRY(fix_outside(program));
   MilpOptions milp;
   milp.time_limit_seconds = options.time_limit_seconds;
   milp.relative_gap = options.relative_gap;
@@ -242,14 +331,42 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
   }
   std::vector<const Node*> saved, saved_sym;
   program.saved_by(solution->values, saved, saved_sym);
-  auto result = partition_saving(
-      *prepared, std::move(saved), std::move(saved_sym), "optimal",
-      [](const Node& n) {
-        return n.meta.recompute == CheckpointPolicy::MustSave ? "marked MUST_SAVE"
-                                                              : "the optimum at this budget";
-      },
-      timer);
+  saved = program.bases_for_their_views(std::move(saved));
+  auto why_saved = [](const Node& n) {
+    return n.meta.recompute == CheckpointPolicy::MustSave ? "marked MUST_SAVE"
+                                                          : "the optimum at this budget";
+  };
+  double optimum_flops = program.flops_of(program.assignment_saving(saved));
+  auto result =
+      partition_saving(*prepared, std::move(saved), saved_sym, "optimal", why_saved, timer);
   REMAT_TRY(result);
+  // Within the regions, PyTorch's min-cut under the policy that asks for this set may break a
+  // tie its own way (save a value outside the regions rather than the one inside that feeds it):
+  // where that set is as good, it is the optimum a policy reproduces.
+  bool adopted = false;
+  for (int round = 0; options.within_regions && round < 3; ++round) {
+    std::vector<std::string> saved_names, recomputed_names;
+    for (const SavedValue& v : result->report.saved_values) saved_names.push_back(v.name);
+    for (const RecomputedNode& r : result->report.recomputed) recomputed_names.push_back(r.name);
+    auto policy = reproducing_policy(original, saved_names, recomputed_names, config);
+    REMAT_TRY(policy);
+    if (policy->mismatches.empty()) break;
+    std::vector<const Node*> theirs;
+    for (const std::string& name : policy->predicted) {
+      const Node* n = prepared->joint.graph().find(name);
+      if (n == nullptr || n->meta.sym_value()) continue;
+      theirs.push_back(n);
+    }
+    std::vector<double> y = program.assignment_saving(theirs);
+    if (y.empty() || program.bytes_of(y) > static_cast<double>(budget) ||
+        program.flops_of(y) > optimum_flops + 0.5)
+      break;
+    auto again = partition_saving(*prepared, theirs, saved_sym, "optimal", why_saved, timer);
+    REMAT_TRY(again);
+    result = std::move(again);
+    adopted = true;
+  }
+  timer.lap("the policy's view of it");
   OptimalPartition out;
   out.outcome = {budget,
                  solution->status,
@@ -261,13 +378,24 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
   report.set_stage(PartitionStage::Optimal);
   std::string budget_note = "budget: " + bytes_text(budget) + " of activation memory";
   if (!options.budget_bytes)
-    budget_note +=
-        fmt::format(" (fraction {} of the way from the min-cut's {} at budget 0 to its {} at 1)",
-                    config.memory_budget, bytes_text(least_bytes), bytes_text(most_bytes));
+    budget_note += fmt::format(
+        " (fraction {} of the way from {} {} to the min-cut's {} at budget 1)",
+        config.memory_budget,
+        least_breaks_tags ? "the least the optimum can reach," : "the min-cut's",
+        least_breaks_tags ? bytes_text(least_bytes) : bytes_text(least_bytes) + " at budget 0",
+        bytes_text(most_bytes));
   if (options.recompute_flops_at_most)
     budget_note += fmt::format("; the least memory that recomputes at most {} FLOPs",
                                *options.recompute_flops_at_most);
   report.notes.push_back(budget_note);
+  if (options.within_regions)
+    report.notes.push_back(
+        "outside the checkpoint regions, the plain min-cut's choice: the optimum a "
+        "selective-checkpointing policy can reproduce");
+  if (adopted)
+    report.notes.push_back(
+        "PyTorch's min-cut, under the policy that asks for the solver's set, saves another as "
+        "good (no more FLOPs, within the budget): this partition is that set");
   report.notes.push_back(fmt::format("integer program: {} columns, {} rows; HiGHS {} in {:.2f} s",
                                      out.outcome.columns, out.outcome.rows,
                                      solution->status == MilpStatus::Optimal

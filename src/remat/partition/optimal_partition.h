@@ -19,6 +19,10 @@ struct OptimalOptions {
   /// The other question: the least activation memory whose recompute is at most this many
   /// FLOPs (the budget still caps the memory); ties go to less recompute.
   std::optional<int64_t> recompute_flops_at_most;
+  /// Decide only inside checkpoint regions: every op outside them keeps the plain min-cut's
+  /// choice (saved, recomputed or neither), as PyTorch's min-cut decides those under any
+  /// selective-checkpointing policy; the optimum a policy can reproduce (remat policy).
+  bool within_regions = false;
   double time_limit_seconds = 60;
   double relative_gap = 0;
   /// Write the program here (free MPS) before solving, for other solvers and for reading.

@@ -71,7 +71,11 @@ std::vector<std::string> check_validity(const GraphModule& joint, const ForwardB
     bool inputs_only = report.step == PartitionStage::InputsOnly;
     if (must_save && !view && !inputs_only && recomputed.contains(name))
       v.push_back(name + " is MUST_SAVE but the backward recomputes it");
-    if (must_recompute(*j) && saved.contains(name) && !made_must_save.contains(name)) {
+    // The optimum overrules PREFER_RECOMPUTE (which values of a region to save is its question).
+    bool preference_only = j->meta.recompute == CheckpointPolicy::PreferRecompute &&
+                           report.step == PartitionStage::Optimal;
+    if (must_recompute(*j) && !preference_only && saved.contains(name) &&
+        !made_must_save.contains(name)) {
       v.push_back(name + " is tagged " + std::string(policy_name(*j->meta.recompute)) +
                   " but the forward saves it");
     }

@@ -1,0 +1,127 @@
+#include "remat/partition/policy_module.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace remat::partition {
+namespace {
+
+// The module's code after its docstring and table: the same for every policy.
+constexpr const char* kPolicyCode = R"py(
+_entered = 0
+
+
+def reset():
+    """Start again at the first region: call it before torch.compile traces the model anew."""
+    global _entered
+    _entered = 0
+
+
+def context_fn():
+    """For torch.utils.checkpoint.checkpoint(fn, ..., use_reentrant=False, context_fn=context_fn):
+    the policy of the next region the forward enters."""
+    global _entered
+    region = _entered % len(REGIONS)
+    _entered += 1
+    return create_selective_checkpoint_contexts(policy_for(region))
+
+
+def policy_for(region):
+    """The policy function of one region (0-based): MUST_SAVE for the calls in its "save" table,
+    PREFER_RECOMPUTE for every other call, counted per op as selective checkpointing counts them."""
+    table = REGIONS[region]
+    seen = {False: collections.Counter(), True: collections.Counter()}
+    warned = []
+
+    def policy_fn(ctx, op, *args, **kwargs):
+        key = str(op)
+        counter = seen[bool(getattr(ctx, "is_recompute", False))]
+        index = counter[key]
+        counter[key] += 1
+        if index >= table["calls"].get(key, 0) and not warned:
+            warned.append(key)
+            warnings.warn(f"{__name__}: region {region + 1} calls {key} more often than in the joint graph "
+                          "this policy was written for: the policy may save other values than remat chose "
+                          "(write it again with remat policy for this model)", stacklevel=2)
+        return MUST_SAVE if (key, index) in table["save"] else PREFER_RECOMPUTE
+
+    return policy_fn
+)py";
+
+std::string quoted(const std::string& s) {
+  return "\"" + s + "\"";
+}
+
+}  // namespace
+
+std::string policy_module_text(const ReproducingPolicy& policy, const std::string& source) {
+  std::string out;
+  auto line = [&out](std::string_view text) {
+    out += text;
+    out += '\n';
+  };
+  line("\"\"\"A selective activation checkpointing policy written by remat (remat policy).");
+  line("");
+  line(fmt::format("It makes PyTorch's partitioner save what {} chose. Pass context_fn to every",
+                   source));
+  line("checkpoint of the model, which enters them in order under torch.compile:");
+  line("");
+  line("    from torch.utils.checkpoint import checkpoint");
+  line("    y = checkpoint(block, x, use_reentrant=False, context_fn=context_fn)");
+  line("");
+  line(fmt::format(
+      "The forward enters {} checkpoint region{}; context_fn counts them (reset() starts again).",
+      policy.regions.size(), policy.regions.size() == 1 ? "" : "s"));
+  line(fmt::format("{} op calls: {} MUST_SAVE, the others PREFER_RECOMPUTE.", policy.call_count(),
+                   policy.saved_call_count()));
+  if (policy.mismatches.empty()) {
+    line(fmt::format("PyTorch's min-cut with it saves exactly the {} chosen values.",
+                     policy.chosen.size()));
+  } else {
+    line(fmt::format("PyTorch's min-cut with it decides {} of the chosen values otherwise:",
+                     policy.mismatches.size()));
+    for (const PolicyMismatch& m : policy.mismatches)
+      line(fmt::format("    {} ({} instead of {}): {}", m.name,
+                       m.predicted_saved ? "saved" : "not saved",
+                       m.chosen_saved ? "saved" : "not saved", m.why));
+  }
+  line("\"\"\"");
+  line("import collections");
+  line("import warnings");
+  line("");
+  line("from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts");
+  line("");
+  line(
+      "MUST_SAVE, PREFER_RECOMPUTE = CheckpointPolicy.MUST_SAVE, "
+      "CheckpointPolicy.PREFER_RECOMPUTE");
+  line("");
+  line("# Per region, in the order the forward enters them: how often it calls each op, and the");
+  line("# (op, call index) pairs to save, each with the values of the joint graph it saves.");
+  line("REGIONS = [");
+  for (size_t r = 0; r < policy.regions.size(); ++r) {
+    const PolicyRegion& region = policy.regions[r];
+    std::map<std::string, int64_t> calls;
+    for (const PolicyCall& c : region.calls) ++calls[c.op];
+    line(fmt::format("    {{  # region {}: ac_graph_id {} in the joint graph", r + 1,
+                     region.ac_graph_id));
+    line("        \"calls\": {");
+    for (const auto& [op, count] : calls)
+      line(fmt::format("            {}: {},", quoted(op), count));
+    line("        },");
+    line("        \"save\": {");
+    for (const PolicyCall& c : region.calls) {
+      if (!c.save) continue;
+      std::string values;
+      for (const std::string& v : c.saved) values += (values.empty() ? "" : ", ") + v;
+      line(fmt::format("            ({}, {}): {},", quoted(c.op), c.index, quoted(values)));
+    }
+    line("        },");
+    line("    },");
+  }
+  line("]");
+  out += kPolicyCode;
+  return out;
+}
+
+}  // namespace remat::partition
