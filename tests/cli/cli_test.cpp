@@ -102,7 +102,8 @@ TEST(Cli, EveryVerbAnswersBadInputTheSameWay) {
                                                                   {"partition", " -o OUT"},
                                                                   {"report", " -o OUT"},
                                                                   {"check", ""},
-                                                                  {"diff", " OUT"}};
+                                                                  {"diff", " OUT"},
+                                                                  {"policy", " -o OUT"}};
   for (const char* input :
        {"empty.json", "binary.bin", "folder", "missing.json", "truncated.json", "truncated.txt"}) {
     for (const auto& [verb, rest] : verbs) {
@@ -722,6 +723,54 @@ TEST(Cli, DiffShowsWhatChangedFateBetweenTwoPartitions) {
   CliRun bad = run("diff " + joint + " " + (dir / "cut" / "report.json").string());
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err.rfind(joint + ": error:", 0), 0u) << bad.err;
+  fs::remove_all(dir);
+}
+
+TEST(Cli, PolicyMakesPyTorchSaveAPartitionsChoice) {
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_policy_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string joint = (dir / "joint.json").string();
+  ASSERT_EQ(
+      run("trace --model gpt2 --checkpoint each-layer --policy save-matmuls --joint -o " + joint)
+          .exit_code,
+      0);
+  // A partition record of the joint: its choice, reproduced exactly.
+  ASSERT_EQ(run("partition " + joint + " -o " + (dir / "cut").string()).exit_code, 0);
+  std::string module = (dir / "policy.py").string();
+  CliRun r = run("policy " + joint + " " + (dir / "cut" / "report.json").string() + " -o " +
+                 module + " --explain");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("policy: 2 checkpoint regions, ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("MUST_SAVE aten.addmm.default #0: addmm"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PyTorch's min-cut with this policy saves exactly the"), std::string::npos);
+  std::string text = slurp_file(module);
+  EXPECT_NE(text.find("def context_fn():"), std::string::npos);
+  EXPECT_NE(text.find("(\"aten.addmm.default\", 0): (\"addmm\",),"), std::string::npos);
+  // Chosen on the spot: the optimum within the regions at a byte budget.
+  CliRun optimal = run("policy " + joint + " --strategy optimal --budget 64KB -o " + module);
+  EXPECT_EQ(optimal.exit_code, 0) << optimal.out << optimal.err;
+  // A budget below 1 recomputes values outside the regions, which no policy reaches: exit 1,
+  // each named with why (the module is still written: it is the nearest policy).
+  fs::remove(module);
+  CliRun outside = run("policy " + joint + " --budget 0.5 -o " + module);
+  EXPECT_EQ(outside.exit_code, 1) << outside.out << outside.err;
+  EXPECT_NE(outside.out.find("outside every checkpoint region"), std::string::npos) << outside.out;
+  EXPECT_TRUE(fs::exists(module));
+  // A record and a strategy together are a usage error; a joint with no regions is bad input.
+  EXPECT_EQ(run("policy " + joint + " " + (dir / "cut" / "report.json").string() +
+                " --strategy optimal -o " + module)
+                .exit_code,
+            2);
+  std::string plain = (dir / "plain.json").string();
+  ASSERT_EQ(run("trace --model mlp --joint -o " + plain).exit_code, 0);
+  fs::remove(module);
+  CliRun none = run("policy " + plain + " -o " + module);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.err.rfind(plain + ": error: policy: the joint graph has no checkpoint region", 0),
+            0u)
+      << none.err;
+  EXPECT_FALSE(fs::exists(module));
   fs::remove_all(dir);
 }
 

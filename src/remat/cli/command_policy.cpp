@@ -22,7 +22,8 @@ void print_regions(const partition::ReproducingPolicy& policy) {
       if (!c.save) continue;
       std::string values;
       for (const std::string& v : c.saved) values += (values.empty() ? "" : ", ") + v;
-      fmt::print("  MUST_SAVE {} #{}: {}\n", c.op, c.index, values);
+      fmt::print("  MUST_SAVE {} #{}: {}\n", c.op, c.index,
+                 values.empty() ? "(the backward needs none of it)" : values);
     }
   }
 }

@@ -107,6 +107,10 @@ class RecomputeProgram {
       x[computed_[n]] = 1;
       for (const Node* u : n->input_nodes()) needed.insert(u);
     }
+    for (const auto& [pinned, call] : pinned_calls_) {
+      x[pinned] = std::none_of(call.begin(), call.end(),
+                               [&](const Node* n) { return x[computed_[n]] > 0.5; });
+    }
     return x;
   }
 
@@ -117,6 +121,31 @@ class RecomputeProgram {
     }
     return row_total(budget_row_, x) <= problem.rows()[budget_row_].upper &&
            row_total(flops_row_, x) <= problem.rows()[flops_row_].upper;
+  }
+
+  /// A policy gives all nodes of one op call one tag (OptimalOptions::within_regions): MUST_SAVE
+  /// (none recomputed) or PREFER_RECOMPUTE (none saved); nodes no policy sees are never saved,
+  /// nor are views: PyTorch never bans recomputing a view, so it saves the base (or recomputes
+  /// it) whatever the tag. One binary per call of several nodes (a decomposed op, a tuple and
+  /// its getitems).
+  void one_tag_per_call(const RegionCalls& calls) {
+    for (const RegionCalls::Call& call : calls.calls) {
+      for (const Node* n : call.nodes) {
+        if (node_is(*n, OpCategory::View))
+          problem.add_row({{available_[n], 1}, {computed_[n], -1}}, -kMilpInfinity, 0);
+      }
+    }
+    for (const RegionCalls::Call& call : calls.calls) {
+      if (call.nodes.size() < 2) continue;
+      int pinned = problem.add_column(call.nodes.front()->name() + "#call_pinned", 0, 1, 0, true);
+      for (const Node* n : call.nodes) {
+        problem.add_row({{computed_[n], 1}, {pinned, 1}}, -kMilpInfinity, 1);
+        problem.add_row({{available_[n], 1}, {computed_[n], -1}, {pinned, -1}}, -kMilpInfinity, 0);
+      }
+      pinned_calls_.emplace_back(pinned, call.nodes);
+    }
+    for (const Node* n : calls.unseen)
+      problem.add_row({{available_[n], 1}, {computed_[n], -1}}, -kMilpInfinity, 0);
   }
 
   /// Fixes every op outside the checkpoint regions to its value in `x` (OptimalOptions::
@@ -219,6 +248,7 @@ class RecomputeProgram {
   const GraphModule& joint_;
   const NodeInfo& info_;
   NodeMap<int> computed_, available_, kept_;
+  std::vector<std::pair<int, std::vector<const Node*>>> pinned_calls_;  // one_tag_per_call
   int budget_row_ = -1, flops_row_ = -1;
 };
 
@@ -259,8 +289,11 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
   // within_regions may raise).
   bool least_breaks_tags = false;
   // Outside the regions, the plain min-cut's choice (within_regions).
+  RegionCalls calls;
+  if (options.within_regions) calls = region_calls(prepared->joint.graph());
   auto fix_outside = [&](RecomputeProgram& p) -> Status {
     if (!options.within_regions) return {};
+    p.one_tag_per_call(calls);
     std::vector<double> plain = p.assignment_saving(plain_cut.saved);
     if (plain.empty())
       return error_message(

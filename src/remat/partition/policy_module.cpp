@@ -63,9 +63,8 @@ std::string policy_module_text(const ReproducingPolicy& policy, const std::strin
   };
   line("\"\"\"A selective activation checkpointing policy written by remat (remat policy).");
   line("");
-  line(fmt::format("It makes PyTorch's partitioner save what {} chose. Pass context_fn to every",
-                   source));
-  line("checkpoint of the model, which enters them in order under torch.compile:");
+  line(fmt::format("It makes PyTorch's partitioner save what {} chose.", source));
+  line("Pass context_fn to every checkpoint of the model (the forward enters them in order):");
   line("");
   line("    from torch.utils.checkpoint import checkpoint");
   line("    y = checkpoint(block, x, use_reentrant=False, context_fn=context_fn)");
@@ -97,7 +96,8 @@ std::string policy_module_text(const ReproducingPolicy& policy, const std::strin
       "CheckpointPolicy.PREFER_RECOMPUTE");
   line("");
   line("# Per region, in the order the forward enters them: how often it calls each op, and the");
-  line("# (op, call index) pairs to save, each with the values of the joint graph it saves.");
+  line("# (op, call index) pairs that are MUST_SAVE, each with the joint graph's values it saves");
+  line("# (none: the backward reads none of them; MUST_SAVE keeps PyTorch from recomputing it).");
   line("REGIONS = [");
   for (size_t r = 0; r < policy.regions.size(); ++r) {
     const PolicyRegion& region = policy.regions[r];
@@ -112,9 +112,10 @@ std::string policy_module_text(const ReproducingPolicy& policy, const std::strin
     line("        \"save\": {");
     for (const PolicyCall& c : region.calls) {
       if (!c.save) continue;
-      std::string values;
-      for (const std::string& v : c.saved) values += (values.empty() ? "" : ", ") + v;
-      line(fmt::format("            ({}, {}): {},", quoted(c.op), c.index, quoted(values)));
+      std::string values;  // a Python tuple's insides: ("a",) or ("a", "b")
+      for (const std::string& v : c.saved) values += (values.empty() ? "" : " ") + quoted(v) + ",";
+      if (c.saved.size() > 1) values.pop_back();
+      line(fmt::format("            ({}, {}): ({}),", quoted(c.op), c.index, values));
     }
     line("        },");
     line("    },");

@@ -48,12 +48,10 @@ std::optional<std::string> original_aten(const Node& n) {
 }
 
 struct CallBuilder {
-  int64_t region = 0;
-  std::string op;
+  RegionCalls::Call call;
   std::optional<int64_t> seq_nr;
   bool from_meta = false;     // `op` came from original_aten
   bool has_own_node = false;  // a node whose target is `op` itself
-  std::vector<const Node*> nodes;
 };
 
 /// Whether `n` continues `call`: the same op call made it. Where the graph says which op made
@@ -62,13 +60,45 @@ struct CallBuilder {
 /// its own call.
 bool continues(const CallBuilder& call, const Node& n, int64_t region,
                const std::optional<std::string>& made_by) {
-  if (!made_by || !call.from_meta || call.region != region || call.op != *made_by ||
+  if (!made_by || !call.from_meta || call.call.region != region || call.call.op != *made_by ||
       call.seq_nr != n.meta.seq_nr())
     return false;
   return !(call.has_own_node && n.target().view() == *made_by);
 }
 
 }  // namespace
+
+RegionCalls region_calls(const Graph& g) {
+  std::vector<CallBuilder> calls;
+  std::unordered_map<const Node*, size_t> call_of;
+  RegionCalls out;
+  for (const Node* n : g.nodes()) {
+    std::optional<int64_t> region = n->meta.ac_graph_id();
+    if (n->op() != OpKind::CallFunction || !region) continue;
+    if (is_getitem(*n) && !n->args().empty() && n->args()[0].is_node()) {
+      auto parent = call_of.find(n->args()[0].as_node());
+      if (parent != call_of.end()) {
+        calls[parent->second].call.nodes.push_back(n);
+        call_of.emplace(n, parent->second);
+        continue;
+      }
+    }
+    std::optional<std::string> made_by = original_aten(*n);
+    std::string op = made_by.value_or(std::string(n->target().view()));
+    if (unseen_op(op)) {
+      out.unseen.push_back(n);
+      continue;
+    }
+    if (calls.empty() || !continues(calls.back(), *n, *region, made_by))
+      calls.push_back({{*region, op, {}}, n->meta.seq_nr(), made_by.has_value(), false});
+    CallBuilder& call = calls.back();
+    call.call.nodes.push_back(n);
+    call.has_own_node = call.has_own_node || n->target().view() == op;
+    call_of.emplace(n, calls.size() - 1);
+  }
+  for (CallBuilder& c : calls) out.calls.push_back(std::move(c.call));
+  return out;
+}
 
 size_t ReproducingPolicy::call_count() const {
   size_t n = 0;
@@ -99,35 +129,13 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
     }
   }
 
-  // The op calls of each region, in graph order (the order the forward made them).
-  std::vector<CallBuilder> calls;
+  RegionCalls found = region_calls(g);
+  const std::vector<RegionCalls::Call>& calls = found.calls;
   std::unordered_map<const Node*, size_t> call_of;
+  for (size_t i = 0; i < calls.size(); ++i)
+    for (const Node* n : calls[i].nodes) call_of.emplace(n, i);
   ReproducingPolicy out;
-  for (const Node* n : g.nodes()) {
-    std::optional<int64_t> region = n->meta.ac_graph_id();
-    if (n->op() != OpKind::CallFunction || !region) continue;
-    if (is_getitem(*n) && !n->args().empty() && n->args()[0].is_node()) {
-      auto parent = call_of.find(n->args()[0].as_node());
-      if (parent != call_of.end()) {
-        calls[parent->second].nodes.push_back(n);
-        call_of.emplace(n, parent->second);
-        continue;
-      }
-    }
-    std::optional<std::string> made_by = original_aten(*n);
-    std::string op = made_by.value_or(std::string(n->target().view()));
-    if (unseen_op(op)) {
-      out.unseen.push_back(n->name());
-      continue;
-    }
-    if (calls.empty() || !continues(calls.back(), *n, *region, made_by)) {
-      calls.push_back({*region, op, n->meta.seq_nr(), made_by.has_value(), false, {}});
-    }
-    CallBuilder& call = calls.back();
-    call.nodes.push_back(n);
-    call.has_own_node = call.has_own_node || n->target().view() == op;
-    call_of.emplace(n, calls.size() - 1);
-  }
+  for (const Node* n : found.unseen) out.unseen.push_back(n->name());
   if (calls.empty())
     return error_message(
         "policy: the joint graph has no checkpoint region (no node has ac_graph_id): a "
@@ -135,13 +143,13 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
 
   // Regions in the order the forward enters them; call indices per op within each.
   std::map<int64_t, size_t> region_index;
-  for (const CallBuilder& c : calls) region_index.emplace(c.region, 0);
+  for (const RegionCalls::Call& c : calls) region_index.emplace(c.region, 0);
   for (auto& [id, index] : region_index) {
     index = out.regions.size();
     out.regions.push_back({id, {}});
   }
   std::vector<std::map<std::string, int64_t>> counts(out.regions.size());
-  for (const CallBuilder& c : calls) {
+  for (const RegionCalls::Call& c : calls) {
     size_t r = region_index.at(c.region);
     PolicyCall call{c.op, counts[r][c.op]++, true, {}, {}};
     for (const Node* n : c.nodes) {
@@ -152,10 +160,10 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
     out.regions[r].calls.push_back(std::move(call));
   }
 
-  std::vector<const PolicyCall*> placed;  // each CallBuilder's PolicyCall
+  std::vector<const PolicyCall*> placed;  // each call's PolicyCall
   {
     std::vector<size_t> next(out.regions.size(), 0);
-    for (const CallBuilder& c : calls) {
+    for (const RegionCalls::Call& c : calls) {
       size_t r = region_index.at(c.region);
       placed.push_back(&out.regions[r].calls[next[r]++]);
     }

@@ -18,6 +18,20 @@
 
 namespace remat::partition {
 
+/// The op calls selective checkpointing shows a policy in the joint's checkpoint regions, in the
+/// order the forward made them, each with the joint nodes it made; a policy gives all of a call's
+/// nodes one tag. `unseen`: region nodes no policy sees (PyTorch tags them PREFER_RECOMPUTE).
+struct RegionCalls {
+  struct Call {
+    int64_t region = 0;  ///< ac_graph_id
+    std::string op;      ///< `aten.addmm.default`
+    std::vector<const Node*> nodes;
+  };
+  std::vector<Call> calls;
+  std::vector<const Node*> unseen;
+};
+RegionCalls region_calls(const Graph& g);
+
 /// One op call a policy sees inside a checkpoint region, and the joint nodes it made: the op's
 /// own node(s) (several where a decomposition split it; `original_aten` meta says which) and the
 /// getitems that read its outputs.

@@ -1,0 +1,85 @@
+"""A selective activation checkpointing policy written by remat (remat policy).
+
+It makes PyTorch's partitioner save what remat's min-cut (the zoo's mlp) chose.
+Pass context_fn to every checkpoint of the model (the forward enters them in order):
+
+    from torch.utils.checkpoint import checkpoint
+    y = checkpoint(block, x, use_reentrant=False, context_fn=context_fn)
+
+The forward enters 2 checkpoint regions; context_fn counts them (reset() starts again).
+6 op calls: 4 MUST_SAVE, the others PREFER_RECOMPUTE.
+PyTorch's min-cut with it saves exactly the 4 chosen values.
+"""
+import collections
+import warnings
+
+from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+
+MUST_SAVE, PREFER_RECOMPUTE = CheckpointPolicy.MUST_SAVE, CheckpointPolicy.PREFER_RECOMPUTE
+
+# Per region, in the order the forward enters them: how often it calls each op, and the
+# (op, call index) pairs that are MUST_SAVE, each with the joint graph's values it saves
+# (none: the backward reads none of them; MUST_SAVE keeps PyTorch from recomputing it).
+REGIONS = [
+    {  # region 1: ac_graph_id 1 in the joint graph
+        "calls": {
+            "aten.addmm.default": 1,
+            "aten.gelu.default": 1,
+            "aten.t.default": 1,
+        },
+        "save": {
+            ("aten.t.default", 0): (),
+            ("aten.addmm.default", 0): ("addmm",),
+        },
+    },
+    {  # region 2: ac_graph_id 2 in the joint graph
+        "calls": {
+            "aten.addmm.default": 1,
+            "aten.gelu.default": 1,
+            "aten.t.default": 1,
+        },
+        "save": {
+            ("aten.addmm.default", 0): ("addmm_1",),
+            ("aten.gelu.default", 0): (),
+        },
+    },
+]
+
+_entered = 0
+
+
+def reset():
+    """Start again at the first region: call it before torch.compile traces the model anew."""
+    global _entered
+    _entered = 0
+
+
+def context_fn():
+    """For torch.utils.checkpoint.checkpoint(fn, ..., use_reentrant=False, context_fn=context_fn):
+    the policy of the next region the forward enters."""
+    global _entered
+    region = _entered % len(REGIONS)
+    _entered += 1
+    return create_selective_checkpoint_contexts(policy_for(region))
+
+
+def policy_for(region):
+    """The policy function of one region (0-based): MUST_SAVE for the calls in its "save" table,
+    PREFER_RECOMPUTE for every other call, counted per op as selective checkpointing counts them."""
+    table = REGIONS[region]
+    seen = {False: collections.Counter(), True: collections.Counter()}
+    warned = []
+
+    def policy_fn(ctx, op, *args, **kwargs):
+        key = str(op)
+        counter = seen[bool(getattr(ctx, "is_recompute", False))]
+        index = counter[key]
+        counter[key] += 1
+        if index >= table["calls"].get(key, 0) and not warned:
+            warned.append(key)
+            warnings.warn(f"{__name__}: region {region + 1} calls {key} more often than in the joint graph "
+                          "this policy was written for: the policy may save other values than remat chose "
+                          "(write it again with remat policy for this model)", stacklevel=2)
+        return MUST_SAVE if (key, index) in table["save"] else PREFER_RECOMPUTE
+
+    return policy_fn

@@ -1,0 +1,242 @@
+// The policy that reproduces a partition: its calls as selective checkpointing counts them, its
+// tags, and PyTorch's min-cut's outcome under it, on the zoo's checkpointed models. (That
+// PyTorch 2.13 itself saves the same: python/tests/test_policy.py.)
+#include "remat/partition/reproducing_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "remat/autodiff/joint_graph.h"
+#include "remat/models/model_zoo.h"
+#include "remat/partition/optimal_partition.h"
+#include "remat/partition/partition_joint.h"
+#include "remat/partition/policy_module.h"
+#include "testing/golden.h"
+
+namespace remat::partition {
+namespace {
+
+struct Zoo {
+  const char* model;
+  const char* plan;
+  const char* policy = "recompute-all";
+  double dropout = 0;
+  int64_t layers = 2;
+};
+
+std::string describe(const Zoo& z) {
+  return std::string(z.model) + " " + z.plan + " " + z.policy + " dropout " +
+         std::to_string(z.dropout);
+}
+
+GraphModule zoo_joint(const Zoo& z) {
+  models::ModelOptions o;
+  o.checkpoint = *models::CheckpointPlan::parse(z.plan);
+  o.policy = z.policy;
+  o.dropout = z.dropout;
+  o.layers = z.layers;
+  auto forward = models::find_model(z.model)->trace(o);
+  EXPECT_TRUE(forward.ok()) << describe(z);
+  auto joint = autodiff::build_joint_graph(*forward);
+  EXPECT_TRUE(joint.ok()) << describe(z);
+  return joint.ok() ? std::move(*joint) : GraphModule{};
+}
+
+std::vector<std::string> saved_names(const PartitionReport& r) {
+  std::vector<std::string> out;
+  for (const SavedValue& v : r.saved_values) out.push_back(v.name);
+  return out;
+}
+std::vector<std::string> recomputed_names(const PartitionReport& r) {
+  std::vector<std::string> out;
+  for (const RecomputedNode& n : r.recomputed) out.push_back(n.name);
+  return out;
+}
+
+Expected<ReproducingPolicy> policy_for(const GraphModule& joint, const PartitionReport& r) {
+  return reproducing_policy(joint, saved_names(r), recomputed_names(r));
+}
+
+const Zoo kCheckpointed[] = {
+    {"mlp", "each-layer"},
+    {"mlp", "each-layer", "save-matmuls"},
+    {"gpt2", "each-layer"},
+    {"gpt2", "each-layer", "recompute-all", 0.1},
+    {"gpt2", "every:2", "save-matmuls", 0, 4},
+    {"convnet", "each-layer"},
+};
+
+TEST(ReproducingPolicy, ReproducesEveryMinCutChoiceExactly) {
+  for (const Zoo& z : kCheckpointed) {
+    GraphModule joint = zoo_joint(z);
+    auto p = partition_joint(joint, Strategy::MinCut);
+    ASSERT_TRUE(p.ok()) << describe(z) << ": " << format_all(p.errors());
+    auto policy = policy_for(joint, p->report);
+    ASSERT_TRUE(policy.ok()) << describe(z) << ": " << format_all(policy.errors());
+    EXPECT_TRUE(policy->mismatches.empty())
+        << describe(z) << ": " << policy->mismatches[0].name << ": " << policy->mismatches[0].why;
+    EXPECT_EQ(std::set<std::string>(policy->predicted.begin(), policy->predicted.end()),
+              std::set<std::string>(policy->chosen.begin(), policy->chosen.end()))
+        << describe(z);
+    // remat's tracer makes one node per call, and a getitem per output: the calls are the
+    // region's nodes but the getitems and the detaches a policy never sees, each once.
+    size_t region_calls = 0;
+    std::set<int64_t> regions;
+    for (const Node* n : joint.graph().nodes()) {
+      if (n->op() != OpKind::CallFunction || !n->meta.ac_graph_id()) continue;
+      regions.insert(*n->meta.ac_graph_id());
+      if (!is_getitem(*n)) ++region_calls;
+    }
+    EXPECT_EQ(policy->call_count() + policy->unseen.size(), region_calls) << describe(z);
+    ASSERT_EQ(policy->regions.size(), regions.size()) << describe(z);
+    for (size_t r = 0; r < regions.size(); ++r)  // in the order the forward enters them
+      EXPECT_EQ(policy->regions[r].ac_graph_id, *std::next(regions.begin(), r));
+    // Call indices count each op from 0 within its region.
+    for (const PolicyRegion& region : policy->regions) {
+      std::map<std::string, int64_t> next;
+      for (const PolicyCall& c : region.calls) EXPECT_EQ(c.index, next[c.op]++) << c.op;
+    }
+  }
+}
+
+TEST(ReproducingPolicy, TagsRecomputedCallsPreferRecomputeAndPinsTheRest) {
+  GraphModule joint = zoo_joint({"gpt2", "each-layer", "save-matmuls"});
+  auto p = partition_joint(joint, Strategy::MinCut);
+  ASSERT_TRUE(p.ok());
+  auto policy = policy_for(joint, p->report);
+  ASSERT_TRUE(policy.ok());
+  std::set<std::string> recomputed;
+  for (const RecomputedNode& n : p->report.recomputed) recomputed.insert(n.name);
+  size_t prefer = 0;
+  for (const PolicyRegion& region : policy->regions) {
+    for (const PolicyCall& c : region.calls) {
+      bool any_recomputed = false;
+      for (const std::string& n : c.nodes)
+        any_recomputed = any_recomputed || recomputed.contains(n);
+      EXPECT_EQ(c.save, !any_recomputed) << c.op << " #" << c.index;
+      prefer += c.save ? 0 : 1;
+    }
+  }
+  EXPECT_GT(prefer, 0u);
+  EXPECT_GT(policy->saved_call_count(), 0u);
+}
+
+TEST(ReproducingPolicy, ReproducesTheOptimumWithinRegions) {
+  for (const Zoo& z : {Zoo{"gpt2", "each-layer"}, Zoo{"gpt2", "each-layer", "recompute-all", 0.1},
+                       Zoo{"mlp", "each-layer"}}) {
+    GraphModule joint = zoo_joint(z);
+    auto min_cut = partition_joint(joint, Strategy::MinCut);
+    ASSERT_TRUE(min_cut.ok());
+    int64_t least = min_cut->report.activation_bytes.value_or(0);
+    for (int64_t factor : {1, 4, 32}) {
+      OptimalOptions o;
+      o.budget_bytes = least * factor;
+      o.within_regions = true;
+      o.time_limit_seconds = 20;
+      auto optimal = partition_joint(joint, Strategy::Optimal, {}, o);
+      ASSERT_TRUE(optimal.ok()) << describe(z) << ": " << format_all(optimal.errors());
+      const PartitionReport& r = optimal->report;
+      EXPECT_LE(r.activation_bytes.value_or(0), *o.budget_bytes);
+      EXPECT_LE(r.recompute_flops.value_or(0), min_cut->report.recompute_flops.value_or(0));
+      auto policy = policy_for(joint, r);
+      ASSERT_TRUE(policy.ok()) << format_all(policy.errors());
+      EXPECT_TRUE(policy->mismatches.empty())
+          << describe(z) << " x" << factor << ": " << policy->mismatches[0].name << ": "
+          << policy->mismatches[0].why;
+    }
+  }
+}
+
+TEST(ReproducingPolicy, NamesWhatLiesOutsideTheRegions) {
+  // Below budget 1 PyTorch's knapsack recomputes values outside the regions (the last layer
+  // norm's statistics); under a policy PyTorch partitions at its default budget and saves them.
+  GraphModule joint = zoo_joint({"gpt2", "each-layer"});
+  MinCutConfig config;
+  config.memory_budget = 0.5;
+  auto p = partition_joint(joint, Strategy::MinCut, config);
+  ASSERT_TRUE(p.ok());
+  auto policy = policy_for(joint, p->report);
+  ASSERT_TRUE(policy.ok());
+  ASSERT_FALSE(policy->mismatches.empty());
+  for (const PolicyMismatch& m : policy->mismatches) {
+    const Node* n = joint.graph().find(m.name);
+    ASSERT_NE(n, nullptr);
+    EXPECT_FALSE(n->meta.ac_graph_id()) << m.name;
+    EXPECT_NE(m.why.find("outside every checkpoint region"), std::string::npos) << m.why;
+    EXPECT_NE(m.chosen_saved, m.predicted_saved);
+  }
+}
+
+TEST(ReproducingPolicy, GroupsTheNodesOfOneCallByTheOpThatMadeThem) {
+  GraphModule joint = zoo_joint({"gpt2", "each-layer"});
+  auto baseline = partition_joint(joint, Strategy::MinCut);
+  ASSERT_TRUE(baseline.ok());
+  auto before = policy_for(joint, baseline->report);
+  ASSERT_TRUE(before.ok());
+  std::vector<Node*> region;
+  for (Node* n : joint.graph().nodes())
+    if (n->op() == OpKind::CallFunction && n->meta.ac_graph_id() == 1 && !is_getitem(*n) &&
+        n->target().view() != "aten.detach.default")
+      region.push_back(n);
+  ASSERT_GE(region.size(), 10u);
+  // Two consecutive region nodes one decomposition made (the same original_aten and autograd
+  // sequence number) are one call; a node made by aten.detach is no call at all.
+  for (Node* n : {region[0], region[1]}) {
+    n->meta.mutable_extras().push_back({"original_aten", "\"aten.fancy.default\""});
+    n->meta.set_seq_nr(7);
+  }
+  region[2]->meta.mutable_extras().push_back({"original_aten", "\"aten.detach.default\""});
+  auto after = policy_for(joint, baseline->report);
+  ASSERT_TRUE(after.ok()) << format_all(after.errors());
+  EXPECT_EQ(after->call_count(), before->call_count() - 2);
+  const PolicyCall& first = after->regions[0].calls[0];
+  EXPECT_EQ(first.op, "aten.fancy.default");
+  ASSERT_FALSE(first.nodes.empty());  // the first op's getitems between them join the call
+  EXPECT_EQ(first.nodes.front(), region[0]->name());
+  EXPECT_EQ(first.nodes.back(), region[1]->name());
+  EXPECT_NE(std::find(after->unseen.begin(), after->unseen.end(), region[2]->name()),
+            after->unseen.end());
+  // Two consecutive calls of one op with no autograd node between them share a sequence number:
+  // a second node that is the op itself starts a call of its own.
+  auto pair =
+      std::adjacent_find(region.begin() + 3, region.end(),
+                         [](const Node* a, const Node* b) { return a->target() == b->target(); });
+  ASSERT_NE(pair, region.end()) << "no two consecutive calls of one op in the region";
+  for (Node* n : {pair[0], pair[1]}) {
+    n->meta.mutable_extras().push_back(
+        {"original_aten", "\"" + std::string(n->target().view()) + "\""});
+    n->meta.set_seq_nr(9);
+  }
+  auto split = policy_for(joint, baseline->report);
+  ASSERT_TRUE(split.ok());
+  EXPECT_EQ(split->call_count(), after->call_count());
+}
+
+TEST(ReproducingPolicy, RefusesAJointWithoutRegionsAndNamesItDoesNotHave) {
+  GraphModule plain = zoo_joint({"mlp", "none"});
+  auto p = partition_joint(plain, Strategy::MinCut);
+  ASSERT_TRUE(p.ok());
+  auto none = policy_for(plain, p->report);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(format_all(none.errors()).find("no checkpoint region"), std::string::npos);
+  GraphModule joint = zoo_joint({"mlp", "each-layer"});
+  auto unknown = reproducing_policy(joint, {"no_such_node"}, {});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(format_all(unknown.errors()).find("no_such_node"), std::string::npos);
+}
+
+TEST(PolicyModule, WritesTheTableAndTheContextFn) {
+  GraphModule joint = zoo_joint({"mlp", "each-layer", "save-matmuls"});
+  auto p = partition_joint(joint, Strategy::MinCut);
+  ASSERT_TRUE(p.ok());
+  auto policy = policy_for(joint, p->report);
+  ASSERT_TRUE(policy.ok());
+  testing::expect_golden("policy/mlp_each_layer_save_matmuls.py",
+                         policy_module_text(*policy, "remat's min-cut (the zoo's mlp)"));
+}
+
+}  // namespace
+}  // namespace remat::partition
