@@ -686,6 +686,36 @@ TEST(Cli, PartitionFindsTheOptimumWithinABudget) {
   EXPECT_NE(limit.err.find("--time-limit applies to --strategy optimal, not min-cut"),
             std::string::npos)
       << limit.err;
+  // Offload as a third choice: a fast link moves saved values to host memory, each marked.
+  std::string gpt =
+      (fs::temp_directory_path() / ("remat_cli_offload_" + std::to_string(getpid()) + ".json"))
+          .string();
+  ASSERT_EQ(run("trace --model gpt2 --joint -o " + gpt).exit_code, 0);
+  std::string offload_page = gpt + ".html";
+  CliRun offload = run("partition " + gpt +
+                       " --strategy optimal --budget 0.3 --offload-bandwidth 1TB/s "
+                       "--flops-per-second 1T --explain --verify --html " +
+                       offload_page);
+  ASSERT_EQ(offload.exit_code, 0) << offload.err;
+  EXPECT_NE(slurp_file(offload_page).find("<h2>Offloaded to host memory ("), std::string::npos);
+  fs::remove(offload_page);
+  EXPECT_NE(offload.out.find("offloaded to host memory\n"), std::string::npos) << offload.out;
+  EXPECT_NE(offload.out.find("note: offload: "), std::string::npos) << offload.out;
+  EXPECT_NE(offload.out.find("bytes  offloaded to host memory: out and back in"),
+            std::string::npos);
+  EXPECT_EQ(run("partition " + gpt + " --strategy optimal --offload-bandwidth 1TB/s").exit_code,
+            2);  // needs --flops-per-second
+  CliRun min_cut = run("partition " + gpt + " --offload-bandwidth 1TB/s --flops-per-second 1T");
+  EXPECT_EQ(min_cut.exit_code, 2);
+  EXPECT_NE(min_cut.err.find("--offload-bandwidth applies to --strategy optimal"),
+            std::string::npos)
+      << min_cut.err;
+  CliRun bad = run("partition " + gpt +
+                   " --strategy optimal --offload-bandwidth fast --flops-per-second 1T");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--offload-bandwidth fast: not a transfer rate"), std::string::npos)
+      << bad.err;
+  fs::remove(gpt);
 }
 
 TEST(Cli, DiffShowsWhatChangedFateBetweenTwoPartitions) {

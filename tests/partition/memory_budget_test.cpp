@@ -144,6 +144,22 @@ TEST(MemoryBudget, BudgetsAreFractionsOrBytesWithAUnit) {
   }
 }
 
+TEST(MemoryBudget, RatesAreBytesOrFlopsPerSecond) {
+  EXPECT_EQ(*parse_transfer_rate("50GB/s", "--bw"), 50.0 * (1 << 30));
+  EXPECT_EQ(*parse_transfer_rate("1.5 MiB", "--bw"), 1.5 * (1 << 20));
+  EXPECT_EQ(*parse_flop_rate("100T", "--f"), 1e14);
+  EXPECT_EQ(*parse_flop_rate("312TFLOPS", "--f"), 312e12);
+  EXPECT_EQ(*parse_flop_rate("2.5e12", "--f"), 2.5e12);
+  EXPECT_EQ(*parse_flop_rate("8 GFLOP/s", "--f"), 8e9);
+  for (const char* bad : {"", "0GB/s", "-1GB", "50", "50/s", "fast"}) {
+    auto r = parse_transfer_rate(bad, "--offload-bandwidth");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.errors().front().message.find("--offload-bandwidth"), std::string::npos);
+  }
+  for (const char* bad : {"", "0", "1X", "TFLOPS"})
+    EXPECT_FALSE(parse_flop_rate(bad, "--f")) << bad;
+}
+
 // sum(mm(x_i, w_i).cos().sum()) over pairs; create_pair(B, O): x [B*512, B*512], w [B*512, O*512].
 GraphModule pairs_joint(const std::vector<std::pair<int64_t, int64_t>>& pairs) {
   return testing::traced_joint([&](Tracer& t) {

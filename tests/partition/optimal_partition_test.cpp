@@ -213,5 +213,51 @@ TEST(OptimalPartition, ReportsHowTheSolverEnded) {
   EXPECT_TRUE(noted);
 }
 
+// Offload as a third choice: a saved value may wait in host memory, outside the budget, at the
+// cost of its transfer. A fast link offloads (and so recomputes less within the same device
+// memory); a slow one offloads nothing and gives the plain optimum.
+TEST(OptimalPartition, OffloadIsAThirdChoice) {
+  GraphModule joint = zoo_joint("gpt2", "none");
+  MinCutConfig config;
+  config.memory_budget = 0.3;
+  auto plain = partition_joint(joint, Strategy::Optimal, config);
+  ASSERT_TRUE(plain.ok()) << format_all(plain.errors());
+  int64_t budget = plain->optimal->budget_bytes;
+  const PartitionReport& p = plain->report;
+  for (double bandwidth : {1e12, 1e3}) {
+    OptimalOptions o;
+    o.offload_bandwidth = bandwidth;
+    o.flops_per_second = 1e12;
+    auto off = partition_joint(joint, Strategy::Optimal, config, o);
+    ASSERT_TRUE(off.ok()) << format_all(off.errors());
+    const PartitionReport& r = off->report;
+    size_t offloaded = 0;
+    for (const SavedValue& v : r.saved_values) {
+      if (!v.offloaded) continue;
+      ++offloaded;
+      const Node* n = off->graphs.forward.graph().find(v.name);
+      ASSERT_NE(n, nullptr) << v.name;  // an ordinary saved value of the forward
+      EXPECT_FALSE(v.input);
+      EXPECT_NE(v.reason.find("offloaded to host memory"), std::string::npos);
+    }
+    EXPECT_LE(r.activation_bytes.value_or(0), budget) << bandwidth;
+    EXPECT_LE(r.recompute_flops.value_or(0), p.recompute_flops.value_or(0)) << bandwidth;
+    EXPECT_TRUE(check_validity(joint, off->graphs, r).empty());
+    if (bandwidth > 1e6) {
+      EXPECT_GT(offloaded, 0u);
+      EXPECT_LT(r.recompute_flops.value_or(0), p.recompute_flops.value_or(0));
+      EXPECT_NE(r.text().find("offloaded to host memory"), std::string::npos);
+    } else {
+      EXPECT_EQ(offloaded, 0u);
+      EXPECT_EQ(r.recompute_flops, p.recompute_flops);
+    }
+  }
+  OptimalOptions both;
+  both.offload_bandwidth = 1e9;
+  both.flops_per_second = 1e12;
+  both.within_regions = true;
+  EXPECT_FALSE(partition_joint(joint, Strategy::Optimal, config, both).ok());
+}
+
 }  // namespace
 }  // namespace remat::partition

@@ -52,6 +52,15 @@ TEST(PartitionRecord, WhatIsWrittenReadsBackTheSame) {
   EXPECT_EQ(back->json(), r.json());
   EXPECT_TRUE(back->inputs_marked);
   EXPECT_TRUE(back->saved_values[1].input);
+  EXPECT_FALSE(back->saved_values[0].offloaded);
+  // The optimum's third choice: a value in host memory, counted in the summary line.
+  r.saved_values[0].offloaded = true;
+  back = read_partition_record(r.json(), "report.json");
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(back->saved_values[0].offloaded);
+  EXPECT_NE(r.json().find("\"offloaded\": true"), std::string::npos);
+  EXPECT_NE(back->text().find("; 1 offloaded to host memory"), std::string::npos);
+  r.saved_values[0].offloaded = false;
   EXPECT_EQ(back->charts->regions.nodes, 4u);
   EXPECT_EQ(back->charts->memory[0].samples[1].largest.size(), 2u);
   EXPECT_EQ(back->charts->budget[0].activation_bytes, 0);

@@ -81,7 +81,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   struct Args {
     std::string file, out_dir, html, against, strategy = "min-cut", dump_flow, dump_passes,
                                               knapsack = "dp";
-    std::string budget = "1", dump_milp;
+    std::string budget = "1", dump_milp, offload_bandwidth, flops_per_second;
     double time_limit = 60;
     bool pareto = false, within_regions = false;
     bool explain = false, verify = false, overwrite = false;
@@ -118,6 +118,16 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       "--within-regions", a->within_regions,
       "optimal: decide only inside checkpoint regions, keeping the plain min-cut's choice "
       "outside them: the optimum a policy can reproduce (remat policy)");
+  auto* offload = cmd->add_option(
+      "--offload-bandwidth", a->offload_bandwidth,
+      "optimal: offload as a third choice: a saved value may wait in host memory (outside the "
+      "budget), moved out and back at this rate (50GB/s); needs --flops-per-second");
+  auto* flops_rate = cmd->add_option(
+      "--flops-per-second", a->flops_per_second,
+      "optimal, with --offload-bandwidth: the device's compute rate (100T), to weigh a transfer "
+      "against recomputing");
+  offload->needs(flops_rate);
+  flops_rate->needs(offload);
   auto* knapsack = cmd->add_option("--knapsack", a->knapsack,
                                    "knapsack solver for the budget: dp, greedy, exact, or dynamic "
                                    "(dp at the knee budget up to --budget)")
@@ -137,13 +147,14 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       "write the joint graph as readable text after each pass before the cut that changed it "
       "(DIR/1-dead-code.txt, DIR/2-common-subexpressions.txt, ...)");
   cmd->callback([a, budget, knapsack, pareto, dump_flow, dump_passes, time_limit, dump_milp,
-                 within_regions, &exit_code] {
+                 within_regions, offload, &exit_code] {
     bool optimal = a->strategy == "optimal";
     Status refused = optimal ? refuse_options("optimal", {knapsack, dump_flow}, "min-cut")
                              : refuse_min_cut_options(
                                    a->strategy, {budget, knapsack, pareto, dump_flow, dump_passes});
     if (refused.ok() && !optimal)
-      refused = refuse_options(a->strategy, {time_limit, dump_milp, within_regions}, "optimal");
+      refused =
+          refuse_options(a->strategy, {time_limit, dump_milp, within_regions, offload}, "optimal");
     if (!refused) {
       exit_code = report(refused.errors());
       return;
@@ -190,6 +201,17 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     optimal_options.time_limit_seconds = a->time_limit;
     optimal_options.dump_mps = a->dump_milp;
     optimal_options.within_regions = a->within_regions;
+    if (!a->offload_bandwidth.empty()) {
+      Expected<double> bandwidth =
+          partition::parse_transfer_rate(a->offload_bandwidth, "--offload-bandwidth");
+      Expected<double> rate = partition::parse_flop_rate(a->flops_per_second, "--flops-per-second");
+      if (!bandwidth || !rate) {
+        exit_code = report(!bandwidth ? bandwidth.errors() : rate.errors());
+        return;
+      }
+      optimal_options.offload_bandwidth = *bandwidth;
+      optimal_options.flops_per_second = *rate;
+    }
     auto p =
         partition::partition_for_budget(*joint, strategy, config, *memory_budget, optimal_options);
     if (!p) {

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace remat::partition {
@@ -65,6 +66,54 @@ Expected<MemoryBudget> parse_memory_budget(std::string_view text) {
     return b;
   }
   return bad("unknown unit '" + unit + "'");
+}
+
+namespace {
+
+/// `text` as a positive number and the rest, lower-cased, spaces trimmed; nullopt when it is none.
+std::optional<std::pair<double, std::string>> number_and_unit(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  double number = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), number);
+  if (ec != std::errc() || !std::isfinite(number) || number <= 0) return std::nullopt;
+  std::string unit(end, s.data() + s.size());
+  while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::pair{number, unit};
+}
+
+}  // namespace
+
+Expected<double> parse_transfer_rate(std::string_view text, std::string_view flag) {
+  auto bad = [&] {
+    return error_message(std::string(flag) + " " + std::string(text) +
+                         ": not a transfer rate (bytes per second such as 50GB/s)");
+  };
+  auto parsed = number_and_unit(text);
+  if (!parsed) return bad();
+  std::string unit = parsed->second;
+  if (unit.ends_with("/s")) unit.resize(unit.size() - 2);
+  if (unit.empty()) return bad();
+  Expected<MemoryBudget> bytes = parse_memory_budget("1" + unit);
+  if (!bytes || !bytes->bytes) return bad();
+  return parsed->first * static_cast<double>(*bytes->bytes);
+}
+
+Expected<double> parse_flop_rate(std::string_view text, std::string_view flag) {
+  auto parsed = number_and_unit(text);
+  if (parsed) {
+    std::string unit = parsed->second;
+    for (std::string_view suffix : {"flop/s", "flops"}) {
+      if (unit.ends_with(suffix)) unit.resize(unit.size() - suffix.size());
+    }
+    static constexpr std::pair<std::string_view, double> kScales[] = {
+        {"", 1.0}, {"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12}, {"p", 1e15}};
+    for (auto [name, scale] : kScales)
+      if (unit == name) return parsed->first * scale;
+  }
+  return error_message(std::string(flag) + " " + std::string(text) +
+                       ": not a compute rate (FLOP per second such as 100T or 312TFLOPS)");
 }
 
 Expected<Partition> partition_within_bytes(const GraphModule& joint, MinCutConfig config,

@@ -24,6 +24,12 @@ std::string bytes_text(int64_t bytes);
 /// (powers of 1024, as the report prints sizes): `24MB`, `1.5 GiB`, `4096B`.
 Expected<MemoryBudget> parse_memory_budget(std::string_view text);
 
+/// A host <-> device transfer rate in bytes per second: `50GB/s` (the budget's byte units, `/s`
+/// optional). `flag` names the option in errors.
+Expected<double> parse_transfer_rate(std::string_view text, std::string_view flag);
+/// A compute rate in FLOP per second: `100T`, `312TFLOPS`, `2.5e12` (K, M, G, T, P = 1000^n).
+Expected<double> parse_flop_rate(std::string_view text, std::string_view flag);
+
 /// The min-cut partition whose activation memory fits `bytes`, at the largest memory budget that
 /// fits (bisection over the fraction, a partition per step: PyTorch's budget is not monotone in
 /// bytes, so this is the largest found, not a proof); its report notes the budget chosen. An

@@ -68,12 +68,13 @@ void quiet(Highs& highs) {
   highs.setOptionValue("random_seed", 0);
 }
 
-}  // namespace
+double objective_of(const MilpProblem& problem, const std::vector<double>& x) {
+  double total = 0;
+  for (size_t c = 0; c < x.size(); ++c) total += problem.columns()[c].objective * x[c];
+  return total;
+}
 
-Expected<MilpSolution> solve_milp(const MilpProblem& problem, const MilpOptions& options) {
-  if (!options.start.empty() && options.start.size() != problem.columns().size())
-    return error_message("MILP start: " + std::to_string(options.start.size()) + " values for " +
-                         std::to_string(problem.columns().size()) + " columns");
+Expected<MilpSolution> solve_once(const MilpProblem& problem, const MilpOptions& options) {
   auto began = std::chrono::steady_clock::now();
   Highs highs;
   quiet(highs);
@@ -115,6 +116,38 @@ Expected<MilpSolution> solve_milp(const MilpProblem& problem, const MilpOptions&
   }
   s.objective = info.objective_function_value;
   s.bound = s.status == MilpStatus::Optimal ? s.objective : info.mip_dual_bound;
+  return s;
+}
+
+}  // namespace
+
+Expected<MilpSolution> solve_milp(const MilpProblem& problem, const MilpOptions& options) {
+  if (!options.start.empty() && options.start.size() != problem.columns().size())
+    return error_message("MILP start: " + std::to_string(options.start.size()) + " values for " +
+                         std::to_string(problem.columns().size()) + " columns");
+  auto s = solve_once(problem, options);
+  REMAT_TRY(s);
+  if (s->values.empty() || options.start.empty()) return s;
+  // HiGHS 1.16 can return the start's values under another solution's objective (seen with the
+  // optimum's offload columns: "optimal" at an objective no solution reaches): then the values
+  // are not what it solved, so solve again without the start.
+  double got = objective_of(problem, s->values);
+  if (std::abs(got - s->objective) > 1e-6 * std::max(1.0, std::abs(s->objective))) {
+    MilpOptions plain = options;
+    plain.start.clear();
+    double spent = s->seconds;
+    s = solve_once(problem, plain);
+    REMAT_TRY(s);
+    s->seconds += spent;
+  }
+  // Never worse than the start (a time limit may stop the search above it).
+  double start = objective_of(problem, options.start);
+  if (s->values.empty() || objective_of(problem, s->values) > start + 1e-9 * std::max(1.0, start)) {
+    s->values = options.start;
+    s->status = s->status == MilpStatus::Optimal ? MilpStatus::TimeLimit : s->status;
+    if (s->status == MilpStatus::NoSolution) s->status = MilpStatus::TimeLimit;
+  }
+  s->objective = objective_of(problem, s->values);
   return s;
 }
 

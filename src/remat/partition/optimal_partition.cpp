@@ -35,6 +35,18 @@ class RecomputeProgram {
         available_(joint.graph(), -1),
         kept_(joint.graph(), -1) {}
 
+  /// Offload as a third choice (before build): moving a byte out and back costs as much as
+  /// recomputing this many FLOPs (2 x flops_per_second / bandwidth per byte moved both ways).
+  void offer_offload(double flops_per_byte) { offload_flops_per_byte_ = flops_per_byte; }
+
+  /// The values a solution keeps in host memory.
+  [[nodiscard]] std::vector<const Node*> offloaded_by(const std::vector<double>& x) const {
+    std::vector<const Node*> out;
+    for (const auto& [n, col] : offloaded_)
+      if (x[col] > 0.5) out.push_back(n);
+    return out;
+  }
+
   void build(int64_t budget_bytes, std::optional<int64_t> flops_cap) {
     int64_t total_bytes = 0;
     NodeSet counted(joint_.graph());
@@ -74,6 +86,17 @@ class RecomputeProgram {
         auto bytes = static_cast<double>(value_bytes(root));
         kept = problem.add_column(root.name() + "#kept", 0, 1, bytes * per_byte, false);
         budget_row.emplace_back(kept, bytes);
+      }
+      if (offload_flops_per_byte_ > 0 && offloadable(*n)) {
+        // Saved in host memory instead: off <= saved, and the device keeps it only when not off.
+        auto bytes = static_cast<double>(value_bytes(*n));
+        int off = problem.add_column(n->name() + "#offloaded", 0, 1,
+                                     2 * bytes * offload_flops_per_byte_ * per_flop, true);
+        offloaded_.emplace_back(n, off);
+        problem.add_row({{off, 1}, {available_[n], -1}, {computed_[n], 1}}, -kMilpInfinity, 0);
+        problem.add_row({{kept, 1}, {available_[n], -1}, {computed_[n], 1}, {off, 1}}, 0,
+                        kMilpInfinity);
+        continue;
       }
       problem.add_row({{kept, 1}, {available_[n], -1}, {computed_[n], 1}}, 0, kMilpInfinity);
     }
@@ -219,6 +242,16 @@ class RecomputeProgram {
   [[nodiscard]] int64_t recompute_flops(const Node& n) const {
     return info_.is_required_fw(&n) && n.op() == OpKind::CallFunction ? node_flops(n) : 0;
   }
+  // What PyTorch's activation offloading can move: a forward value that owns its storage (no
+  // view, no getitem), not an input and not a forward output (both live beyond the graph).
+  [[nodiscard]] bool offloadable(const Node& n) const {
+    if (n.op() != OpKind::CallFunction || is_getitem(n) || !n.meta.tensor()) return false;
+    if (!info_.is_required_fw(&n) || info_.tangents_closure.contains(&n)) return false;
+    if (&storage_root(n) != &n) return false;
+    for (const Node* u : n.users())
+      if (u->op() == OpKind::Output) return false;  // a forward output (gradients are not fw)
+    return true;
+  }
   // A tuple is saved through its elements; MUST_RECOMPUTE forbids saving. PREFER_RECOMPUTE (what
   // plain checkpointing tags) is a preference the optimum may overrule: which values of a
   // checkpointed region to save is the question it answers.
@@ -249,8 +282,43 @@ class RecomputeProgram {
   const NodeInfo& info_;
   NodeMap<int> computed_, available_, kept_;
   std::vector<std::pair<int, std::vector<const Node*>>> pinned_calls_;  // one_tag_per_call
+  double offload_flops_per_byte_ = 0;
+  std::vector<std::pair<const Node*, int>> offloaded_;  // offer_offload's columns
   int budget_row_ = -1, flops_row_ = -1;
 };
+
+/// The offloaded values among `report`'s saved ones: marked, with the transfer as their reason;
+/// the activation memory is the device's (what the offloaded values alone kept leaves it).
+void mark_offloaded(const PreparedJoint& prepared, const std::vector<const Node*>& offloaded,
+                    const OptimalOptions& options, PartitionReport& report) {
+  NodeSet off(prepared.joint.graph()), kept(prepared.joint.graph());
+  for (const Node* n : offloaded) off.insert(n);
+  int64_t device_bytes = 0, host_bytes = 0;
+  for (SavedValue& v : report.saved_values) {
+    const Node* n = prepared.joint.graph().find(v.name);
+    if (n == nullptr) continue;
+    if (off.contains(n)) {
+      v.offloaded = true;
+      host_bytes += v.bytes;
+      double seconds = 2 * static_cast<double>(v.bytes) / *options.offload_bandwidth;
+      v.reason = fmt::format(
+          "offloaded to host memory: out and back in {:.3g} us, the time the device takes for "
+          "{:.3g} FLOPs, costs less than recomputing it or keeping it within the budget",
+          seconds * 1e6, seconds * options.flops_per_second);
+      continue;
+    }
+    const Node& root = storage_root(*n);
+    if (root.op() != OpKind::Placeholder && !n->meta.sym_value() && kept.insert(&root))
+      device_bytes += value_bytes(root);
+  }
+  report.activation_bytes = device_bytes;
+  double seconds = 2 * static_cast<double>(host_bytes) / *options.offload_bandwidth;
+  report.notes.push_back(fmt::format(
+      "offload: {} value{} ({}) wait in host memory, out and back in {:.3g} ms at {}/s; the "
+      "activation memory is the device's",
+      offloaded.size(), offloaded.size() == 1 ? "" : "s", bytes_text(host_bytes), seconds * 1e3,
+      bytes_text(static_cast<int64_t>(*options.offload_bandwidth))));
+}
 
 std::string human_gap(double gap) {
   return fmt::format("{:.2f}%", 100 * gap);
@@ -261,6 +329,15 @@ std::string human_gap(double gap) {
 Expected<OptimalPartition> optimal_partition(const GraphModule& original,
                                              const MinCutConfig& config,
                                              const OptimalOptions& options) {
+  if (options.offload_bandwidth && options.within_regions)
+    return error_message(
+        "optimal partition: offloading and --within-regions do not go together: PyTorch 2.13's "
+        "partitioner does not offload what a checkpoint policy tags CPU_OFFLOAD");
+  if (options.offload_bandwidth &&
+      !(*options.offload_bandwidth > 0 && options.flops_per_second > 0))
+    return error_message(
+        "optimal partition: offloading needs a transfer rate and the device's compute rate, both "
+        "positive");
   StageTimer timer;
   auto prepared = prepare_joint(original, config, timer);
   REMAT_TRY(prepared);
@@ -324,6 +401,8 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
   timer.lap("the min-cuts to start from");
 
   RecomputeProgram program(prepared->joint, prepared->info);
+  if (options.offload_bandwidth)
+    program.offer_offload(options.flops_per_second / *options.offload_bandwidth);
   program.build(budget, options.recompute_flops_at_most);
   REMAT_TRY(fix_outside(program));
   MilpOptions milp;
@@ -364,6 +443,7 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
   }
   std::vector<const Node*> saved, saved_sym;
   program.saved_by(solution->values, saved, saved_sym);
+  std::vector<const Node*> offloaded = program.offloaded_by(solution->values);
   saved = program.bases_for_their_views(std::move(saved));
   auto why_saved = [](const Node& n) {
     return n.meta.recompute == CheckpointPolicy::MustSave ? "marked MUST_SAVE"
@@ -409,6 +489,7 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
                  static_cast<int>(program.problem.rows().size())};
   PartitionReport& report = result->report;
   report.set_stage(PartitionStage::Optimal);
+  if (!offloaded.empty()) mark_offloaded(*prepared, offloaded, options, report);
   std::string budget_note = "budget: " + bytes_text(budget) + " of activation memory";
   if (!options.budget_bytes)
     budget_note += fmt::format(

@@ -23,6 +23,12 @@ struct OptimalOptions {
   /// choice (saved, recomputed or neither), as PyTorch's min-cut decides those under any
   /// selective-checkpointing policy; the optimum a policy can reproduce (remat policy).
   bool within_regions = false;
+  /// Offload as a third choice: a saved value may wait in host memory instead of the device's
+  /// (outside the budget) at the cost of moving it out and back, 2 x bytes / offload_bandwidth
+  /// seconds, weighed against recompute's FLOPs / flops_per_second. Values PyTorch's activation
+  /// offloading cannot move stay on the device: views, getitems, inputs, forward outputs.
+  std::optional<double> offload_bandwidth;  ///< bytes per second, host <-> device
+  double flops_per_second = 0;              ///< the device's compute rate (with offload_bandwidth)
   double time_limit_seconds = 60;
   double relative_gap = 0;
   /// Write the program here (free MPS) before solving, for other solvers and for reading.

@@ -1,5 +1,7 @@
 #include "remat/records/partition_record.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -304,6 +306,7 @@ bool read_record(JsonReader& r, element e, const JsonPath& path, PartitionRecord
             any_input_key = true;
             return get(r, x, xp, s.input);
           }
+          if (k == "offloaded") return get(r, x, xp, s.offloaded);
           return true;
         });
       });
@@ -347,10 +350,13 @@ bool read_record(JsonReader& r, element e, const JsonPath& path, PartitionRecord
 }  // namespace
 
 std::string PartitionRecord::text() const {
+  auto offloaded = std::count_if(saved_values.begin(), saved_values.end(),
+                                 [](const SavedValue& v) { return v.offloaded; });
   std::string out =
       fmt::format("partition ({}): {} saved values, {} bytes; {} recomputed nodes", strategy,
                   saved_values.size(), saved_bytes_total, recomputed.size());
   if (recompute_flops) out += fmt::format(", {} FLOPs", *recompute_flops);
+  if (offloaded > 0) out += fmt::format("; {} offloaded to host memory", offloaded);
   out += '\n';
   if (strategy != "default" && !stage.empty()) out += fmt::format("chosen by: {}\n", stage);
   if (cut_value) out += fmt::format("cut value: {}\n", *cut_value);
@@ -389,6 +395,7 @@ void PartitionRecord::write_json(json::JsonWriter& w) const {
     if (!v.shape.empty()) w.field("shape", v.shape);
     if (v.region) w.field("region", *v.region);
     if (v.input) w.field("input", true);
+    if (v.offloaded) w.field("offloaded", true);
     w.end_object();
   }
   w.end_array()

@@ -32,6 +32,9 @@ struct SavedValue {
   /// A joint input's storage (a parameter, a primal): the backward reads it anyway, so saving it
   /// costs no activation memory. Written as `"input": true`.
   bool input = false;
+  /// Kept in host memory between the forward and the backward (the optimum's third choice):
+  /// no activation memory on the device, a transfer out and back. Written as `"offloaded": true`.
+  bool offloaded = false;
 };
 struct RecomputedNode {
   std::string name;

@@ -24,17 +24,19 @@ uint64_t unsigned_of(int64_t v) {
 /// The saved values the user can act on (activations) and those the backward reads anyway
 /// (parameters, primals), each the largest first.
 struct SavedSplit {
-  std::vector<const SavedValue*> activations, inputs;
-  uint64_t activation_bytes = 0, input_bytes = 0;
+  std::vector<const SavedValue*> activations, inputs, offloaded;  // offloaded: in host memory
+  uint64_t activation_bytes = 0, input_bytes = 0, offloaded_bytes = 0;
 };
 
 SavedSplit split_saved(const PartitionRecord& p) {
   SavedSplit s;
   for (const SavedValue& v : p.saved_values) {
-    (v.input ? s.inputs : s.activations).push_back(&v);
-    (v.input ? s.input_bytes : s.activation_bytes) += unsigned_of(v.bytes);
+    auto& list = v.input ? s.inputs : v.offloaded ? s.offloaded : s.activations;
+    auto& bytes = v.input ? s.input_bytes : v.offloaded ? s.offloaded_bytes : s.activation_bytes;
+    list.push_back(&v);
+    bytes += unsigned_of(v.bytes);
   }
-  for (auto* list : {&s.activations, &s.inputs}) {
+  for (auto* list : {&s.activations, &s.inputs, &s.offloaded}) {
     std::stable_sort(list->begin(), list->end(),
                      [](const SavedValue* a, const SavedValue* b) { return a->bytes > b->bytes; });
   }
@@ -85,6 +87,9 @@ std::string partition_sentence(const PartitionRecord& p) {
   out += " and recomputes <b>" + plural(p.recomputed.size(), "node", "nodes");
   if (p.recompute_flops) out += " (" + human_flops(unsigned_of(*p.recompute_flops)) + ")";
   out += "</b>";
+  if (!split.offloaded.empty())
+    out += "; " + plural(split.offloaded.size(), "activation waits", "activations wait") + " (" +
+           human_bytes(split.offloaded_bytes) + ") in host memory, offloaded";
   if (p.inputs_marked && !split.inputs.empty())
     out += "; it also keeps " + plural(split.inputs.size(), "input", "inputs") + " (" +
            human_bytes(split.input_bytes) +
@@ -189,6 +194,12 @@ std::string partition_page(const PartitionRecord& p, std::string_view compile_ke
                 ? "<p id=\"no-saved-activations\">None: the backward needs nothing from the "
                   "forward beyond its inputs.</p>\n"
                 : saved_table(split.activations, "saved-values");
+    if (!split.offloaded.empty()) {
+      body += "<h2>Offloaded to host memory (" + human_count(split.offloaded.size()) + ", " +
+              human_bytes(split.offloaded_bytes) +
+              ": saved, but not in the device's activation memory)</h2>\n" +
+              saved_table(split.offloaded, "offloaded-values");
+    }
     if (!split.inputs.empty()) {
       body += "<details id=\"saved-inputs\"><summary>and " + human_count(split.inputs.size()) +
               " input" + (split.inputs.size() == 1 ? "" : "s") + " the backward reads anyway (" +
