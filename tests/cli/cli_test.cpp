@@ -777,6 +777,13 @@ TEST(Cli, PolicyMakesPyTorchSaveAPartitionsChoice) {
   std::string text = slurp_file(module);
   EXPECT_NE(text.find("def context_fn():"), std::string::npos);
   EXPECT_NE(text.find("(\"aten.addmm.default\", 0): (\"addmm\",),"), std::string::npos);
+  // The yardstick on a checkpointed joint: PyTorch's budget 0 recomputes the region
+  // boundaries (MUST_SAVE), so no optimum keeps to its memory; that point says none.
+  CliRun pareto = run("partition " + joint + " --strategy optimal --pareto");
+  ASSERT_EQ(pareto.exit_code, 0) << pareto.err;
+  EXPECT_NE(pareto.out.find("  0.00 "), std::string::npos) << pareto.out;
+  EXPECT_NE(pareto.out.substr(pareto.out.find("  0.00 ")).find("none\n"), std::string::npos)
+      << pareto.out;
   // Chosen on the spot: the optimum within the regions at a byte budget.
   CliRun optimal = run("policy " + joint + " --strategy optimal --budget 64KB -o " + module);
   EXPECT_EQ(optimal.exit_code, 0) << optimal.out << optimal.err;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "remat/cli/commands.h"
@@ -243,7 +244,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     }
     if (a->pareto) {
       const partition::PartitionCharts& c = *rep.charts;
-      bool yardstick = c.optimum.size() == c.budget.size();
+      bool yardstick = optimal;  // the optimum at each point's memory, where there is one
       fmt::print("{:>6} {:>16} {:>14} {:>16} {:>8}{}\n", "budget", "activation bytes",
                  "saved bytes", "recompute FLOPs", "saved", yardstick ? "    optimum FLOPs" : "");
       for (size_t i = 0; i < c.budget.size(); ++i) {
@@ -252,8 +253,13 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                            : c.chosen == i              ? "  <- this partition"
                            : c.knee == i                ? "  <- the knee"
                                                         : "";
-        std::string optimum =
-            yardstick ? fmt::format(" {:>16}", c.optimum[i].recompute_flops) : std::string();
+        auto best = std::find_if(c.optimum.begin(), c.optimum.end(), [&](const auto& o) {
+          return std::abs(o.budget - b.budget) < 1e-9;
+        });
+        std::string optimum = !yardstick ? std::string()
+                              : best != c.optimum.end()
+                                  ? fmt::format(" {:>16}", best->recompute_flops)
+                                  : fmt::format(" {:>16}", "none");
         fmt::print("{:>6.2f} {:>16} {:>14} {:>16} {:>8}{}{}\n", b.budget,
                    b.activation_bytes.value_or(0), b.saved_bytes, b.recompute_flops, b.saved_values,
                    optimum, mark);

@@ -148,7 +148,11 @@ Expected<PartitionCharts> chart_partition(const GraphModule& joint, const Partit
     at.budget_bytes = cut.activation_bytes.value_or(cut.saved_bytes);
     at.time_limit_seconds = o.optimum_time_limit;
     auto best = optimal_partition(joint, sweep, at);
-    REMAT_TRY(best);
+    if (!best) {  // PyTorch's budget 0 recomputes MUST_SAVE values: no optimum at its memory
+      charts.notes.push_back(fmt::format("the optimum at budget {:.2f}'s memory: none ({})",
+                                         cut.budget, best.errors().front().message));
+      continue;
+    }
     charts.optimum.push_back(point_of(cut.budget, best->partition.report));
   }
   if (strategy == Strategy::MinCut && !charts.budget.empty()) {

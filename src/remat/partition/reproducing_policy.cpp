@@ -120,13 +120,12 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
   const Graph& g = joint.graph();
   std::set<std::string> chosen(saved.begin(), saved.end());
   std::set<std::string> again(recomputed.begin(), recomputed.end());
-  for (const auto& [names, verb] : {std::pair{&chosen, "saves"}, std::pair{&again, "recomputes"}}) {
-    for (const std::string& name : *names) {
-      if (g.find(name) == nullptr)
-        return error_message("policy: the partition " + std::string(verb) + " " + name +
-                             ", which the joint graph does not have: is the partition of this "
-                             "joint graph?");
-    }
+  // (A recomputed name the joint lacks is a node a later pass made, such as an RNG state's.)
+  for (const std::string& name : chosen) {
+    if (g.find(name) == nullptr)
+      return error_message("policy: the partition saves " + name +
+                           ", which the joint graph does not have: is the partition of this "
+                           "joint graph?");
   }
 
   RegionCalls found = region_calls(g);
@@ -171,17 +170,15 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
 
   // The joint as PyTorch will trace it under the policy, and what its min-cut then saves.
   GraphModule tagged = joint.clone();
-  std::unordered_map<std::string_view, bool> save_node;
+  std::unordered_map<std::string_view, bool> save_node;  // unseen ops: PREFER_RECOMPUTE
   for (const PolicyRegion& r : out.regions)
     for (const PolicyCall& c : r.calls)
       for (const std::string& name : c.nodes) save_node.emplace(name, c.save);
+  for (const std::string& name : out.unseen) save_node.emplace(name, false);
   for (Node* n : tagged.graph().nodes()) {
-    if (auto it = save_node.find(n->name()); it != save_node.end()) {
+    if (auto it = save_node.find(n->name()); it != save_node.end())
       n->meta.recompute =
           it->second ? CheckpointPolicy::MustSave : CheckpointPolicy::PreferRecompute;
-    } else if (std::find(out.unseen.begin(), out.unseen.end(), n->name()) != out.unseen.end()) {
-      n->meta.recompute = CheckpointPolicy::PreferRecompute;
-    }
   }
   MinCutConfig plain = config;
   plain.memory_budget = 1.0;
