@@ -444,7 +444,8 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
   std::vector<const Node*> saved, saved_sym;
   program.saved_by(solution->values, saved, saved_sym);
   std::vector<const Node*> offloaded = program.offloaded_by(solution->values);
-  saved = program.bases_for_their_views(std::move(saved));
+  // (Within the regions no region view is saved, and what lies outside is fixed.)
+  if (!options.within_regions) saved = program.bases_for_their_views(std::move(saved));
   auto why_saved = [](const Node& n) {
     return n.meta.recompute == CheckpointPolicy::MustSave ? "marked MUST_SAVE"
                                                           : "the optimum at this budget";
