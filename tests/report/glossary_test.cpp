@@ -17,6 +17,9 @@ TEST(Glossary, EveryReasonThePartitionersGiveHasAnEntry) {
       {"cheapest cut: recomputing it is banned", "cheapest-cut-banned"},
       {"marked MUST_SAVE", "must-save"},
       {"the optimum at this budget", "optimum"},
+      {"offloaded to host memory: out and back in 3.73 us, the time the device takes for 3.73e+03 "
+       "FLOPs, costs less than recomputing it or keeping it within the budget",
+       "offloaded"},
       {"a primal the backward reads", "primal"},
       {"boundary between checkpoint regions (tag clean-up made it MUST_SAVE)", "region-boundary"},
       {"checkpoint-region input (tag clean-up made it MUST_SAVE)", "region-input"},

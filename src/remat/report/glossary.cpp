@@ -15,7 +15,7 @@ constexpr std::string_view kLowerBudget =
     "(<code>PREFER_RECOMPUTE</code>, <code>MUST_RECOMPUTE</code>) overrides every ban.";
 
 // The order matters: the first entry whose opening words a reason starts with is its entry.
-constexpr std::array<GlossaryEntry, 23> kEntries = {{
+constexpr std::array<GlossaryEntry, 24> kEntries = {{
     // Why a value is saved.
     {"cheapest-cut-banned", "cheapest cut: recomputing it is banned",
      "cheapest cut: recomputing it is banned",
@@ -38,8 +38,18 @@ constexpr std::array<GlossaryEntry, 23> kEntries = {{
      "whose activation memory fits the budget; this value is saved in that solution. The "
      "partition's notes say whether the solver proved the optimum or stopped at its time limit "
      "(and how far from the optimum it may be).",
-     "To recompute it, lower the budget; to make PyTorch save the same set, see "
-     "<code>docs/partitioner.md</code> (the optimum)."},
+     "To recompute it, lower the budget; to make PyTorch save the same set, partition with "
+     "<code>--within-regions</code> and write a policy with <code>remat policy</code> "
+     "(<code>docs/partitioner.md</code>, a policy that reproduces it)."},
+    {"offloaded", "offloaded to host memory", "offloaded to host memory",
+     "<code>remat partition --strategy optimal --offload-bandwidth</code> let the optimum keep "
+     "saved values in host memory instead of the device's: they leave the activation memory, and "
+     "cost the time to move them out and back, weighed against recomputing at "
+     "<code>--flops-per-second</code>. Moving this value costs less than recomputing it or "
+     "keeping it within the budget.",
+     "A slower link (or a faster device) makes offloading dearer; PyTorch 2.13 offloads what "
+     "<code>torch._functorch.config.enable_activation_offloading</code> and a node's "
+     "<code>should_offload</code> mark, not what a checkpoint policy tags."},
     {"must-save", "marked MUST_SAVE", "marked MUST_SAVE",
      "A checkpoint policy (<code>torch.utils.checkpoint.create_selective_checkpoint_contexts</code>"
      ") returned <code>MUST_SAVE</code> for this op: the partitioner saves it whatever it costs, "
