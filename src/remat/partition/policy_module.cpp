@@ -64,7 +64,9 @@ std::string policy_module_text(const ReproducingPolicy& policy, const std::strin
   line("\"\"\"A selective activation checkpointing policy written by remat (remat policy).");
   line("");
   line(fmt::format("It makes PyTorch's partitioner save what {} chose.", source));
-  line("Pass context_fn to every checkpoint of the model (the forward enters them in order):");
+  line("Pass context_fn to every checkpoint of the model (the forward enters them in order) and");
+  line("compile it: the policy keys the op calls torch.compile traces (eager PyTorch dispatches");
+  line("some others, dropout's kernels for one, and the policy warns about those):");
   line("");
   line("    from torch.utils.checkpoint import checkpoint");
   line("    y = checkpoint(block, x, use_reentrant=False, context_fn=context_fn)");

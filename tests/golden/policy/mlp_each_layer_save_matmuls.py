@@ -1,7 +1,9 @@
 """A selective activation checkpointing policy written by remat (remat policy).
 
 It makes PyTorch's partitioner save what remat's min-cut (the zoo's mlp) chose.
-Pass context_fn to every checkpoint of the model (the forward enters them in order):
+Pass context_fn to every checkpoint of the model (the forward enters them in order) and
+compile it: the policy keys the op calls torch.compile traces (eager PyTorch dispatches
+some others, dropout's kernels for one, and the policy warns about those):
 
     from torch.utils.checkpoint import checkpoint
     y = checkpoint(block, x, use_reentrant=False, context_fn=context_fn)
