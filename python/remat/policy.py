@@ -1,7 +1,8 @@
 """remat's choice, saved by PyTorch itself: the selective-checkpointing policy under which
 PyTorch's own partitioner saves what a remat partition saved (`remat policy` on the command line).
 
-    compiled = torch.compile(model, backend=aot_autograd(..., partition_fn=remat.partition_fn_for("optimal", 0.5)))
+    optimum = remat.partition_fn_for("optimal", "64MB", within_regions=True)  # what a policy can reproduce
+    compiled = torch.compile(model, backend=aot_autograd(..., partition_fn=optimum))
     ...                                       # one step: remat partitions the joint
     policy = remat.checkpoint_policy()        # of remat.last_report()
     policy.write("policy.py")                 # a module with context_fn, for training without remat
