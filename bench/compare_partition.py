@@ -3,6 +3,7 @@
 same shape as bench_partition's, and prints remat's time beside it when build/bench/bench_partition
 exists:  /usr/bin/python3 bench/compare_partition.py [layers ...]
 """
+
 import json
 import os
 import subprocess
@@ -12,6 +13,7 @@ import time
 try:
     import torch
     from functorch.compile import aot_function, min_cut_rematerialization_partition
+
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gpt2_reference import block, params
 except ImportError:
@@ -29,7 +31,7 @@ def functorch_ms(layers):
 
     def model(x, *flat_params):
         for i in range(layers):
-            x = block(x, flat_params[12 * i: 12 * i + 12], mask, HEADS)
+            x = block(x, flat_params[12 * i : 12 * i + 12], mask, HEADS)
         return x
 
     def partition(joint, joint_inputs, **kwargs):
@@ -48,8 +50,12 @@ def remat_ms(layers):
     exe = os.path.join(os.path.dirname(__file__), "..", "build", "bench", "bench_partition")
     if not os.path.exists(exe):
         return None
-    out = subprocess.run([exe, f"--benchmark_filter=BM_MinCutGpt2/{layers}/", "--benchmark_format=json"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [exe, f"--benchmark_filter=BM_MinCutGpt2/{layers}/", "--benchmark_format=json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     runs = json.loads(out)["benchmarks"]
     return (runs[0]["nodes"], runs[0]["real_time"]) if runs else None
 

@@ -4,6 +4,7 @@
 Run with Debian's python3-torch (/usr/bin/python3 bench/compare_trace.py); compare with
 build/bench/bench_trace's items_per_second.
 """
+
 import os
 import sys
 import time
@@ -12,6 +13,7 @@ try:
     import torch
     import torch.utils.checkpoint
     from functorch import make_fx
+
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gpt2_reference import block, params
 except ImportError:

@@ -1,4 +1,5 @@
 """The zoo's GPT-2 block written in PyTorch, shared by the comparison scripts."""
+
 import math
 
 import torch

@@ -14,6 +14,7 @@ export (Python: fxgraph-json of the live graph), partition (C++: read, DCE + CSE
 report) and modules (Python: PyTorch's own steps that build the two GraphModules from remat's
 saved set). Under PyTorch 1.13 (no torch.compile) functorch's aot_module captures the joint.
 """
+
 import argparse
 import contextlib
 import copy
@@ -41,8 +42,11 @@ class SwiGLU(nn.Module):
     def __init__(self, d):
         super().__init__()
         self.norm = nn.Parameter(torch.ones(d))
-        self.gate, self.up, self.down = nn.Linear(d, 4 * d, bias=False), nn.Linear(d, 4 * d, bias=False), \
-            nn.Linear(4 * d, d, bias=False)
+        self.gate, self.up, self.down = (
+            nn.Linear(d, 4 * d, bias=False),
+            nn.Linear(d, 4 * d, bias=False),
+            nn.Linear(4 * d, d, bias=False),
+        )
 
     def forward(self, x):
         h = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.norm
@@ -113,8 +117,10 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     print(f"torch {torch.__version__}, remat {_core.__version__}; checkpointed SwiGLU blocks, d=64")
-    print("| blocks | joint nodes | PyTorch min-cut | remat partition_fn | ratio | export | partition (C++) "
-          "| modules | same saved set |")
+    print(
+        "| blocks | joint nodes | PyTorch min-cut | remat partition_fn | ratio | export | partition (C++) "
+        "| modules | same saved set |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
     for blocks in args.blocks:
         joint, inputs, kwargs = joint_of(blocks)
@@ -142,9 +148,12 @@ def main():
             ours, parts = best_of(args.repeat, remat_run)
         ms = {key: value * 1e3 for key, value in parts.items()}
         same = "yes" if results["pytorch"] == results["remat"] else "NO"
-        print(f"| {blocks} | {len(joint.graph.nodes):,} | {theirs * 1e3:,.0f} ms | {ours * 1e3:,.0f} ms | "
-              f"{theirs / ours:.1f}x | {ms['export']:,.0f} ms | {ms['partition']:,.0f} ms | {ms['modules']:,.0f} ms | "
-              f"{same} |", flush=True)
+        print(
+            f"| {blocks} | {len(joint.graph.nodes):,} | {theirs * 1e3:,.0f} ms | {ours * 1e3:,.0f} ms | "
+            f"{theirs / ours:.1f}x | {ms['export']:,.0f} ms | {ms['partition']:,.0f} ms | {ms['modules']:,.0f} ms | "
+            f"{same} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ For each model of python/tests/compile_models.py (default: attention batch_norm 
 passed), <m>_fw.json and <m>_bw.json (what PyTorch's min_cut_rematerialization_partition made of
 it), in fxgraph-json/1 by remat's exporter (python/remat/export.py).
 """
+
 import copy
 import os
 import sys

@@ -10,6 +10,7 @@ writes, per model <m>: <m>_joint.json (the joint graph handed to the partitioner
 written by remat's exporter (python/remat/export.py), each with a .txt twin: the graph's
 print_readable() text as this PyTorch prints it.
 """
+
 import contextlib
 import copy
 import io
@@ -129,8 +130,13 @@ def capture(name, out_dir):
             num_fwd_outputs = joint._out_spec.children_specs[0].num_leaves
         primals = sum(1 for n in joint.graph.nodes if n.op == "placeholder" and n.name.startswith("primals"))
         tangents = sum(1 for n in joint.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents"))
-        extra = {"model": name, "which": "joint", "num_fwd_outputs": num_fwd_outputs,
-                 "num_primals": primals, "num_tangents": tangents}
+        extra = {
+            "model": name,
+            "which": "joint",
+            "num_fwd_outputs": num_fwd_outputs,
+            "num_primals": primals,
+            "num_tangents": tangents,
+        }
         result["joint"] = graph_object(joint, f"{name}_joint", "cpu", extra)
         texts["joint"] = readable(joint)
         strategies = {}
@@ -138,14 +144,28 @@ def capture(name, out_dir):
             fw, bw = fn(copy.deepcopy(joint), joint_inputs, **kwargs)
             s = summary(fw, bw, num_fwd_outputs)
             strategies["min_cut" if label == "mincut" else label] = s
-            result[f"{label}_fw"] = graph_object(fw, f"{name}_{label}_fw", "cpu", {
-                "model": name, "which": f"{label}_fw", "num_real_outputs": num_fwd_outputs,
-                "saved_values": s["saved_values"]})
-            result[f"{label}_bw"] = graph_object(bw, f"{name}_{label}_bw", "cpu", {"model": name, "which": f"{label}_bw"})
+            result[f"{label}_fw"] = graph_object(
+                fw,
+                f"{name}_{label}_fw",
+                "cpu",
+                {
+                    "model": name,
+                    "which": f"{label}_fw",
+                    "num_real_outputs": num_fwd_outputs,
+                    "saved_values": s["saved_values"],
+                },
+            )
+            result[f"{label}_bw"] = graph_object(
+                bw, f"{name}_{label}_bw", "cpu", {"model": name, "which": f"{label}_bw"}
+            )
             texts[f"{label}_fw"] = readable(fw)
             texts[f"{label}_bw"] = readable(bw)
-        result["partition"] = {"schema": "fxgraph-json/1#partition", "model": name,
-                               "torch_version": torch.__version__, **strategies}
+        result["partition"] = {
+            "schema": "fxgraph-json/1#partition",
+            "model": name,
+            "torch_version": torch.__version__,
+            **strategies,
+        }
         return default_partition(joint, joint_inputs, **kwargs)
 
     model = aot_module(cls(), fw_compiler=lambda g, _: g, bw_compiler=lambda g, _: g, partition_fn=partition)

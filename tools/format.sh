@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# clang-format (the repository's .clang-format) over every C++ source:
+# clang-format (the repository's .clang-format) over every C++ source, and ruff's formatter
+# (pyproject.toml's [tool.ruff]) over every Python file:
 #   tools/format.sh           rewrites the files in place
 #   tools/format.sh --check   lists the files it would change and exits 1 if there are any
 #                             (tools/test.sh runs this)
@@ -16,7 +17,15 @@ if [[ "${1:-}" == "--check" ]]; then
     fi
   done
   echo "format: ${#files[@]} files, ${bad} to reformat"
-  [[ "$bad" -eq 0 ]]
+  python_bad=0
+  if ! ruff format --check --quiet . >/dev/null 2>&1; then
+    python_bad=1
+    ruff format --check . 2>/dev/null |
+      sed -n 's|^ *--> \([^:]*\):.*|format: \1 differs from ruff format (tools/format.sh rewrites it)|p' || true
+  fi
+  echo "format: Python: $(ruff format --check . 2>&1 | tail -1 || true)"
+  [[ "$bad" -eq 0 && "$python_bad" -eq 0 ]]
 else
   clang-format -i "${files[@]}"
+  ruff format --quiet .
 fi

@@ -15,6 +15,7 @@ not misspellings.
     python3 tools/gen_torch_op_lists.py          # rewrite the files from the installed torch
     python3 tools/gen_torch_op_lists.py --check  # exit 1 if a file is not what torch says
 """
+
 import os
 import sys
 
@@ -54,8 +55,9 @@ def newer_overloads_text():
 
     with open(LIBTORCH_OVERLOADS) as f:
         known = set(f.read().split())
-    names = sorted({fx_name(n) for n in torch._C._dispatch_get_all_op_names()
-                    if n.startswith(("aten::", "prims::"))} - known)
+    names = sorted(
+        {fx_name(n) for n in torch._C._dispatch_get_all_op_names() if n.startswith(("aten::", "prims::"))} - known
+    )
     return header() + "\n".join(names) + "\n"
 
 

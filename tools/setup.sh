@@ -44,11 +44,12 @@ else
 fi
 
 # PyPI: PyTorch 2.13 (the live oracle of the Python tests: torch.compile, its partitioner, its
-# printer and its TORCH_TRACE logs), tlparse (the report's peer), pytest. torch is pinned exactly:
+# printer and its TORCH_TRACE logs), tlparse (the report's peer), pytest, ruff (the Python
+# formatter tools/format.sh checks). torch is pinned exactly:
 # the CPU build lies on the machine, an unpinned torch would pull a CUDA build of several GB.
 # `python3` is the machine's pip Python; Debian's /usr/bin/python3 keeps its own torch 1.13.
 PIP_PYTHON="${REMAT_PYTHON:-python3}"
-PIP_PACKAGES=(torch==2.13.0 tlparse==0.4.3 pytest)
+PIP_PACKAGES=(torch==2.13.0 tlparse==0.4.3 pytest ruff==0.17.6)
 pip_present() {
   "$PIP_PYTHON" - "$@" <<'PY'
 import sys

@@ -8,6 +8,7 @@ forward saves, then print remat's explanation of that choice.
 
 With `pip install .` remat is importable as is; from a build tree, PYTHONPATH=build/python.
 """
+
 import argparse
 import functools
 
@@ -32,8 +33,11 @@ class Block(nn.Module):
 
 def save_matmuls(_ctx, op, *_args, **_kwargs):
     """Selective checkpointing: keep the matmuls, recompute the rest."""
-    return CheckpointPolicy.MUST_SAVE if op in (torch.ops.aten.mm.default, torch.ops.aten.addmm.default) \
+    return (
+        CheckpointPolicy.MUST_SAVE
+        if op in (torch.ops.aten.mm.default, torch.ops.aten.addmm.default)
         else CheckpointPolicy.PREFER_RECOMPUTE
+    )
 
 
 class Model(nn.Module):

@@ -10,12 +10,34 @@ remat.checkpoint_policy()   a checkpoint policy under which PyTorch itself saves
 
 `import remat` works without torch; the functions that take graphs import it when called.
 """
+
 from remat.export import ExportError, export, graph_object
-from remat.partition import (PartitionError, PartitionReport, RematFallbackWarning, inductor_partitioner,
-                             last_report, partition_fn, partition_fn_for, trace_log_path)
+from remat.partition import (
+    PartitionError,
+    PartitionReport,
+    RematFallbackWarning,
+    inductor_partitioner,
+    last_report,
+    partition_fn,
+    partition_fn_for,
+    trace_log_path,
+)
 from remat.policy import CheckpointPolicyModule, checkpoint_policy
 from remat.readable import print_readable
 
-__all__ = ["export", "graph_object", "ExportError", "print_readable", "partition_fn", "partition_fn_for",
-           "inductor_partitioner", "last_report", "PartitionReport", "PartitionError", "RematFallbackWarning", "trace_log_path",
-           "checkpoint_policy", "CheckpointPolicyModule"]
+__all__ = [
+    "export",
+    "graph_object",
+    "ExportError",
+    "print_readable",
+    "partition_fn",
+    "partition_fn_for",
+    "inductor_partitioner",
+    "last_report",
+    "PartitionReport",
+    "PartitionError",
+    "RematFallbackWarning",
+    "trace_log_path",
+    "checkpoint_policy",
+    "CheckpointPolicyModule",
+]

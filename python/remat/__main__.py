@@ -4,6 +4,7 @@ Writes fxgraph-json of NAME from FILE.py: a torch.fx.GraphModule (or Graph) as i
 nn.Module instance, an nn.Module class (built with no arguments) or a function, traced with
 torch.fx.symbolic_trace. Errors go to stderr with exit code 2, and no output file is left.
 """
+
 import argparse
 import importlib.util
 import os

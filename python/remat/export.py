@@ -3,6 +3,7 @@
 Works with any PyTorch that has torch.fx (1.13 through current): it reads what a node carries
 (target, args, kwargs, meta) and writes the interchange format remat reads; nothing is inferred.
 """
+
 import enum
 import json
 import math
@@ -54,7 +55,7 @@ def target_string(target):
     # format's spelling of operator and builtin callables.
     name = torch.fx.node._get_qualified_name(target)
     if name.startswith("_operator."):
-        return "operator." + name[len("_operator."):]
+        return "operator." + name[len("_operator.") :]
     if "." not in name:
         return "builtins." + name
     return name
@@ -121,8 +122,11 @@ def value(v, where):
         return {"memory_format": str(v)}
     if isinstance(v, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
         return {"op": target_string(v)}
-    sym_types = tuple(t for t in (getattr(torch, "SymInt", None), getattr(torch, "SymFloat", None),
-                                  getattr(torch, "SymBool", None)) if t is not None)
+    sym_types = tuple(
+        t
+        for t in (getattr(torch, "SymInt", None), getattr(torch, "SymFloat", None), getattr(torch, "SymBool", None))
+        if t is not None
+    )
     if sym_types and isinstance(v, sym_types):
         return _sym(v)
     if isinstance(v, torch.Tensor):
@@ -310,8 +314,7 @@ def graph_object(gm, name=None, device=None, extra=None):
         except Exception as e:  # anything unexpected still names the node
             raise ExportError(f"node {n.name} ({n.op} {n.target}): {e}") from e
         nodes.append(entry)
-    obj = {"schema": "fxgraph-json/1", "graph_name": name or type(gm).__name__,
-           "torch_version": torch.__version__}
+    obj = {"schema": "fxgraph-json/1", "graph_name": name or type(gm).__name__, "torch_version": torch.__version__}
     if device is not None:
         obj["capture_device"] = device
     obj["num_nodes"] = len(nodes)

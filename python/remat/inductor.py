@@ -6,6 +6,7 @@ Inductor runs its joint-graph passes, then hands the joint to this object. Its u
 Inductor's FX-graph cache key for the partitioner: remat's code and settings, so a cached compile
 is reused only for the same partitioner. The object pickles as its settings (Inductor pickles its
 config into the cache key)."""
+
 import os
 
 from torch._inductor.custom_graph_pass import CustomPartitionerFn, get_hash_for_files
@@ -31,10 +32,25 @@ class RematPartitioner(CustomPartitionerFn):
     """Inductor's custom_partitioner_fn running remat.partition_fn with these settings (those of
     remat.partition_fn_for; budget None reads torch._functorch.config as PyTorch does)."""
 
-    def __init__(self, strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None,
-                 within_regions=False):
-        self.settings = {"strategy": strategy, "budget": budget, "fallback": fallback, "verify": verify,
-                         "charts": charts, "within_regions": within_regions}
+    def __init__(
+        self,
+        strategy="min-cut",
+        budget=None,
+        *,
+        fallback=False,
+        verify=False,
+        on_report=None,
+        charts=None,
+        within_regions=False,
+    ):
+        self.settings = {
+            "strategy": strategy,
+            "budget": budget,
+            "fallback": fallback,
+            "verify": verify,
+            "charts": charts,
+            "within_regions": within_regions,
+        }
         self.on_report = on_report
 
     def __call__(self, gm, joint_inputs, **kwargs):

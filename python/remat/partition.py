@@ -12,6 +12,7 @@ PyTorch's modules would for that saved set. Each call records its explanation
 (remat.last_report()), and, when TORCH_TRACE is set, writes it to the trace log so that
 `remat report DIR` shows why each value was saved or recomputed.
 """
+
 import atexit
 import contextlib
 import gc
@@ -22,8 +23,14 @@ import warnings
 
 from remat.export import ExportError, export
 
-__all__ = ["partition_fn", "partition_fn_for", "last_report", "PartitionReport", "PartitionError",
-           "RematFallbackWarning"]
+__all__ = [
+    "partition_fn",
+    "partition_fn_for",
+    "last_report",
+    "PartitionReport",
+    "PartitionError",
+    "RematFallbackWarning",
+]
 
 
 class PartitionError(ValueError):
@@ -61,8 +68,10 @@ class PartitionReport:
         return self.text
 
     def __repr__(self):
-        return (f"PartitionReport(strategy={self.strategy!r}, stage={self.stage!r}, "
-                f"saved={len(self.saved)}, saved_bytes={self.saved_bytes})")
+        return (
+            f"PartitionReport(strategy={self.strategy!r}, stage={self.stage!r}, "
+            f"saved={len(self.saved)}, saved_bytes={self.saved_bytes})"
+        )
 
 
 _last = None
@@ -153,11 +162,17 @@ def _modules(partitioners, joint_module, result, num_fwd_outputs, torch_kwargs, 
     by_name = {n.name: n for n in joint_module.graph.nodes}
     extract = partitioners._extract_fwd_bwd_modules
     if not _accepts(extract, "num_fwd_outputs"):
-        missing = [name for key in ("forward_inputs", "forward_nodes", "backward_inputs", "backward_nodes")
-                   for name in result[key] if name not in by_name]
+        missing = [
+            name
+            for key in ("forward_inputs", "forward_nodes", "backward_inputs", "backward_nodes")
+            for name in result[key]
+            if name not in by_name
+        ]
         if missing:
             raise PartitionError(f"remat's graphs have nodes the joint module does not: {', '.join(missing[:10])}")
-        return _cut_module(joint_module, by_name, result, "forward"), _cut_module(joint_module, by_name, result, "backward")
+        return _cut_module(joint_module, by_name, result, "forward"), _cut_module(
+            joint_module, by_name, result, "backward"
+        )
     missing = [name for key in ("saved", "saved_symints") for name in result[key] if name not in by_name]
     if missing:
         raise PartitionError(f"remat saves values the joint module does not have: {', '.join(missing[:10])}")
@@ -203,8 +218,11 @@ def _static_lifetime_inputs(joint_module, indices):
     from torch.utils._ordered_set import OrderedSet
 
     wanted = set(indices or ())
-    primals = [n for n in joint_module.graph.nodes if n.op == "placeholder" and "tangents" not in str(n.target)
-               and not _is_rng_input(n)]
+    primals = [
+        n
+        for n in joint_module.graph.nodes
+        if n.op == "placeholder" and "tangents" not in str(n.target) and not _is_rng_input(n)
+    ]
     return OrderedSet(p for i, p in enumerate(primals) if i in wanted)
 
 
@@ -222,9 +240,16 @@ def _functorch_config():
 
 
 # torch._functorch.config's switches that change what the min-cut chooses, which remat honours.
-_SWITCHES = ("cse", "ban_recompute_used_far_apart", "ban_recompute_long_fusible_chains",
-             "ban_recompute_materialized_backward", "ban_recompute_not_in_allowlist", "ban_recompute_reductions",
-             "recompute_views", "treat_parameters_as_free_to_save")
+_SWITCHES = (
+    "cse",
+    "ban_recompute_used_far_apart",
+    "ban_recompute_long_fusible_chains",
+    "ban_recompute_materialized_backward",
+    "ban_recompute_not_in_allowlist",
+    "ban_recompute_reductions",
+    "recompute_views",
+    "treat_parameters_as_free_to_save",
+)
 _SOLVERS = ("dp", "greedy", "ilp", "dynamic_memory_budget_dp")
 
 
@@ -237,18 +262,26 @@ def _torch_settings(joint_module):
         return None, {}
     switches = {name: bool(getattr(config, name)) for name in _SWITCHES if hasattr(config, name)}
     if getattr(config, "aggressive_recomputation", False):
-        for name in ("ban_recompute_used_far_apart", "ban_recompute_long_fusible_chains",
-                     "ban_recompute_materialized_backward", "ban_recompute_not_in_allowlist"):
+        for name in (
+            "ban_recompute_used_far_apart",
+            "ban_recompute_long_fusible_chains",
+            "ban_recompute_materialized_backward",
+            "ban_recompute_not_in_allowlist",
+        ):
             switches[name] = False
     solver = getattr(config, "activation_memory_budget_solver", "dp")
     if not isinstance(solver, str) or solver not in _SOLVERS:
-        raise PartitionError(f"torch._functorch.config.activation_memory_budget_solver={solver!r}: remat solves the "
-                             f"knapsack with {', '.join(_SOLVERS)} only")
+        raise PartitionError(
+            f"torch._functorch.config.activation_memory_budget_solver={solver!r}: remat solves the "
+            f"knapsack with {', '.join(_SOLVERS)} only"
+        )
     switches["knapsack"] = solver
     estimator = getattr(config, "activation_memory_budget_runtime_estimator", "flops")
     if estimator != "flops":
-        raise PartitionError(f"torch._functorch.config.activation_memory_budget_runtime_estimator={estimator!r}: remat "
-                             "estimates recompute time by FLOPs only")
+        raise PartitionError(
+            f"torch._functorch.config.activation_memory_budget_runtime_estimator={estimator!r}: remat "
+            "estimates recompute time by FLOPs only"
+        )
     budget = float(getattr(config, "activation_memory_budget", 1.0))
     for node in joint_module.graph.nodes:
         if isinstance(node.meta.get("memory_budget"), float):
@@ -260,7 +293,9 @@ def _torch_settings(joint_module):
         return budget, switches
     annotated = {b for b in map(_get_memory_budget_annotation, joint_module.graph.nodes) if b is not None}
     if len(annotated) > 1:
-        raise PartitionError(f"region_activation_memory_budget: conflicting budgets in one joint graph: {sorted(annotated)}")
+        raise PartitionError(
+            f"region_activation_memory_budget: conflicting budgets in one joint graph: {sorted(annotated)}"
+        )
     if annotated:
         budget = next(iter(annotated))
     return budget, switches
@@ -275,8 +310,12 @@ def _milp_knapsack(memory, runtime, capacity):
 
     weights = np.array(memory)
     values = np.array(runtime)
-    solution = milp(c=-values, constraints=[LinearConstraint(A=weights, ub=np.array(capacity))],
-                    integrality=np.ones_like(values), bounds=Bounds(0, 1))
+    solution = milp(
+        c=-values,
+        constraints=[LinearConstraint(A=weights, ub=np.array(capacity))],
+        integrality=np.ones_like(values),
+        bounds=Bounds(0, 1),
+    )
     if not solution.success:
         raise PartitionError(f"the memory budget's knapsack (SciPy's milp): {solution.message}")
     return [i for i, x in enumerate(solution.x) if x == 1]
@@ -289,8 +328,11 @@ def _has_recomputed_random_ops(joint_module):
     seeded = getattr(torch.Tag, "nondeterministic_seeded", None)
     for node in joint_module.graph.nodes:
         policy = node.meta.get("recompute")
-        if getattr(policy, "name", policy) in ("MUST_RECOMPUTE", "PREFER_RECOMPUTE") and seeded is not None \
-                and seeded in getattr(node.target, "tags", ()):
+        if (
+            getattr(policy, "name", policy) in ("MUST_RECOMPUTE", "PREFER_RECOMPUTE")
+            and seeded is not None
+            and seeded in getattr(node.target, "tags", ())
+        ):
             return True
     return False
 
@@ -325,8 +367,11 @@ class _TraceLog:
         except ImportError:
             trace_structured = None
         if trace_structured is not None:
-            trace_structured("artifact", metadata_fn=lambda: {"name": "remat_partition", "encoding": "json"},
-                             payload_fn=lambda: report_json)
+            trace_structured(
+                "artifact",
+                metadata_fn=lambda: {"name": "remat_partition", "encoding": "json"},
+                payload_fn=lambda: report_json,
+            )
             return
         from remat import _core
 
@@ -348,8 +393,20 @@ def trace_log_path():
     return _trace.path()
 
 
-def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strategy="min-cut", budget=None,
-                 fallback=False, verify=False, on_report=None, charts=None, within_regions=False, **torch_kwargs):
+def partition_fn(
+    joint_module,
+    joint_inputs=None,
+    *,
+    num_fwd_outputs=None,
+    strategy="min-cut",
+    budget=None,
+    fallback=False,
+    verify=False,
+    on_report=None,
+    charts=None,
+    within_regions=False,
+    **torch_kwargs,
+):
     """AOTAutograd's partition_fn: (joint_module, joint_inputs, *, num_fwd_outputs) -> (fw, bw).
 
     strategy: "min-cut" (default), "default", or "optimal" (the least recomputed FLOPs within the budget,
@@ -391,15 +448,24 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strat
             if charts is None:
                 charts = bool(os.environ.get("TORCH_TRACE"))
             knapsack = _milp_knapsack if switches.get("knapsack") == "ilp" else None
-            result = _core.partition(joint_json, strategy=strategy, budget=budget, verify=verify,
-                                     charts=charts, switches=switches, knapsack=knapsack,
-                                     within_regions=within_regions)
+            result = _core.partition(
+                joint_json,
+                strategy=strategy,
+                budget=budget,
+                verify=verify,
+                charts=charts,
+                switches=switches,
+                knapsack=knapsack,
+                within_regions=within_regions,
+            )
             timings["partition"] = clock() - start
             if result["violations"]:
                 raise PartitionError("remat's partition breaks its invariants:\n" + "\n".join(result["violations"]))
             if result["rng_replayed"] and not _accepts(partitioners._extract_fwd_bwd_modules, "num_fwd_outputs"):
-                raise PartitionError("remat recomputes random ops with saved RNG state, which this PyTorch's runtime "
-                                     "cannot replay: " + ", ".join(result["rng_replayed"]))
+                raise PartitionError(
+                    "remat recomputes random ops with saved RNG state, which this PyTorch's runtime "
+                    "cannot replay: " + ", ".join(result["rng_replayed"])
+                )
             start = clock()
             _apply_merges(joint_module, result["merged"])
             fw_module, bw_module = _modules(partitioners, joint_module, result, k, torch_kwargs, rng_recompute)
@@ -408,10 +474,14 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, strat
             error = e if isinstance(e, PartitionError) else PartitionError(str(e))
             if not fallback:
                 raise error from e
-            warnings.warn(f"remat could not partition this graph, PyTorch's partitioner will: {error}",
-                          RematFallbackWarning, stacklevel=2)
-            _last = PartitionReport({"report_text": f"fallback to PyTorch's partitioner: {error}\n"}, strategy,
-                                    budget, fallback=True)
+            warnings.warn(
+                f"remat could not partition this graph, PyTorch's partitioner will: {error}",
+                RematFallbackWarning,
+                stacklevel=2,
+            )
+            _last = PartitionReport(
+                {"report_text": f"fallback to PyTorch's partitioner: {error}\n"}, strategy, budget, fallback=True
+            )
             if on_report is not None:
                 on_report(_last)
             return _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, torch_kwargs)
@@ -451,23 +521,35 @@ def _check_settings(strategy, budget, within_regions=False):
         raise ValueError(f"budget must be in [0, 1], not {budget}")
 
 
-def partition_fn_for(strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None,
-                     within_regions=False):
+def partition_fn_for(
+    strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None, within_regions=False
+):
     """A partition_fn with these settings, for aot_module / aot_autograd(partition_fn=...);
     budget None: PyTorch's own (torch._functorch.config)."""
     _check_settings(strategy, budget, within_regions)
 
     def configured(joint_module, joint_inputs=None, *, num_fwd_outputs=None, **kwargs):
-        return partition_fn(joint_module, joint_inputs, num_fwd_outputs=num_fwd_outputs, strategy=strategy,
-                            budget=budget, fallback=fallback, verify=verify, on_report=on_report, charts=charts,
-                            within_regions=within_regions, **kwargs)
+        return partition_fn(
+            joint_module,
+            joint_inputs,
+            num_fwd_outputs=num_fwd_outputs,
+            strategy=strategy,
+            budget=budget,
+            fallback=fallback,
+            verify=verify,
+            on_report=on_report,
+            charts=charts,
+            within_regions=within_regions,
+            **kwargs,
+        )
 
     configured.__name__ = f"remat_{strategy.replace('-', '_')}_partition"
     return configured
 
 
-def inductor_partitioner(strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None,
-                         charts=None, within_regions=False):
+def inductor_partitioner(
+    strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None, within_regions=False
+):
     """remat's partitioner for torch.compile's default backend (Inductor, PyTorch 2.13):
 
         torch.compile(model, options={"custom_partitioner_fn": remat.inductor_partitioner()})
@@ -476,5 +558,12 @@ def inductor_partitioner(strategy="min-cut", budget=None, *, fallback=False, ver
     _check_settings(strategy, budget, within_regions)
     from remat.inductor import RematPartitioner
 
-    return RematPartitioner(strategy, budget, fallback=fallback, verify=verify, on_report=on_report, charts=charts,
-                            within_regions=within_regions)
+    return RematPartitioner(
+        strategy,
+        budget,
+        fallback=fallback,
+        verify=verify,
+        on_report=on_report,
+        charts=charts,
+        within_regions=within_regions,
+    )

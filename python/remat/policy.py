@@ -13,6 +13,7 @@ partitions the joint graph tagged as the policy will tag it, with PyTorch's min-
 PyTorch will save: `mismatches` names every value it decides otherwise than the choice, and why
 (a value outside every checkpoint region, for one, is PyTorch's to decide).
 """
+
 import json
 import types
 
@@ -48,8 +49,10 @@ class CheckpointPolicyModule:
         return module
 
     def __repr__(self):
-        return (f"CheckpointPolicyModule(regions={self.regions}, calls={self.calls}, saved_calls={self.saved_calls}, "
-                f"exact={self.exact})")
+        return (
+            f"CheckpointPolicyModule(regions={self.regions}, calls={self.calls}, saved_calls={self.saved_calls}, "
+            f"exact={self.exact})"
+        )
 
 
 def checkpoint_policy(report=None):
@@ -63,5 +66,6 @@ def checkpoint_policy(report=None):
         raise ValueError("checkpoint_policy: no remat partition to reproduce (partition with remat.partition_fn first)")
     source = f"remat's {report.strategy}" + ("" if report.budget is None else f" at budget {report.budget}")
     recomputed = [r["name"] for r in json.loads(report.json).get("recomputed", [])]
-    return CheckpointPolicyModule(_core.checkpoint_policy(report.joint_json, report.saved, recomputed, source,
-                                                          report.switches))
+    return CheckpointPolicyModule(
+        _core.checkpoint_policy(report.joint_json, report.saved, recomputed, source, report.switches)
+    )

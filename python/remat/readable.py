@@ -1,4 +1,5 @@
 """remat.print_readable: torch.fx's GraphModule.print_readable, by remat's C++ printer."""
+
 from remat.export import export
 
 __all__ = ["print_readable", "default_style", "style_for_version"]
@@ -12,7 +13,7 @@ def default_style():
 
 
 def style_for_version(version):
-    """"2.6.0+cu124" -> "torch-2.5-2.9": the era whose print_readable rules that release has."""
+    """ "2.6.0+cu124" -> "torch-2.5-2.9": the era whose print_readable rules that release has."""
     parts = version.split("+")[0].split(".")
     major, minor = int(parts[0]), int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
     if major < 2:
@@ -30,8 +31,9 @@ def style_for_version(version):
     return "torch-2.13"
 
 
-def print_readable(gm, print_output=True, *, include_stride=False, include_device=False, colored=False,
-                   expanded_def=False, style=None):
+def print_readable(
+    gm, print_output=True, *, include_stride=False, include_device=False, colored=False, expanded_def=False, style=None
+):
     """The text gm.print_readable() gives, with recompute tags where node.meta has them.
 
     style: an era name of `remat print --style` (default: the installed PyTorch's). Prints it when
@@ -39,9 +41,14 @@ def print_readable(gm, print_output=True, *, include_stride=False, include_devic
     """
     from remat import _core
 
-    text = _core.print_readable(export(gm, indent=None), style=style or default_style(),
-                                include_stride=include_stride, include_device=include_device,
-                                expanded_def=expanded_def, colored=colored)
+    text = _core.print_readable(
+        export(gm, indent=None),
+        style=style or default_style(),
+        include_stride=include_stride,
+        include_device=include_device,
+        expanded_def=expanded_def,
+        colored=colored,
+    )
     if print_output:
         print(text)
     return text

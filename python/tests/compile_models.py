@@ -4,6 +4,7 @@ get right under today's activation checkpointing, with a seeded batch.
 non-reentrant torch.utils.checkpoint, selective checkpointing policies (MUST_SAVE,
 PREFER_RECOMPUTE, MUST_RECOMPUTE), dropout inside a checkpoint (RNG), train-mode batch norm
 (mutated buffers), views and in-place ops, several outputs, scaled-dot-product attention."""
+
 import functools
 
 import torch
@@ -175,9 +176,11 @@ MODELS = {
     "no_checkpoint": lambda: PlainMLP(),
     "checkpoint": lambda: CheckpointedMLP(),
     "sac_must_save": lambda: CheckpointedMLP(
-        context_fn=sac_policy({aten.mm.default, aten.addmm.default}, CheckpointPolicy.PREFER_RECOMPUTE)),
+        context_fn=sac_policy({aten.mm.default, aten.addmm.default}, CheckpointPolicy.PREFER_RECOMPUTE)
+    ),
     "sac_must_recompute": lambda: CheckpointedMLP(
-        context_fn=sac_policy({aten.native_layer_norm.default}, CheckpointPolicy.MUST_RECOMPUTE)),
+        context_fn=sac_policy({aten.native_layer_norm.default}, CheckpointPolicy.MUST_RECOMPUTE)
+    ),
     "dropout": lambda: CheckpointedDropout(),
     "batch_norm": lambda: CheckpointedBatchNorm(),
     "views_in_place": lambda: ViewsAndInPlace(),

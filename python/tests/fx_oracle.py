@@ -1,5 +1,6 @@
 """torch.fx's own printer as the oracle for remat's: every graph a Python test makes is printed
 both ways and must match byte for byte."""
+
 import contextlib
 import difflib
 import io

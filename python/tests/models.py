@@ -1,6 +1,7 @@
 """The models the Python tests train and the partition benchmark compiles: each a small version
 of what torch.compile users checkpoint (an MLP with LayerNorm, nanoGPT-style blocks with dropout,
 a conv net with train-mode BatchNorm, an embedding with cross-entropy), with a seeded batch."""
+
 import math
 
 import torch

@@ -1,6 +1,7 @@
 """remat.export against live torch.fx graphs: what it writes, remat's C++ side reads back node for
 node (names, ops, targets, arguments, tensor metadata). Needs Debian's python3-torch; skipped
 with a message without it."""
+
 import json
 import sys
 import os
@@ -19,6 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Your compiler for AOTAutograd")
 
 try:  # the printer comparisons need remat's C++ extension (build/python); export does not
     import remat._core  # noqa: F401
+
     HAS_CORE = True
 except ImportError:
     HAS_CORE = False
@@ -77,7 +79,8 @@ def test_symbolic_trace_round_trips_node_for_node(tmp_path):
     assert [n["name"] for n in exported["nodes"]] == [n.name for n in gm.graph.nodes]
     back = remat_reads(remat.export(gm), tmp_path)
     assert [(n["name"], n["op"], n["target"]) for n in back["nodes"]] == [
-        (n["name"], n["op"], n["target"]) for n in exported["nodes"]]
+        (n["name"], n["op"], n["target"]) for n in exported["nodes"]
+    ]
     targets = {n["target"] for n in exported["nodes"]}
     assert "torch.relu" in targets and "operator.getitem" in targets  # torch.fx's own names
     assert exported["placeholders"] == ["x", "scale"]
@@ -107,13 +110,27 @@ def test_aot_joint_keeps_aten_targets_metadata_and_partitions(tmp_path):
         assert_prints_like_torch(joint, "Block joint")
     # remat partitions what it read, and both partitions check against libtorch.
     (tmp_path / "joint.json").write_text(text)
-    part = subprocess.run([REMAT, "partition", str(tmp_path / "joint.json"), "--verify", "-o", str(tmp_path / "p")],
-                          capture_output=True, text=True)
+    part = subprocess.run(
+        [REMAT, "partition", str(tmp_path / "joint.json"), "--verify", "-o", str(tmp_path / "p")],
+        capture_output=True,
+        text=True,
+    )
     assert part.returncode == 0, part.stderr
     assert "verify: 0 violations" in part.stdout
     if os.path.exists(os.path.join(os.path.dirname(REMAT), "remat-check")):
-        check = subprocess.run([REMAT, "check", str(tmp_path / "joint.json"), "--fw", str(tmp_path / "p" / "forward.json"),
-                                "--bw", str(tmp_path / "p" / "backward.json")], capture_output=True, text=True)
+        check = subprocess.run(
+            [
+                REMAT,
+                "check",
+                str(tmp_path / "joint.json"),
+                "--fw",
+                str(tmp_path / "p" / "forward.json"),
+                "--bw",
+                str(tmp_path / "p" / "backward.json"),
+            ],
+            capture_output=True,
+            text=True,
+        )
         assert check.returncode == 0, check.stdout + check.stderr
 
 
@@ -121,7 +138,9 @@ def test_values_of_every_kind():
     aten = torch.ops.aten
     g = torch.fx.Graph()
     x = g.placeholder("x")
-    full = g.call_function(aten.full.default, ([2, 3], float("-inf")), {"dtype": torch.float32, "device": torch.device("cpu")})
+    full = g.call_function(
+        aten.full.default, ([2, 3], float("-inf")), {"dtype": torch.float32, "device": torch.device("cpu")}
+    )
     sliced = g.call_function(aten.slice.Tensor, (x, 0, 0, 9223372036854775807))
     added = g.call_function(aten.add.Tensor, (full, sliced), {"alpha": 2})
     summed = g.call_function(aten.sum.dim_IntList, (x, [0, 1], True))
@@ -153,23 +172,33 @@ def test_an_unexportable_value_names_its_node():
 
 def test_the_command_line_exports_a_module_from_a_file(tmp_path):
     source = tmp_path / "model.py"
-    source.write_text("import torch\n\n"
-                      "class Tiny(torch.nn.Module):\n"
-                      "    def forward(self, x):\n"
-                      "        return torch.sigmoid(x) * 2\n\n"
-                      "def broken(x):\n"
-                      "    return x if x.sum() > 0 else -x\n")
+    source.write_text(
+        "import torch\n\n"
+        "class Tiny(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return torch.sigmoid(x) * 2\n\n"
+        "def broken(x):\n"
+        "    return x if x.sum() > 0 else -x\n"
+    )
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
     out = tmp_path / "tiny.json"
-    ok = subprocess.run([sys.executable, "-m", "remat", "export", f"{source}:Tiny", "-o", str(out)], env=env,
-                        capture_output=True, text=True)
+    ok = subprocess.run(
+        [sys.executable, "-m", "remat", "export", f"{source}:Tiny", "-o", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert ok.returncode == 0, ok.stderr
     back = remat_reads(out.read_text(), tmp_path, "tiny_back.json")
     assert [n["target"] for n in back["nodes"]] == ["x", "torch.sigmoid", "operator.mul", "output"]
     assert back["graph_name"] == "Tiny"
     for bad in (f"{source}:nothing", f"{source}", f"{source}:broken"):
-        r = subprocess.run([sys.executable, "-m", "remat", "export", bad, "-o", str(tmp_path / "no.json")], env=env,
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "remat", "export", bad, "-o", str(tmp_path / "no.json")],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         assert r.returncode == 2, bad
         assert r.stderr.startswith("error: "), r.stderr
         assert not (tmp_path / "no.json").exists()
@@ -181,15 +210,27 @@ def test_each_release_prints_by_its_eras_rules():
     from remat import _core
     from remat.readable import style_for_version
 
-    eras = {"1.13.1": "torch-1.13", "2.1.2": "torch-2.1", "2.4.0": "torch-2.4", "2.6.0+cu124": "torch-2.5-2.9",
-            "2.9.1": "torch-2.5-2.9", "2.10.0": "torch-2.10", "2.11.0.dev20260301": "torch-2026",
-            "2.13.0+cpu": "torch-2.13", "2.15.0": "torch-2.13"}
-    graph = '{"schema": "fxgraph-json/1", "nodes": [{"name": "x", "op": "placeholder", "target": "x"}, ' \
-            '{"name": "output", "op": "output", "target": "output", "args": [{"node": "x"}]}]}'
+    eras = {
+        "1.13.1": "torch-1.13",
+        "2.1.2": "torch-2.1",
+        "2.4.0": "torch-2.4",
+        "2.6.0+cu124": "torch-2.5-2.9",
+        "2.9.1": "torch-2.5-2.9",
+        "2.10.0": "torch-2.10",
+        "2.11.0.dev20260301": "torch-2026",
+        "2.13.0+cpu": "torch-2.13",
+        "2.15.0": "torch-2.13",
+    }
+    graph = (
+        '{"schema": "fxgraph-json/1", "nodes": [{"name": "x", "op": "placeholder", "target": "x"}, '
+        '{"name": "output", "op": "output", "target": "output", "args": [{"node": "x"}]}]}'
+    )
     for version, era in eras.items():
         assert style_for_version(version) == era, version
-        assert _core.print_readable(graph, style=era, include_stride=False, include_device=False, expanded_def=False,
-                                    colored=False).startswith("class GraphModule(torch.nn.Module):\n")
+        assert _core.print_readable(
+            graph, style=era, include_stride=False, include_device=False, expanded_def=False, colored=False
+        ).startswith("class GraphModule(torch.nn.Module):\n")
     with pytest.raises(Exception, match="style must be one of"):
-        _core.print_readable(graph, style="torch-3", include_stride=False, include_device=False, expanded_def=False,
-                             colored=False)
+        _core.print_readable(
+            graph, style="torch-3", include_stride=False, include_device=False, expanded_def=False, colored=False
+        )

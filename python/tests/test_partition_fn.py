@@ -2,6 +2,7 @@
 the same losses and gradients, bit for bit, as PyTorch's own min-cut partitioner, and eager
 autograd's within 1e-5; remat's printer against torch.fx's on every graph of those runs; errors
 and the fallback; the TORCH_TRACE record. Skipped with a message without torch."""
+
 import os
 import subprocess
 import sys
@@ -15,7 +16,9 @@ import torch.fx  # noqa: E402
 
 import remat  # noqa: E402
 
-pytest.importorskip("remat._core", reason="remat's C++ extension is not built (pybind11-dev, python3-dev; cmake --build build)")
+pytest.importorskip(
+    "remat._core", reason="remat's C++ extension is not built (pybind11-dev, python3-dev; cmake --build build)"
+)
 from fx_oracle import assert_prints_like_torch  # noqa: E402
 from models import TRAINING_MODELS, ConvBN, EmbeddingCE, LayerNormMLP  # noqa: E402
 
@@ -74,8 +77,11 @@ def captured_graphs():
     backward, plus symbolic_trace graphs of the models."""
     graphs = {}
     for name, make in sorted(TRAINING_MODELS.items()):
-        for who, partition in (("remat", remat.partition_fn),
-                               ("torch", functorch_compile.min_cut_rematerialization_partition)):
+        for who, partition in (
+            ("remat", remat.partition_fn),
+            ("torch", functorch_compile.min_cut_rematerialization_partition),
+        ):
+
             def capture(joint, joint_inputs, _who=who, _name=name, _partition=partition, **kwargs):
                 graphs[f"{_name}_joint_{_who}"] = joint  # after partitioning: CSE'd by either
                 fw, bw = _partition(joint, joint_inputs, **kwargs)
@@ -140,7 +146,9 @@ def test_saved_sets_beside_pytorch_min_cut(graphs):
         rows.append((name, len(ours), len(theirs), len(ours & theirs), sorted(ours - theirs), sorted(theirs - ours)))
     lines = [f"{'model':<16}{'remat':>6}{'1.13':>6}{'both':>6}  only remat / only 1.13"]
     for name, a, b, both, only_ours, only_theirs in rows:
-        lines.append(f"{name:<16}{a:>6}{b:>6}{both:>6}  {', '.join(only_ours) or '-'} / {', '.join(only_theirs) or '-'}")
+        lines.append(
+            f"{name:<16}{a:>6}{b:>6}{both:>6}  {', '.join(only_ours) or '-'} / {', '.join(only_theirs) or '-'}"
+        )
     print(f"\nsaved values, remat min-cut beside PyTorch {torch.__version__}'s min-cut:\n" + "\n".join(lines))
     differences = {row[0]: (set(row[4]), set(row[5])) for row in rows}
     if not TORCH_1_13:  # remat follows the release the user runs: 2.x's choice exactly
@@ -153,8 +161,10 @@ def test_saved_sets_beside_pytorch_min_cut(graphs):
         for view in only_theirs:  # 1.13 saved a view (or the mask); remat its base, the same bytes
             base = by_name[view].args[0]
             if by_name[view].target is torch.ops.aten.bitwise_not.default:
-                assert base.name in SAVED_SET_DIFFERENCES[name][0] and base.meta["tensor_meta"].shape == \
-                    by_name[view].meta["tensor_meta"].shape
+                assert (
+                    base.name in SAVED_SET_DIFFERENCES[name][0]
+                    and base.meta["tensor_meta"].shape == by_name[view].meta["tensor_meta"].shape
+                )
                 continue
             assert by_name[view].target is torch.ops.aten.view.default and base.name in SAVED_SET_DIFFERENCES[name][0]
 
@@ -244,10 +254,18 @@ def test_settings_are_checked():
         remat.partition_fn_for(strategy="default", budget="24MB")
 
 
-@pytest.mark.parametrize("settings", [{"strategy": "default"}, {"budget": 0.0}, {"budget": 0.3},
-                                      {"strategy": "optimal", "budget": 0.3}, {"budget": "BYTES"},
-                                      {"strategy": "optimal", "budget": "BYTES"}],
-                         ids=["default", "budget-0", "budget-0.3", "optimal-0.3", "bytes", "optimal-bytes"])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"strategy": "default"},
+        {"budget": 0.0},
+        {"budget": 0.3},
+        {"strategy": "optimal", "budget": 0.3},
+        {"budget": "BYTES"},
+        {"strategy": "optimal", "budget": "BYTES"},
+    ],
+    ids=["default", "budget-0", "budget-0.3", "optimal-0.3", "bytes", "optimal-bytes"],
+)
 def test_other_strategies_and_budgets_train_like_eager(settings):
     # nanoGPT's dropout is 1.13's in-place bernoulli_ on empty_like, an op outside remat's
     # registry: recomputing it would draw new masks, so no budget may (budget 0 included).

@@ -3,6 +3,7 @@ policy, given to the user's unchanged model, makes PyTorch's own min-cut partiti
 what remat chose (min-cut, budget and optimal choices, several models), and training is then
 bit-identical to training under remat's partitioner. Where PyTorch decides otherwise (values
 outside every checkpoint region), what it saves is what remat predicted. Skipped under 1.13."""
+
 import copy
 import functools
 import importlib.util
@@ -30,8 +31,9 @@ from compile_models import Block, sac_policy  # noqa: E402
 from models import GPTBlock  # noqa: E402
 
 aten = torch.ops.aten
-REMAT = os.environ.get("REMAT_EXE", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",
-                                                 "remat"))
+REMAT = os.environ.get(
+    "REMAT_EXE", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "remat")
+)
 STEPS = 3
 
 
@@ -72,12 +74,21 @@ class Attention(nn.Module):
 # name -> (model from a context_fn, its input)
 MODELS = {
     "mlp": (lambda fn: Checkpointed([Block() for _ in range(3)], fn), (4, 16)),
-    "mlp_sac": (lambda fn: Checkpointed([Block() for _ in range(3)], fn or sac_policy(
-        {aten.mm.default, aten.addmm.default}, CheckpointPolicy.PREFER_RECOMPUTE)), (4, 16)),
+    "mlp_sac": (
+        lambda fn: Checkpointed(
+            [Block() for _ in range(3)],
+            fn or sac_policy({aten.mm.default, aten.addmm.default}, CheckpointPolicy.PREFER_RECOMPUTE),
+        ),
+        (4, 16),
+    ),
     "gpt_dropout": (lambda fn: Checkpointed([GPTBlock(32, 4, 0.1) for _ in range(2)], fn), (2, 8, 32)),
     "attention": (lambda fn: Checkpointed([Attention()], fn), (4, 8, 16)),
-    "gpt_head": (lambda fn: Checkpointed([GPTBlock(32, 4, 0.0) for _ in range(2)], fn,
-                                         head=nn.Sequential(nn.LayerNorm(32), nn.Linear(32, 8))), (2, 8, 32)),
+    "gpt_head": (
+        lambda fn: Checkpointed(
+            [GPTBlock(32, 4, 0.0) for _ in range(2)], fn, head=nn.Sequential(nn.LayerNorm(32), nn.Linear(32, 8))
+        ),
+        (2, 8, 32),
+    ),
 }
 
 
@@ -93,8 +104,13 @@ def recording(partition_fn, saved):
         fw, bw = partition_fn(joint, joint_inputs, **kwargs)
         output = next(n for n in fw.graph.nodes if n.op == "output")
         rng_state = {n for n in fw.graph.nodes if "run_and_save_rng_state" in str(n.target)}
-        saved.append(sorted(a.name for a in output.args[0][kwargs["num_fwd_outputs"]:]
-                            if hasattr(a, "name") and not (a.args and a.args[0] in rng_state)))
+        saved.append(
+            sorted(
+                a.name
+                for a in output.args[0][kwargs["num_fwd_outputs"] :]
+                if hasattr(a, "name") and not (a.args and a.args[0] in rng_state)
+            )
+        )
         return fw, bw
 
     return partition
@@ -108,8 +124,9 @@ def train(name, partition_fn, context_fn=None):
     torch.manual_seed(0)
     model = make(context_fn)
     saved = []
-    run = torch.compile(model, backend=aot_autograd(fw_compiler=boxed, bw_compiler=boxed,
-                                                   partition_fn=recording(partition_fn, saved)))
+    run = torch.compile(
+        model, backend=aot_autograd(fw_compiler=boxed, bw_compiler=boxed, partition_fn=recording(partition_fn, saved))
+    )
     batches = [torch.randn(*shape, generator=torch.Generator().manual_seed(i)) for i in range(STEPS)]
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     torch.manual_seed(2)  # dropout masks: the same stream in every run
@@ -176,8 +193,9 @@ def test_where_pytorch_decides_otherwise_remat_says_what_it_will_save():
     train("gpt_head", remat.partition_fn_for("min-cut", 0.3))
     policy = remat.checkpoint_policy()
     assert not policy.exact
-    assert all("outside every checkpoint region" in why or "tag clean-up" in why
-               for _, _, _, why in policy.mismatches), policy.mismatches
+    assert all(
+        "outside every checkpoint region" in why or "tag clean-up" in why for _, _, _, why in policy.mismatches
+    ), policy.mismatches
     theirs = train("gpt_head", min_cut_rematerialization_partition, policy.load().context_fn)
     assert theirs[0] == sorted(policy.predicted)
 
@@ -190,8 +208,11 @@ def test_remat_policy_writes_a_module_that_works_from_its_file(tmp_path):
     (tmp_path / "joint.json").write_text(report.joint_json)
     (tmp_path / "report.json").write_text(report.json)
     module_path = tmp_path / "sac_policy.py"
-    done = subprocess.run([REMAT, "policy", str(tmp_path / "joint.json"), str(tmp_path / "report.json"), "-o",
-                           str(module_path)], capture_output=True, text=True)
+    done = subprocess.run(
+        [REMAT, "policy", str(tmp_path / "joint.json"), str(tmp_path / "report.json"), "-o", str(module_path)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "saves exactly" in done.stdout
     spec = importlib.util.spec_from_file_location("sac_policy", module_path)
@@ -257,8 +278,12 @@ def test_the_policy_holds_under_inductor(strategy, budget):
 
     reports, pytorch = [], RecordingInductorPartitioner()
     with inductor_config.patch(fx_graph_cache=False), functorch_config.patch(enable_autograd_cache=False):
-        ours = inductor_train("mlp", remat.inductor_partitioner(strategy, budget, on_report=reports.append,
-                                                                within_regions=strategy == "optimal"))
+        ours = inductor_train(
+            "mlp",
+            remat.inductor_partitioner(
+                strategy, budget, on_report=reports.append, within_regions=strategy == "optimal"
+            ),
+        )
         policy = remat.checkpoint_policy(reports[-1])
         assert policy.exact, policy.mismatches
         theirs = inductor_train("mlp", pytorch.fn, policy.load().context_fn)

@@ -4,6 +4,7 @@ same artifacts (name, number, url). On tlparse's own test logs, with the mode fl
 for each, and on a log PyTorch 2.13 writes here while remat.partition_fn partitions (aot_autograd
 and Inductor): that log's every graph reads and prints back, and its report marks every value
 remat saved or recomputed."""
+
 import json
 import os
 import shutil
@@ -44,15 +45,18 @@ def directory(site):
     path = Path(site) / "compile_directory.json"
     if not path.exists():
         return None
-    return {compile_id: [(a["name"], a["number"], a["url"]) for a in entry["artifacts"]]
-            for compile_id, entry in json.loads(path.read_text()).items()}
+    return {
+        compile_id: [(a["name"], a["number"], a["url"]) for a in entry["artifacts"]]
+        for compile_id, entry in json.loads(path.read_text()).items()
+    }
 
 
 def both(log, flags, tmp_path):
     """Runs tlparse and remat report on `log` with `flags`; returns the two sites."""
     theirs, ours = tmp_path / "tlparse", tmp_path / "remat"
-    subprocess.run([TLPARSE, str(log), "-o", str(theirs), "--no-browser", *flags], check=True,
-                   capture_output=True, text=True)
+    subprocess.run(
+        [TLPARSE, str(log), "-o", str(theirs), "--no-browser", *flags], check=True, capture_output=True, text=True
+    )
     run = subprocess.run([REMAT, "report", str(log), "-o", str(ours), *flags], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     return theirs, ours
@@ -101,15 +105,21 @@ def torch_213_logs(tmp_path_factory):
         pytest.skip("TORCH_TRACE logs of torch.compile need PyTorch 2.x")
     pytest.importorskip("remat._core", reason="remat's C++ extension is not built (cmake --build build)")
     logs = {}
-    for kind, args in {"aot": ["checkpoint", "sac_must_save", "dropout", "views_in_place"],
-                       "dynamic": ["--dynamic", "checkpoint", "several_outputs"],
-                       "inductor": ["--inductor", "checkpoint", "sac_must_recompute"]}.items():
+    for kind, args in {
+        "aot": ["checkpoint", "sac_must_save", "dropout", "views_in_place"],
+        "dynamic": ["--dynamic", "checkpoint", "several_outputs"],
+        "inductor": ["--inductor", "checkpoint", "sac_must_recompute"],
+    }.items():
         folder = tmp_path_factory.mktemp(f"trace_{kind}")
         # Inductor's caches in a folder of their own: nothing of this run is reused elsewhere.
-        env = dict(os.environ, TORCH_TRACE=str(folder),
-                   TORCHINDUCTOR_CACHE_DIR=str(tmp_path_factory.mktemp(f"inductor_cache_{kind}")))
-        subprocess.run([sys.executable, str(HERE / "trace_run.py"), *args], env=env, check=True,
-                       capture_output=True, text=True)
+        env = dict(
+            os.environ,
+            TORCH_TRACE=str(folder),
+            TORCHINDUCTOR_CACHE_DIR=str(tmp_path_factory.mktemp(f"inductor_cache_{kind}")),
+        )
+        subprocess.run(
+            [sys.executable, str(HERE / "trace_run.py"), *args], env=env, check=True, capture_output=True, text=True
+        )
         (log,) = folder.glob("*.log")
         logs[kind] = log
     return logs

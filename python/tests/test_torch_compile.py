@@ -2,6 +2,7 @@
 compile_models.py the forward saves exactly what PyTorch's own min-cut saves (same node names),
 and training is bit-identical over several steps; the same under dynamic shapes and memory
 budgets. Skipped under PyTorch 1.13, which has no torch.compile."""
+
 import copy
 import difflib
 import os
@@ -25,8 +26,9 @@ pytest.importorskip("remat._core", reason="remat's C++ extension is not built (c
 from compile_models import MODELS, loss_of  # noqa: E402
 
 STEPS = 4
-REMAT = os.environ.get("REMAT_EXE", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",
-                                                 "remat"))
+REMAT = os.environ.get(
+    "REMAT_EXE", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "remat")
+)
 
 
 def boxed(gm, _example_inputs):
@@ -156,6 +158,7 @@ def test_inductor_cache_keys_on_remats_settings():
     assert remat.inductor_partitioner().uuid() == remat.inductor_partitioner().uuid()
     assert remat.inductor_partitioner(budget=0.5).uuid() != remat.inductor_partitioner().uuid()
     with inductor_config.patch(fx_graph_cache=True, fx_graph_remote_cache=False):
+
         def misses_and_hits(partitioner):
             counters.clear()
             inductor_train("several_outputs", partitioner, steps=1)
@@ -200,7 +203,8 @@ def test_print_readable_is_pytorchs_byte_for_byte(name):
             theirs = gm.print_readable(print_output=False, **options)
             ours = remat.print_readable(gm, print_output=False, **options)
             assert ours == theirs, f"{which} {options}:\n" + "".join(
-                difflib.unified_diff(theirs.splitlines(True), ours.splitlines(True)))
+                difflib.unified_diff(theirs.splitlines(True), ours.splitlines(True))
+            )
 
 
 @pytest.mark.parametrize("name", ["checkpoint", "sac_must_save", "dropout", "batch_norm"])
@@ -219,10 +223,15 @@ def test_remat_reads_what_pytorch_prints_and_writes_it_back(name, tmp_path):
 
 
 def test_the_example_trains_and_prints_its_report():
-    example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "torch_compile",
-                           "train_checkpointed.py")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (os.path.dirname(os.path.dirname(remat.__file__)),
-                                                                   os.environ.get("PYTHONPATH")) if p))
+    example = os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "torch_compile", "train_checkpointed.py"
+    )
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(
+            p for p in (os.path.dirname(os.path.dirname(remat.__file__)), os.environ.get("PYTHONPATH")) if p
+        ),
+    )
     run = subprocess.run([sys.executable, example, "--steps", "2"], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
     assert "step 1: loss" in run.stdout and "marked MUST_SAVE" in run.stdout and "chosen by: min-cut" in run.stdout

@@ -6,6 +6,7 @@ is set, so that PyTorch writes its own structured log (with remat's partition re
 
 The tests run it in a child process (PyTorch opens the log when torch is imported); it also
 captured tests/data/torch-2.13/*.log."""
+
 import argparse
 import os
 import sys
@@ -38,8 +39,9 @@ def main():
         torch.manual_seed(0)
         model = MODELS[name]()
         if args.inductor:
-            step = torch.compile(model, dynamic=args.dynamic,
-                                 options={"custom_partitioner_fn": remat.inductor_partitioner()})
+            step = torch.compile(
+                model, dynamic=args.dynamic, options={"custom_partitioner_fn": remat.inductor_partitioner()}
+            )
         else:
             backend = aot_autograd(fw_compiler=boxed, partition_fn=remat.partition_fn)
             step = torch.compile(model, backend=backend, dynamic=args.dynamic)
