@@ -23,7 +23,7 @@ void print_regions(const partition::ReproducingPolicy& policy) {
       std::string values;
       for (const std::string& v : c.saved) values += (values.empty() ? "" : ", ") + v;
       fmt::print("  MUST_SAVE {} #{}: {}\n", c.op, c.index,
-                 values.empty() ? "(the backward needs none of it)" : values);
+                 values.empty() ? "(none of its values saved: pinned, not recomputed)" : values);
     }
   }
 }

@@ -99,7 +99,8 @@ std::string policy_module_text(const ReproducingPolicy& policy, const std::strin
   line("");
   line("# Per region, in the order the forward enters them: how often it calls each op, and the");
   line("# (op, call index) pairs that are MUST_SAVE, each with the joint graph's values it saves");
-  line("# (none: the backward reads none of them; MUST_SAVE keeps PyTorch from recomputing it).");
+  line(
+      "# (none: remat saves none of its values, and MUST_SAVE keeps PyTorch from recomputing it).");
   line("REGIONS = [");
   for (size_t r = 0; r < policy.regions.size(); ++r) {
     const PolicyRegion& region = policy.regions[r];

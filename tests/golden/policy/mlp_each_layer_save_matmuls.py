@@ -21,7 +21,7 @@ MUST_SAVE, PREFER_RECOMPUTE = CheckpointPolicy.MUST_SAVE, CheckpointPolicy.PREFE
 
 # Per region, in the order the forward enters them: how often it calls each op, and the
 # (op, call index) pairs that are MUST_SAVE, each with the joint graph's values it saves
-# (none: the backward reads none of them; MUST_SAVE keeps PyTorch from recomputing it).
+# (none: remat saves none of its values, and MUST_SAVE keeps PyTorch from recomputing it).
 REGIONS = [
     {  # region 1: ac_graph_id 1 in the joint graph
         "calls": {
