@@ -42,7 +42,7 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREMAT_WERROR=ON
 cmake --build build
 run_ctest build "gcc" || status=1
 
-echo "== format (clang-format, .clang-format)"
+echo "== format (clang-format and ruff)"
 format_log=$(mktemp)
 if tools/format.sh --check >"$format_log" 2>&1; then
   total_passed=$((total_passed + 1))
