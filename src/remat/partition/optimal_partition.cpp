@@ -291,9 +291,10 @@ class RecomputeProgram {
 /// the activation memory is the device's (what the offloaded values alone kept leaves it).
 void mark_offloaded(const PreparedJoint& prepared, const std::vector<const Node*>& offloaded,
                     const OptimalOptions& options, PartitionReport& report) {
-  NodeSet off(prepared.joint.graph()), kept(prepared.joint.graph());
+  NodeSet off(prepared.joint.graph());
   for (const Node* n : offloaded) off.insert(n);
-  int64_t device_bytes = 0, host_bytes = 0;
+  int64_t host_bytes = 0;
+  std::vector<const Node*> on_device;
   for (SavedValue& v : report.saved_values) {
     const Node* n = prepared.joint.graph().find(v.name);
     if (n == nullptr) continue;
@@ -307,11 +308,9 @@ void mark_offloaded(const PreparedJoint& prepared, const std::vector<const Node*
           seconds * 1e6, seconds * options.flops_per_second);
       continue;
     }
-    const Node& root = storage_root(*n);
-    if (root.op() != OpKind::Placeholder && !n->meta.sym_value() && kept.insert(&root))
-      device_bytes += value_bytes(root);
+    on_device.push_back(n);
   }
-  report.activation_bytes = device_bytes;
+  report.activation_bytes = activation_bytes(on_device);
   double seconds = 2 * static_cast<double>(host_bytes) / *options.offload_bandwidth;
   report.notes.push_back(fmt::format(
       "offload: {} value{} ({}) wait in host memory, out and back in {:.3g} ms at {}/s; the "
@@ -450,7 +449,7 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
     return n.meta.recompute == CheckpointPolicy::MustSave ? "marked MUST_SAVE"
                                                           : "the optimum at this budget";
   };
-  double optimum_flops = program.flops_of(program.assignment_saving(saved));
+  double optimum_flops = program.flops_of(solution->values);
   auto result =
       partition_saving(*prepared, std::move(saved), saved_sym, "optimal", why_saved, timer);
   REMAT_TRY(result);

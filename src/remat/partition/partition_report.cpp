@@ -66,14 +66,7 @@ PartitionReport describe_partition(
                               storage_root(joint_node).op() == OpKind::Placeholder});
     r.saved_bytes_total += bytes;
   }
-  NodeSet storages(joint.graph());
-  int64_t activation_bytes = 0;
-  for (const Node* n : origins.saved_values) {
-    const Node& root = storage_root(*n);
-    if (root.op() != OpKind::Placeholder && storages.insert(&root))
-      activation_bytes += value_bytes(root);
-  }
-  r.activation_bytes = activation_bytes;
+  r.activation_bytes = activation_bytes(origins.saved_values);
   r.saved_symints = graphs.saved_symints;
   // Recomputed: what the backward computes again, i.e. what both graphs compute (PyTorch's
   // recomputed_in_bw): a backward node whose joint node the forward copies too, or (a node a

@@ -148,8 +148,10 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
     out.regions.push_back({id, {}});
   }
   std::vector<std::map<std::string, int64_t>> counts(out.regions.size());
+  std::vector<std::pair<size_t, size_t>> placed;  // each call's region and place in it
   for (const RegionCalls::Call& c : calls) {
     size_t r = region_index.at(c.region);
+    placed.emplace_back(r, out.regions[r].calls.size());
     PolicyCall call{c.op, counts[r][c.op]++, true, {}, {}};
     for (const Node* n : c.nodes) {
       call.nodes.push_back(n->name());
@@ -157,15 +159,6 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
       if (again.contains(n->name())) call.save = false;
     }
     out.regions[r].calls.push_back(std::move(call));
-  }
-
-  std::vector<const PolicyCall*> placed;  // each call's PolicyCall
-  {
-    std::vector<size_t> next(out.regions.size(), 0);
-    for (const RegionCalls::Call& c : calls) {
-      size_t r = region_index.at(c.region);
-      placed.push_back(&out.regions[r].calls[next[r]++]);
-    }
   }
 
   // The joint as PyTorch will trace it under the policy, and what its min-cut then saves.
@@ -202,7 +195,11 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
     if (want == got) continue;
     PolicyMismatch m{n->name(), want, got, ""};
     auto call = call_of.find(n);
-    const PolicyCall* policy_call = call == call_of.end() ? nullptr : placed[call->second];
+    const PolicyCall* policy_call = nullptr;
+    if (call != call_of.end()) {
+      auto [r, at] = placed[call->second];
+      policy_call = &out.regions[r].calls[at];
+    }
     if (!n->meta.ac_graph_id()) {
       m.why =
           "outside every checkpoint region: PyTorch's min-cut decides it (checkpoint the code "

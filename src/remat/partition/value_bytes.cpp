@@ -1,5 +1,7 @@
 #include "remat/partition/value_bytes.h"
 
+#include "remat/ir/graph.h"
+#include "remat/ir/node_set.h"
 #include "remat/ops/op_registry.h"
 
 namespace remat::partition {
@@ -21,6 +23,17 @@ const Node& storage_root(const Node& n) {
     at = at->args()[0].as_node();
   }
   return *at;
+}
+
+int64_t activation_bytes(std::span<const Node* const> saved) {
+  if (saved.empty()) return 0;
+  NodeSet storages(*saved.front()->graph());
+  int64_t bytes = 0;
+  for (const Node* n : saved) {
+    const Node& root = storage_root(*n);
+    if (root.op() != OpKind::Placeholder && storages.insert(&root)) bytes += value_bytes(root);
+  }
+  return bytes;
 }
 
 }  // namespace remat::partition

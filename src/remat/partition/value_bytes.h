@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "remat/ir/node.h"
 
@@ -13,5 +14,8 @@ namespace remat::partition {
 int64_t value_bytes(const Node& n);
 /// The node whose storage `n`'s value lives in: through views, detach and _unsafe_view.
 const Node& storage_root(const Node& n);
+/// Activation memory: the bytes of the distinct storages `saved` keeps alive beyond the inputs'
+/// (a view or detach counts its base, once). All nodes of one graph.
+int64_t activation_bytes(std::span<const Node* const> saved);
 
 }  // namespace remat::partition
