@@ -143,19 +143,25 @@ class SeveralOutputs(nn.Module):
         return (torch.randn(rows, 16, generator=g),)
 
 
-class CheckpointedAttention(nn.Module):
+class Attention(nn.Module):
     """Causal self-attention through F.scaled_dot_product_attention (on the CPU, PyTorch 2.x's
-    _scaled_dot_product_flash_attention_for_cpu and its backward), under a checkpoint."""
+    _scaled_dot_product_flash_attention_for_cpu and its backward): a block to checkpoint."""
 
     def __init__(self, d=16, heads=2):
         super().__init__()
         self.heads, self.qkv, self.proj = heads, nn.Linear(d, 3 * d), nn.Linear(d, d)
 
-    def inner(self, x):
+    def forward(self, x):
         rows, length, d = x.shape
         q, k, v = self.qkv(x).view(rows, length, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
         y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         return x + self.proj(y.transpose(1, 2).reshape(rows, length, d))
+
+
+class CheckpointedAttention(Attention):
+    """The attention block under a checkpoint."""
+
+    inner = Attention.forward
 
     def forward(self, x):
         return checkpoint(self.inner, x, use_reentrant=False).pow(2).mean()

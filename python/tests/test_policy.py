@@ -4,10 +4,7 @@ what remat chose (min-cut, budget and optimal choices, several models), and trai
 bit-identical to training under remat's partitioner. Where PyTorch decides otherwise (values
 outside every checkpoint region), what it saves is what remat predicted. Skipped under 1.13."""
 
-import copy
-import functools
 import importlib.util
-import json
 import os
 import subprocess
 import warnings
@@ -17,7 +14,6 @@ import pytest
 torch = pytest.importorskip("torch", reason="torch is not installed (tools/setup.sh installs 2.13)")
 if not hasattr(torch, "compile"):
     pytest.skip("torch.compile needs PyTorch 2.x", allow_module_level=True)
-import torch.nn.functional as F  # noqa: E402
 from functorch.compile import make_boxed_func  # noqa: E402
 from torch import nn  # noqa: E402
 from torch._dynamo.backends.common import aot_autograd  # noqa: E402
@@ -27,7 +23,7 @@ from torch.utils.checkpoint import CheckpointPolicy, checkpoint  # noqa: E402
 import remat  # noqa: E402
 
 pytest.importorskip("remat._core", reason="remat's C++ extension is not built (cmake --build build)")
-from compile_models import Block, sac_policy  # noqa: E402
+from compile_models import Attention, Block, sac_policy  # noqa: E402
 from models import GPTBlock  # noqa: E402
 
 aten = torch.ops.aten
@@ -54,21 +50,6 @@ class Checkpointed(nn.Module):
         if self.head is not None:
             x = self.head(x)
         return x.pow(2).mean()
-
-
-class Attention(nn.Module):
-    """Causal self-attention through F.scaled_dot_product_attention (an op outside remat's
-    registry that the policy must still count)."""
-
-    def __init__(self, d=16, heads=2):
-        super().__init__()
-        self.heads, self.qkv, self.proj = heads, nn.Linear(d, 3 * d), nn.Linear(d, d)
-
-    def forward(self, x):
-        rows, length, d = x.shape
-        q, k, v = self.qkv(x).view(rows, length, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        return x + self.proj(y.transpose(1, 2).reshape(rows, length, d))
 
 
 # name -> (model from a context_fn, its input)
