@@ -686,6 +686,14 @@ TEST(Cli, PartitionFindsTheOptimumWithinABudget) {
   EXPECT_NE(limit.err.find("--time-limit applies to --strategy optimal, not min-cut"),
             std::string::npos)
       << limit.err;
+  CliRun gap = run("partition " + joint + " --gap 1");
+  EXPECT_EQ(gap.exit_code, 2);
+  EXPECT_NE(gap.err.find("--gap applies to --strategy optimal, not min-cut"), std::string::npos)
+      << gap.err;
+  EXPECT_EQ(run("partition " + joint + " --strategy optimal --gap 120").exit_code, 2);
+  CliRun near = run("partition " + joint + " --strategy optimal --budget 4KB --gap 5 --explain");
+  ASSERT_EQ(near.exit_code, 0) << near.err;
+  EXPECT_NE(near.out.find("note: integer program: "), std::string::npos) << near.out;
   // Offload as a third choice: a fast link moves saved values to host memory, each marked.
   std::string gpt =
       (fs::temp_directory_path() / ("remat_cli_offload_" + std::to_string(getpid()) + ".json"))

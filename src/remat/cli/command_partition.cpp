@@ -83,7 +83,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     std::string file, out_dir, html, against, strategy = "min-cut", dump_flow, dump_passes,
                                               knapsack = "dp";
     std::string budget = "1", dump_milp, offload_bandwidth, flops_per_second;
-    double time_limit = 60;
+    double time_limit = 60, gap_percent = 0;
     bool pareto = false, within_regions = false;
     bool explain = false, verify = false, overwrite = false;
   };
@@ -112,6 +112,10 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                                      "optimal: seconds the MILP solver may take (default 60); "
                                      "past it, the best found and its gap to the optimum")
                          ->check(CLI::PositiveNumber);
+  auto* gap = cmd->add_option("--gap", a->gap_percent,
+                              "optimal: stop once the best found is within this many percent of "
+                              "the optimum (default 0: prove it)")
+                  ->check(CLI::Range(0.0, 100.0));
   auto* dump_milp =
       cmd->add_option("--dump-milp", a->dump_milp,
                       "optimal: write the integer program as a free-MPS file (for other solvers)");
@@ -147,15 +151,15 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       "--dump-passes", a->dump_passes,
       "write the joint graph as readable text after each pass before the cut that changed it "
       "(DIR/1-dead-code.txt, DIR/2-common-subexpressions.txt, ...)");
-  cmd->callback([a, budget, knapsack, pareto, dump_flow, dump_passes, time_limit, dump_milp,
+  cmd->callback([a, budget, knapsack, pareto, dump_flow, dump_passes, time_limit, gap, dump_milp,
                  within_regions, offload, &exit_code] {
     bool optimal = a->strategy == "optimal";
     Status refused = optimal ? refuse_options("optimal", {knapsack, dump_flow}, "min-cut")
                              : refuse_min_cut_options(
                                    a->strategy, {budget, knapsack, pareto, dump_flow, dump_passes});
     if (refused.ok() && !optimal)
-      refused =
-          refuse_options(a->strategy, {time_limit, dump_milp, within_regions, offload}, "optimal");
+      refused = refuse_options(a->strategy, {time_limit, gap, dump_milp, within_regions, offload},
+                               "optimal");
     if (!refused) {
       exit_code = report(refused.errors());
       return;
@@ -200,6 +204,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     auto strategy = *partition::parse_strategy(a->strategy);
     partition::OptimalOptions optimal_options;
     optimal_options.time_limit_seconds = a->time_limit;
+    optimal_options.relative_gap = a->gap_percent / 100;
     optimal_options.dump_mps = a->dump_milp;
     optimal_options.within_regions = a->within_regions;
     if (!a->offload_bandwidth.empty()) {
@@ -230,7 +235,10 @@ void add_partition_command(CLI::App& app, int& exit_code) {
     if (a->pareto || !a->html.empty()) {
       partition::ChartOptions chart_options;
       // The optimum's page and --pareto draw the yardstick: the optimum at every sweep point.
-      if (optimal) chart_options.optimum_time_limit = a->time_limit;
+      if (optimal) {
+        chart_options.optimum_time_limit = a->time_limit;
+        chart_options.optimum_relative_gap = optimal_options.relative_gap;
+      }
       if (joint->graph().size() > 20'000)  // the sweep partitions the graph eleven times more
         chart_options.progress = [](std::string_view what) {
           fmt::print(stderr, "charts: {}\n", what);

@@ -19,7 +19,7 @@ void MilpProblem::add_row(std::vector<std::pair<int, double>> terms, double lowe
 }
 
 double MilpSolution::gap() const {
-  if (status == MilpStatus::Optimal) return 0;
+  if (values.empty()) return 0;
   return std::max(0.0, objective - bound) / std::max(std::abs(objective), 1e-9);
 }
 
@@ -115,7 +115,11 @@ Expected<MilpSolution> solve_once(const MilpProblem& problem, const MilpOptions&
     if (problem.columns()[c].integer) s.values[c] = std::round(s.values[c]);
   }
   s.objective = info.objective_function_value;
-  s.bound = s.status == MilpStatus::Optimal ? s.objective : info.mip_dual_bound;
+  s.nodes = info.mip_node_count;
+  // Optimal may stop within the relative gap asked for: the bound says how close it came.
+  s.bound = std::isfinite(info.mip_dual_bound)
+                ? std::min(info.mip_dual_bound, s.objective)
+                : (s.status == MilpStatus::Optimal ? s.objective : -kHighsInf);
   return s;
 }
 

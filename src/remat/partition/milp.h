@@ -65,7 +65,9 @@ struct MilpSolution {
   double objective = 0;        ///< of `values`
   double bound = 0;            ///< no solution has a lower objective
   double seconds = 0;
-  /// (objective - bound) / max(|objective|, 1e-9): 0 when proven.
+  int64_t nodes = 0;  ///< branch-and-bound nodes explored (1: the root's bound was enough)
+  /// (objective - bound) / max(|objective|, 1e-9): 0 when proven exactly, at most the relative
+  /// gap asked for when Optimal.
   [[nodiscard]] double gap() const;
 };
 

@@ -41,6 +41,7 @@ struct OptimalOutcome {
   MilpStatus status = MilpStatus::Optimal;
   double seconds = 0;
   double gap = 0;
+  int64_t nodes = 0;  ///< branch-and-bound nodes the solver explored
   int columns = 0, rows = 0;
 };
 

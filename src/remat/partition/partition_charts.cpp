@@ -147,6 +147,7 @@ Expected<PartitionCharts> chart_partition(const GraphModule& joint, const Partit
     OptimalOptions at;
     at.budget_bytes = cut.activation_bytes.value_or(cut.saved_bytes);
     at.time_limit_seconds = o.optimum_time_limit;
+    at.relative_gap = o.optimum_relative_gap;
     auto best = optimal_partition(joint, sweep, at);
     if (!best) {  // PyTorch's budget 0 recomputes MUST_SAVE values: no optimum at its memory
       charts.notes.push_back(fmt::format("the optimum at budget {:.2f}'s memory: none ({})",

@@ -23,6 +23,7 @@ struct ChartOptions {
   /// Also the optimum at each sweep point's activation memory (PartitionCharts::optimum), each
   /// solve within this many seconds; 0: not computed.
   double optimum_time_limit = 0;
+  double optimum_relative_gap = 0;  ///< each solve stops within this share of its optimum
 };
 
 /// The charts of `chosen`, a partition of `joint` by `strategy` with `config` (the sweep varies
