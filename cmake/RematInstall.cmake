@@ -7,7 +7,7 @@
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
-set(REMAT_LAYERS support fxtext records ir ops trace models autodiff partition print io tracelog report driver)
+set(REMAT_LAYERS support fxtext records ir ops passes trace models autodiff partition print io tracelog report driver)
 if(REMAT_WITH_TORCH)
   list(APPEND REMAT_LAYERS exec)
 endif()

@@ -592,10 +592,9 @@ TEST(Cli, PartitionWritesGraphsAndAnExplainedReport) {
   for (const auto& e : fs::directory_iterator(dir / "passes"))
     dumps.push_back(e.path().filename().string());
   std::sort(dumps.begin(), dumps.end());
-  EXPECT_EQ(dumps, std::vector<std::string>{"1-recompute-tag-clean-up.txt"});
-  EXPECT_NE(
-      slurp_file((dir / "passes" / "1-recompute-tag-clean-up.txt").string()).find("MUST_SAVE"),
-      std::string::npos);
+  EXPECT_EQ(dumps, std::vector<std::string>{"1-tag-cleanup.txt"});
+  EXPECT_NE(slurp_file((dir / "passes" / "1-tag-cleanup.txt").string()).find("MUST_SAVE"),
+            std::string::npos);
   CliRun verified = run("partition --verify " + sample("ckpt_sin_mm_sigmoid_joint.json"));
   EXPECT_EQ(verified.exit_code, 0);
   EXPECT_NE(verified.out.find("verify: 0 violations"), std::string::npos) << verified.out;

@@ -354,8 +354,7 @@ TEST(CompileCli, LogPassesPutsThePassesGraphsInTheLog) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Only the tag clean-up changes this joint (no dead code, nothing to merge): one artifact, the
   // joint with the region boundaries it made MUST_SAVE.
-  std::string pass =
-      slurp(dir / "out" / "report" / "-_0_0_0" / "remat_pass_recompute_tag_clean-up_5.txt");
+  std::string pass = slurp(dir / "out" / "report" / "-_0_0_0" / "remat_pass_tag-cleanup_5.txt");
   EXPECT_NE(pass.find("class inner_f"), std::string::npos);
   EXPECT_NE(pass.find("MUST_SAVE"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir / "out" / "report" / "-_0_0_0" / "remat_pass_dead_code_5.txt"));

@@ -48,8 +48,7 @@ TEST(Compile, TheMainJobAsOneCall) {
   EXPECT_EQ(r->stages.size(), stages.size());
   EXPECT_TRUE(fs::exists(r->log_path));
   EXPECT_TRUE(fs::exists(fs::path(r->report_dir) / "index.html"));
-  EXPECT_TRUE(
-      fs::exists(fs::path(r->report_dir) / "-_0_0_0" / "remat_pass_recompute_tag_clean-up_5.txt"));
+  EXPECT_TRUE(fs::exists(fs::path(r->report_dir) / "-_0_0_0" / "remat_pass_tag-cleanup_5.txt"));
   for (const char* f : {"joint.json", "forward.json", "backward.json"})
     EXPECT_TRUE(fs::exists(fs::path(o.out_dir) / "graphs" / f)) << f;
   EXPECT_GE(r->report_artifacts, 6U);
@@ -106,7 +105,7 @@ TEST(Compile, MeasuredMemoryDrawsOnTheEstimatesSteps) {
   o.out_dir = scratch("measured").string();
   Expected<CompileResult> r = compile(o);
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
-  const partition::ForwardBackward& graphs = r->partition.graphs;
+  const ForwardBackward& graphs = r->partition.graphs;
   partition::MemoryTimeline timeline = partition::memory_timeline(graphs);
   std::vector<CheckOutcome::Measured> measured;
   for (size_t i = 0; i < timeline.steps.size(); ++i) {

@@ -233,7 +233,7 @@ TEST(Partitions, EveryOptimalPartitionComputesTheJointGraphsNumbers) {
       options.time_limit_seconds = 20;
       auto p = partition::optimal_partition(*joint, c, options);
       ASSERT_TRUE(p.ok()) << info.name << " " << budget << ": " << format_all(p.errors());
-      const partition::ForwardBackward& g = p->partition.graphs;
+      const ForwardBackward& g = p->partition.graphs;
       auto report = exec::check_partition(*joint, g.forward, g.backward);
       ASSERT_TRUE(report.ok()) << info.name << " " << budget << ": " << format_all(report.errors());
       EXPECT_TRUE(report->ok()) << info.name << " budget " << budget << "\n" << report->text();
@@ -265,7 +265,7 @@ TEST(Partitions, MeasuredMemoryMatchesTheEstimate) {
         ASSERT_TRUE(report.ok()) << info.name << ": " << format_all(report.errors());
         ASSERT_FALSE(report->memory.empty());
         auto peak = report->measured_peak();
-        const partition::ForwardBackward& g = p->graphs;
+        const ForwardBackward& g = p->graphs;
         std::vector<Argument> outs = g.forward.outputs();
         size_t real = outs.size() - g.saved_values.size() - g.saved_symints.size();
         int64_t output_bytes = 0;

@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "remat/autodiff/joint_graph.h"
-#include "remat/ir/common_subexpressions.h"
 #include "remat/ir/graph.h"
 #include "remat/ir/verify.h"
 #include "remat/partition/default_partition.h"
 #include "remat/partition/min_cut_partition.h"
 #include "remat/partition/op_classes.h"
 #include "remat/partition/validity.h"
+#include "remat/passes/common_subexpressions.h"
 #include "remat/trace/checkpoint.h"
 #include "testing/traced_joint.h"
 
@@ -323,9 +323,9 @@ TEST(MinCutPartitioner, CommonSubexpressionsAreMerged) {
   });
   GraphModule copy = joint.clone();
   std::vector<std::pair<std::string, std::string>> merged;
-  EXPECT_GE(eliminate_common_subexpressions(
-                copy.graph(), [](const Node& n) { return is_random(n); }, &merged),
-            1u);
+  for (passes::Merge& m : passes::eliminate_common_subexpressions(
+           copy.graph(), [](const Node& n) { return is_random(n); }))
+    merged.emplace_back(m.removed, m.kept);
   EXPECT_TRUE(verify(copy).empty());
   // The second sin (and its derivative's duplicate cos) went into the first; the removed names
   // are gone, the kept ones remain (the Python partition_fn applies these merges to its joint).

@@ -6,10 +6,10 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "remat/autodiff/derivative_rules.h"
-#include "remat/ir/dead_code.h"
 #include "remat/ir/verify.h"
 #include "remat/ops/op_registry.h"
 #include "remat/ops/shape_rules.h"
+#include "remat/passes/dead_code.h"
 #include "remat/support/assert.h"
 
 namespace remat::autodiff {
@@ -61,7 +61,7 @@ class JointBuilder {
     g.set_insert_point(nullptr);
     Node* out = g.output(Argument::list(std::move(outputs)));
     out->meta.set_desc(Argument::list(std::move(descs)));
-    eliminate_dead_code(g);
+    passes::eliminate_dead_code(g);
     joint_.class_name = "inner_f";
     joint_.graph_name = forward_.graph_name.empty() ? "joint" : forward_.graph_name + "_joint";
     joint_.codegen = {CodegenKind::Pytree, {"primals", "tangents"}};

@@ -42,8 +42,8 @@ FlowNetwork to_flow_file(const partition::FlowGraph& g, const partition::Partiti
 /// With `against` (another partition of the joint, and its name), what changed fate between it
 /// and this one comes right after this partition's tables.
 std::string partition_html_page(
-    const GraphModule& joint, const partition::ForwardBackward& graphs,
-    const partition::PartitionReport& rep, const std::string& name,
+    const GraphModule& joint, const ForwardBackward& graphs, const partition::PartitionReport& rep,
+    const std::string& name,
     const std::optional<std::pair<records::PartitionRecord, std::string>>& against) {
   std::string text = print_readable(joint, PrintOptions::tlparse()).text;
   std::vector<report::GraphLine> nodes = report::graph_lines(text);
@@ -150,7 +150,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   auto* dump_passes = cmd->add_option(
       "--dump-passes", a->dump_passes,
       "write the joint graph as readable text after each pass before the cut that changed it "
-      "(DIR/1-dead-code.txt, DIR/2-common-subexpressions.txt, ...)");
+      "(DIR/1-dce.txt, DIR/2-cse.txt, ...)");
   cmd->callback([a, budget, knapsack, pareto, dump_flow, dump_passes, time_limit, gap, dump_milp,
                  within_regions, offload, &exit_code] {
     bool optimal = a->strategy == "optimal";
@@ -193,9 +193,10 @@ void add_partition_command(CLI::App& app, int& exit_code) {
         exit_code = report(s.errors());
         return;
       }
-      config.passes.dump = [&, index = 0](std::string_view pass, const GraphModule& m) mutable {
-        std::string file = std::to_string(++index) + "-" + std::string(pass) + ".txt";
-        std::replace(file.begin(), file.end(), ' ', '-');
+      config.passes.after_each = [&, index = 0](const passes::PassRun& run, std::string_view,
+                                                const GraphModule& m) mutable {
+        if (!run.result.changed) return;
+        std::string file = std::to_string(++index) + "-" + run.name + ".txt";
         Status s = write_file_atomic((std::filesystem::path(a->dump_passes) / file).string(),
                                      print_readable(m, PrintOptions::readable()).text + "\n");
         if (!s && dump_failed.ok()) dump_failed = std::move(s);
@@ -230,7 +231,7 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       exit_code = report(dump_failed.errors());
       return;
     }
-    partition::ForwardBackward& graphs = p->graphs;
+    ForwardBackward& graphs = p->graphs;
     partition::PartitionReport& rep = p->report;
     if (a->pareto || !a->html.empty()) {
       partition::ChartOptions chart_options;

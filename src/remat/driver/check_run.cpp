@@ -85,7 +85,7 @@ Expected<CheckOutcome> read_check_result(std::string_view text, const std::strin
   return outcome;
 }
 
-records::TimelineCurve measured_curve(const partition::ForwardBackward& graphs,
+records::TimelineCurve measured_curve(const ForwardBackward& graphs,
                                       const std::vector<CheckOutcome::Measured>& memory) {
   partition::MemoryTimeline timeline = partition::memory_timeline(graphs);
   absl::flat_hash_map<std::pair<bool, std::string_view>, int64_t> measured;

@@ -33,7 +33,7 @@ struct CheckOutcome {
 /// The measured memory as a curve on the memory timeline's steps, to draw beside the estimate:
 /// each step takes the measurement at its node; steps without one (the graphs' inputs) the one
 /// before, or the estimate's before the first.
-records::TimelineCurve measured_curve(const partition::ForwardBackward& graphs,
+records::TimelineCurve measured_curve(const ForwardBackward& graphs,
                                       const std::vector<CheckOutcome::Measured>& memory);
 
 /// A result file (`remat check --result FILE`: values, beyond_tolerance, max_abs_error,

@@ -108,15 +108,17 @@ Expected<CompileResult> compile(const CompileOptions& o) {
   partition::MinCutConfig config = o.config;
   std::vector<std::pair<std::string, std::string>> pass_graphs;  // (pass, readable text)
   if (o.log_passes) {
-    config.passes.dump = [&](std::string_view pass, const GraphModule& m) {
-      pass_graphs.emplace_back(pass, print_readable(m, PrintOptions::tlparse()).text);
+    config.passes.after_each = [&](const passes::PassRun& run, std::string_view,
+                                   const GraphModule& m) {
+      if (run.result.changed)
+        pass_graphs.emplace_back(run.name, print_readable(m, PrintOptions::tlparse()).text);
     };
   }
   Expected<partition::Partition> p = partition::partition_joint(r.joint, o.strategy, config);
   REMAT_TRY(p);
   r.partition = std::move(*p);
   const partition::PartitionReport& preport = r.partition.report;
-  const partition::ForwardBackward& graphs = r.partition.graphs;
+  const ForwardBackward& graphs = r.partition.graphs;
   stage(
       "partition",
       fmt::format("{}: {} saved ({}), {} recomputed", preport.strategy, preport.saved_values.size(),

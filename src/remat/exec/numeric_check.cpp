@@ -12,8 +12,8 @@
 #include <cmath>
 
 #include "remat/exec/interpreter.h"
-#include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
+#include "remat/passes/dead_code.h"
 #include "remat/support/json_writer.h"
 
 namespace remat::exec {
@@ -105,7 +105,7 @@ GraphModule forward_part(const GraphModule& joint, size_t num_fwd) {
   g.erase(old);
   g.set_insert_point(nullptr);
   (void)out;
-  eliminate_dead_code(g);
+  passes::eliminate_dead_code(g);
   return f;
 }
 

@@ -8,7 +8,7 @@
 
 #include "remat/ops/op_registry.h"
 #include "remat/partition/op_classes.h"
-#include "remat/partition/recompute_tags.h"
+#include "remat/passes/recompute_tag_cleanup.h"
 #include "remat/support/assert.h"
 
 namespace remat::partition {
@@ -42,7 +42,8 @@ class NetworkBuilder {
   }
 
   void ban(const Node* n, std::string reason) {
-    if (info_.ops.view(n) || must_recompute(*n) || banned_.contains(n) || dont_ban_.contains(n))
+    if (info_.ops.view(n) || passes::must_recompute(*n) || banned_.contains(n) ||
+        dont_ban_.contains(n))
       return;
     banned_.insert(n);
     banned_list_.push_back({n->name(), reason});
@@ -102,7 +103,7 @@ class NetworkBuilder {
           continue;
         }
       }
-      if (must_recompute(*n)) {
+      if (passes::must_recompute(*n)) {
         int from = in(n);
         edge(from, sink(), kInfiniteCapacity, kTaggedRecompute);
         continue;

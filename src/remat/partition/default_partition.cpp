@@ -5,8 +5,8 @@
 #include "remat/ir/graph.h"
 #include "remat/ir/node_set.h"
 #include "remat/partition/node_info.h"
-#include "remat/partition/recompute_tags.h"
-#include "remat/partition/rng_functionalization.h"
+#include "remat/passes/recompute_tag_cleanup.h"
+#include "remat/passes/rng_functionalization.h"
 
 namespace remat::partition {
 
@@ -15,8 +15,8 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
   GraphModule joint = original.clone();
   Graph& g = joint.graph();
   std::vector<std::string> made_must_save, recompute_inputs;
-  if (has_recomputable_ops(g)) {
-    for (Node* n : cleanup_recompute_tags(g, /*is_default_partition=*/true))
+  if (passes::has_recomputable_ops(g)) {
+    for (Node* n : passes::cleanup_recompute_tags(g, /*is_default_partition=*/true))
       made_must_save.push_back(n->name());
   }
   // The forward region: by tags up to the last forward-tagged node, else by dataflow.
@@ -56,7 +56,8 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
       // dropped by the extraction, as in PyTorch.
       if (!tagged) {
         for (const Node* u : n->users()) {
-          if (!forward.contains(u) && !must_recompute(*u) && seen.insert(u)) saved.push_back(u);
+          if (!forward.contains(u) && !passes::must_recompute(*u) && seen.insert(u))
+            saved.push_back(u);
         }
       }
       continue;
@@ -78,14 +79,14 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
       }
       continue;
     }
-    if (!must_recompute(*n) && seen.insert(n)) saved.push_back(n);
+    if (!passes::must_recompute(*n) && seen.insert(n)) saved.push_back(n);
   }
   // Nodes left for recomputation must be computable in the backward: the inputs of a recomputed
   // node that the backward reads are saved (PyTorch relies on the clean-up's case C for region
   // inputs; a value inside a region with a non-recompute tag needs the same).
   std::vector<const Node*> work;
   for (const Node* n : g.nodes()) {
-    if (!forward.contains(n) || !must_recompute(*n)) continue;
+    if (!forward.contains(n) || !passes::must_recompute(*n)) continue;
     for (const Node* u : n->users()) {
       if (u->op() != OpKind::Output && !forward.contains(u)) {
         work.push_back(n);
@@ -100,7 +101,7 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
     if (!replayed.insert(n)) continue;
     for (Node* in : n->input_nodes()) {
       if (!forward.contains(in) || seen.contains(in)) continue;
-      if (must_recompute(*in) || is_multi_output_parent(*in)) {
+      if (passes::must_recompute(*in) || is_multi_output_parent(*in)) {
         work.push_back(in);
       } else if (seen.insert(in)) {
         saved.push_back(in);
@@ -113,7 +114,7 @@ Expected<DefaultPartition> default_partition(const GraphModule& original) {
   JointOrigins origins;
   auto graphs = extract_forward_backward(joint, saved, saved_sym, &origins);
   REMAT_TRY(graphs);
-  std::vector<std::string> rng = functionalize_recomputed_rng(*graphs);
+  std::vector<std::string> rng = passes::functionalize_recomputed_rng(*graphs);
   std::vector<std::pair<std::string, std::string>> reasons;
   for (const std::string& n : made_must_save)
     reasons.emplace_back(n, "checkpoint-region input (tag clean-up made it MUST_SAVE)");

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 
-#include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
 #include "remat/ir/input_lists.h"
 #include "remat/ir/node_set.h"
+#include "remat/ir/purity.h"
 #include "remat/partition/node_info.h"
+#include "remat/passes/autograd_order.h"
 #include "remat/support/assert.h"
 
 namespace remat::partition {
@@ -130,93 +131,6 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const InputList
   return m;
 }
 
-// Spec §8.5: each node from the first tangent use onwards is preceded by its not yet placed
-// inputs, so recomputed forward chains land right before their first use.
-void reorder_like_autograd(Graph& g) {
-  const InputLists input_lists(g);
-  Node* first_bw = nullptr;
-  for (Node* n : g.nodes()) {
-    if (n->op() == OpKind::Placeholder) continue;
-    auto ins = input_lists.of(n);
-    if (std::any_of(ins.begin(), ins.end(), [](const Node* in) {
-          return in->op() == OpKind::Placeholder && is_tangent(*in);
-        })) {
-      first_bw = n;
-      break;
-    }
-  }
-  if (!first_bw) return;
-  std::vector<Node*> originals;
-  for (Node* n : g.nodes()) originals.push_back(n);
-  std::vector<Node*> order;
-  NodeSet placed(g);
-  auto waiting = [&](const Node* n) {
-    return !placed.contains(n) && n->op() != OpKind::Placeholder;
-  };
-  // Depth first, inputs in graph order, each placed after its inputs. An explicit stack: a
-  // backward that recomputes a whole forward would nest as deep as the forward is long.
-  struct Frame {
-    Node* node;
-    std::vector<Node*> inputs;  // sorted in graph order
-    size_t next = 0;
-  };
-  auto frame = [&](Node* n) {
-    auto ins = input_lists.of(n);
-    Frame f{n, std::vector<Node*>(ins.begin(), ins.end())};
-    std::sort(f.inputs.begin(), f.inputs.end(), [](Node* a, Node* b) { return a->is_before(b); });
-    return f;
-  };
-  std::vector<Frame> stack;
-  auto place = [&](Node* root) {
-    if (!waiting(root)) return;
-    stack.push_back(frame(root));
-    while (!stack.empty()) {
-      Frame& top = stack.back();
-      if (top.next < top.inputs.size()) {
-        Node* in = top.inputs[top.next++];
-        if (waiting(in)) stack.push_back(frame(in));  // `top` is not used after this
-        continue;
-      }
-      placed.insert(top.node);
-      order.push_back(top.node);
-      stack.pop_back();
-    }
-  };
-  bool started = false;
-  for (Node* n : originals) {
-    started = started || n == first_bw;
-    if (started) place(n);
-  }
-  // Nodes before the first backward node that nothing placed keep their relative order in front.
-  std::vector<Node*> front;
-  for (Node* n : originals) {
-    if (n->op() != OpKind::Placeholder && !placed.contains(n)) front.push_back(n);
-  }
-  Node* anchor = nullptr;
-  for (Node* n : g.nodes()) {
-    if (n->op() != OpKind::Placeholder) break;
-    anchor = n;
-  }
-  for (Node* n : front) {
-    if (anchor) g.move_after(n, anchor);
-    anchor = n;
-  }
-  for (Node* n : order) {
-    if (anchor) g.move_after(n, anchor);
-    anchor = n;
-  }
-}
-
-// Spec §8.6: every getitem right after its producer, keeping their relative order.
-void raise_getitems(Graph& g) {
-  std::vector<Node*> getitems;
-  for (Node* n : g.nodes()) {
-    if (is_getitem(*n) && !n->args().empty() && n->args()[0].is_node()) getitems.push_back(n);
-  }
-  for (auto it = getitems.rbegin(); it != getitems.rend(); ++it)
-    g.move_after(*it, (*it)->args()[0].as_node());
-}
-
 }  // namespace
 
 Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
@@ -277,9 +191,9 @@ Expected<ForwardBackward> extract_forward_backward(const GraphModule& joint,
   auto backward = extract_subgraph(joint, input_lists, bw_inputs(values, syms), grads, "backward",
                                    PartitionerTag::MustBeInForward, from.backward);
   REMAT_TRY(backward);
-  reorder_like_autograd(backward->graph());
-  raise_getitems(forward->graph());
-  raise_getitems(backward->graph());
+  passes::reorder_like_autograd(backward->graph());
+  passes::raise_getitems(forward->graph());
+  passes::raise_getitems(backward->graph());
   forward->graph_name = joint.graph_name + "_fw";
   backward->graph_name = joint.graph_name + "_bw";
   forward->num_real_outputs = static_cast<int64_t>(num_fwd);

@@ -5,17 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "remat/ir/forward_backward.h"
 #include "remat/ir/graph_module.h"
 #include "remat/support/expected.h"
 
 namespace remat::partition {
-
-struct ForwardBackward {
-  GraphModule forward;   ///< primals -> forward outputs + saved tensors + saved symints
-  GraphModule backward;  ///< saved symints + saved tensors + tangents -> gradients
-  std::vector<std::string> saved_values;   ///< tensors the forward returns for the backward
-  std::vector<std::string> saved_symints;  ///< symbolic sizes it returns for the backward
-};
 
 /// Where the nodes of extracted graphs come from, valid while the joint lives: the joint node each
 /// node of the forward and the backward copies, by the copy's id (nullptr for nodes extraction

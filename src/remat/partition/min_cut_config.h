@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include "remat/ir/pass_pipeline.h"
 #include "remat/partition/knapsack.h"
 #include "remat/partition/min_cut.h"
+#include "remat/passes/pass_pipeline.h"
 
 namespace remat::partition {
 
@@ -41,7 +41,7 @@ struct MinCutConfig {
   MaxFlowAlgorithm algorithm = MaxFlowAlgorithm::PushRelabel;
   /// For the graph passes before the cut (dead code, CSE, tag clean-up): verify() after each
   /// (tests), dumps of the graphs they leave.
-  PassOptions passes;
+  passes::PassOptions passes;
 };
 
 }  // namespace remat::partition

@@ -4,14 +4,11 @@
 
 #include <absl/container/flat_hash_set.h>
 
-#include "remat/ir/common_subexpressions.h"
-#include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
-#include "remat/ir/pass_pipeline.h"
 #include "remat/partition/budget_ladder.h"
 #include "remat/partition/op_classes.h"
-#include "remat/partition/recompute_tags.h"
-#include "remat/partition/rng_functionalization.h"
+#include "remat/passes/pass_pipeline.h"
+#include "remat/passes/rng_functionalization.h"
 
 namespace remat::partition {
 
@@ -36,24 +33,19 @@ Expected<PreparedJoint> prepare_joint(const GraphModule& original, const MinCutC
   PreparedJoint p;
   p.joint = original.clone();
   timer.lap("copy the joint graph");
-  PassPipeline passes(config.passes);
-  passes.add("dead code", [](GraphModule& m) { return eliminate_dead_code(m.graph()) > 0; });
-  if (config.cse) {
-    passes.add("common subexpressions", [&](GraphModule& m) {
-      return eliminate_common_subexpressions(
-                 m.graph(), [](const Node& n) { return is_random(n); }, &p.merged) > 0;
-    });
+  passes::PassPipeline pipeline(config.passes);
+  pipeline.add("dce");
+  if (config.cse) pipeline.add("cse");
+  pipeline.add("tag-cleanup");
+  auto runs = pipeline.run(p.joint, timer);
+  REMAT_TRY(runs);
+  if (const passes::PassResult* cse = passes::result_of(*runs, "cse")) {
+    for (const passes::PassRemark& r : cse->remarks) p.merged.emplace_back(r.node, r.into);
   }
-  passes.add("recompute tag clean-up", [&](GraphModule& m) {
-    if (!has_recomputable_ops(m.graph())) return false;
-    for (Node* n : cleanup_recompute_tags(m.graph(), /*is_default_partition=*/false)) {
-      p.reasons.emplace_back(
-          n->name(), "boundary between checkpoint regions (tag clean-up made it MUST_SAVE)");
-      p.made_must_save.push_back(n->name());
-    }
-    return !p.made_must_save.empty();
-  });
-  REMAT_TRY(passes.run(p.joint, timer));
+  for (const passes::PassRemark& r : passes::result_of(*runs, "tag-cleanup")->remarks) {
+    p.reasons.emplace_back(r.node, r.message);
+    p.made_must_save.push_back(r.node);
+  }
   if (!p.merged.empty())
     p.notes.push_back("common-subexpression elimination merged " + std::to_string(p.merged.size()) +
                       " nodes");
@@ -82,7 +74,7 @@ Expected<MinCutPartition> partition_saving(const PreparedJoint& prepared,
     reasons.emplace_back(
         n->name(), n->op() == OpKind::Placeholder ? "a primal the backward reads" : why_saved(*n));
   }
-  std::vector<std::string> rng = functionalize_recomputed_rng(*graphs);
+  std::vector<std::string> rng = passes::functionalize_recomputed_rng(*graphs);
   std::vector<std::string> notes = prepared.notes;
   for (const std::string& n : rng)
     notes.push_back("random op " + n +

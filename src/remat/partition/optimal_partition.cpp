@@ -10,9 +10,9 @@
 #include "remat/partition/budget_ladder.h"
 #include "remat/partition/memory_budget.h"
 #include "remat/partition/op_classes.h"
-#include "remat/partition/recompute_tags.h"
 #include "remat/partition/reproducing_policy.h"
 #include "remat/partition/value_bytes.h"
+#include "remat/passes/recompute_tag_cleanup.h"
 
 namespace remat::partition {
 namespace {
@@ -285,7 +285,7 @@ class RecomputeProgram {
     if (n.op() != OpKind::CallFunction || is_getitem(n)) return false;
     if (!info_.is_required_fw(&n)) return false;  // the backward's own work: computed once
     return n.meta.recompute == CheckpointPolicy::MustSave ||
-           (node_op(n) == nullptr && !must_recompute(n));
+           (node_op(n) == nullptr && !passes::must_recompute(n));
   }
 
   [[nodiscard]] double row_total(int row, const std::vector<double>& x) const {

@@ -2,11 +2,11 @@
 
 #include <absl/container/flat_hash_set.h>
 
-#include "remat/ir/dead_code.h"
 #include "remat/ir/graph.h"
+#include "remat/ir/purity.h"
 #include "remat/ir/verify.h"
 #include "remat/ops/op_registry.h"
-#include "remat/partition/recompute_tags.h"
+#include "remat/passes/recompute_tag_cleanup.h"
 
 namespace remat::partition {
 
@@ -74,7 +74,7 @@ std::vector<std::string> check_validity(const GraphModule& joint, const ForwardB
     // The optimum overrules PREFER_RECOMPUTE (which values of a region to save is its question).
     bool preference_only = j->meta.recompute == CheckpointPolicy::PreferRecompute &&
                            report.step == PartitionStage::Optimal;
-    if (must_recompute(*j) && !preference_only && saved.contains(name) &&
+    if (passes::must_recompute(*j) && !preference_only && saved.contains(name) &&
         !made_must_save.contains(name)) {
       v.push_back(name + " is tagged " + std::string(policy_name(*j->meta.recompute)) +
                   " but the forward saves it");

@@ -1,10 +1,10 @@
-#include "remat/partition/rng_functionalization.h"
+#include "remat/passes/rng_functionalization.h"
 
 #include "remat/ir/graph.h"
 #include "remat/ops/op_registry.h"
 #include "remat/support/assert.h"
 
-namespace remat::partition {
+namespace remat::passes {
 
 std::vector<std::string> functionalize_recomputed_rng(ForwardBackward& graphs) {
   Graph& fw = graphs.forward.graph();
@@ -67,4 +67,21 @@ std::vector<std::string> functionalize_recomputed_rng(ForwardBackward& graphs) {
   return changed;
 }
 
-}  // namespace remat::partition
+PassInfo rng_functionalization_pass() {
+  PassInfo p;
+  p.name = "rng-functionalization";
+  p.summary =
+      "random ops both graphs run: the forward saves its RNG state for them, the backward "
+      "replays it (run_and_save_rng_state / run_with_rng_state)";
+  p.on_pair = [](ForwardBackward& graphs) -> Expected<PassResult> {
+    PassResult r;
+    for (std::string& name : functionalize_recomputed_rng(graphs))
+      r.remarks.push_back({std::move(name), "replays the forward's RNG state in the backward", ""});
+    r.changed = !r.remarks.empty();
+    r.statistics.emplace_back("replayed", static_cast<int64_t>(r.remarks.size()));
+    return r;
+  };
+  return p;
+}
+
+}  // namespace remat::passes

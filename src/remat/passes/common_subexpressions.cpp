@@ -1,4 +1,4 @@
-#include "remat/ir/common_subexpressions.h"
+#include "remat/passes/common_subexpressions.h"
 
 #include <algorithm>
 #include <bit>
@@ -6,7 +6,9 @@
 #include <absl/container/flat_hash_set.h>
 #include <absl/hash/hash.h>
 
-namespace remat {
+#include "remat/ops/op_registry.h"
+
+namespace remat::passes {
 namespace {
 
 // Argument kinds CSE compares by value; a node reading any other kind (None, complex, tensor
@@ -98,12 +100,12 @@ struct SameComputation {
 
 }  // namespace
 
-size_t eliminate_common_subexpressions(Graph& graph,
-                                       const std::function<bool(const Node&)>& never_merge,
-                                       std::vector<std::pair<std::string, std::string>>* merged) {
+std::vector<Merge> eliminate_common_subexpressions(
+    Graph& graph, const std::function<bool(const Node&)>& never_merge) {
   absl::flat_hash_set<Node*, SameComputationHash, SameComputation> seen;
   seen.reserve(graph.size());  // growing would hash every node's arguments again at each rehash
   std::vector<Node*> duplicates;
+  std::vector<Merge> merged;
   for (Node* n : graph.nodes()) {
     if (n->op() != OpKind::CallFunction || never_merge(*n)) continue;
     if (n->target().view().starts_with("aten.empty")) continue;
@@ -113,13 +115,32 @@ size_t eliminate_common_subexpressions(Graph& graph,
     if (!comparable) continue;
     auto [it, fresh] = seen.insert(n);
     if (!fresh) {
-      if (merged) merged->emplace_back(n->name(), (*it)->name());
+      merged.push_back({n->name(), (*it)->name()});
       n->replace_all_uses_with(*it);
       duplicates.push_back(n);
     }
   }
   for (auto it = duplicates.rbegin(); it != duplicates.rend(); ++it) graph.erase(*it);
-  return duplicates.size();
+  return merged;
 }
 
-}  // namespace remat
+PassInfo common_subexpressions_pass() {
+  PassInfo p;
+  p.name = "cse";
+  p.summary =
+      "merge calls of the same op on the same arguments into the first, never a random op "
+      "(the partitioners' CSE)";
+  p.on_graph = [](GraphModule& m) -> Expected<PassResult> {
+    PassResult r;
+    std::vector<Merge> merged = eliminate_common_subexpressions(
+        m.graph(), [](const Node& n) { return node_is(n, OpCategory::Random); });
+    r.changed = !merged.empty();
+    r.statistics.emplace_back("merged", static_cast<int64_t>(merged.size()));
+    for (Merge& x : merged)
+      r.remarks.push_back({std::move(x.removed), "merged into " + x.kept, std::move(x.kept)});
+    return r;
+  };
+  return p;
+}
+
+}  // namespace remat::passes

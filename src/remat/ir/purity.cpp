@@ -1,4 +1,4 @@
-#include "remat/ir/dead_code.h"
+#include "remat/ir/purity.h"
 
 #include <absl/container/flat_hash_map.h>
 
@@ -75,20 +75,6 @@ bool is_impure(const Node& n, bool random_is_impure) {
   if (n.op() != OpKind::CallFunction) return n.op() == OpKind::CallModule;
   const TargetPurity& p = target_purity(n.target());
   return p.in_place || p.side_effect || (random_is_impure && p.random);
-}
-
-size_t eliminate_dead_code(Graph& graph, const std::function<bool(const Node&)>& impure) {
-  size_t erased = 0;
-  Node* n = graph.last();
-  while (n != nullptr) {
-    Node* prev = n->prev();
-    if (n->users().empty() && !impure(*n)) {
-      graph.erase(n);
-      ++erased;
-    }
-    n = prev;
-  }
-  return erased;
 }
 
 }  // namespace remat

@@ -1,10 +1,8 @@
-// Dead-code elimination, as torch.fx's Graph.eliminate_dead_code does it.
+// What torch.fx's dead-code elimination asks of a node: whether it mutates or has effects
+// beyond its result (the pass, extraction and the validity checker ask the same).
 #pragma once
 
-#include <cstddef>
-#include <functional>
-
-#include "remat/ir/graph.h"
+#include "remat/ir/node.h"
 
 namespace remat {
 
@@ -16,11 +14,5 @@ bool is_in_place(const Node& n);
 /// target mutates or has side effects (in-place `op_` overloads, asserts, prints, collectives'
 /// waits, `copy_`...); with `random_is_impure`, random ops too.
 bool is_impure(const Node& n, bool random_is_impure = false);
-
-/// Erases, from the end backwards, every node without users that `impure` does not keep.
-/// Returns how many nodes were erased.
-size_t eliminate_dead_code(
-    Graph& graph,
-    const std::function<bool(const Node&)>& impure = [](const Node& n) { return is_impure(n); });
 
 }  // namespace remat

@@ -1,9 +1,11 @@
-// The tag clean-up both partitioners run before deciding (aot-partition spec §6.2).
+// The tag clean-up both partitioners run before deciding (docs/partitioner.md, "Before the
+// cut"; passes `tag-cleanup` and `tag-cleanup-default`).
 #pragma once
 
 #include "remat/ir/graph.h"
+#include "remat/passes/pass.h"
 
-namespace remat::partition {
+namespace remat::passes {
 
 /// MUST_RECOMPUTE or PREFER_RECOMPUTE.
 bool must_recompute(const Node& n);
@@ -19,4 +21,8 @@ bool has_recomputable_ops(const Graph& g);
 /// Returns the nodes changed, in graph order.
 std::vector<Node*> cleanup_recompute_tags(Graph& g, bool is_default_partition);
 
-}  // namespace remat::partition
+/// `tag-cleanup` (the min-cut's: cases A and B) and `tag-cleanup-default` (A, B and C).
+PassInfo recompute_tag_cleanup_pass();
+PassInfo default_recompute_tag_cleanup_pass();
+
+}  // namespace remat::passes

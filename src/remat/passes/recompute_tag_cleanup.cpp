@@ -1,6 +1,6 @@
-#include "remat/partition/recompute_tags.h"
+#include "remat/passes/recompute_tag_cleanup.h"
 
-namespace remat::partition {
+namespace remat::passes {
 
 bool must_recompute(const Node& n) {
   return n.meta.recompute && is_recompute(*n.meta.recompute);
@@ -52,4 +52,41 @@ std::vector<Node*> cleanup_recompute_tags(Graph& g, bool is_default_partition) {
   return changed;
 }
 
-}  // namespace remat::partition
+namespace {
+
+PassInfo cleanup_pass(bool is_default_partition) {
+  PassInfo p;
+  p.name = is_default_partition ? "tag-cleanup-default" : "tag-cleanup";
+  p.summary = is_default_partition
+                  ? "the default partition's recompute-tag clean-up: also every region input "
+                    "becomes MUST_SAVE (case C)"
+                  : "the min-cut's recompute-tag clean-up: region boundaries and hooked region "
+                    "outputs become MUST_SAVE (cases A and B)";
+  p.on_graph = [is_default_partition](GraphModule& m) -> Expected<PassResult> {
+    PassResult r;
+    if (!has_recomputable_ops(m.graph())) return r;
+    for (const Node* n : cleanup_recompute_tags(m.graph(), is_default_partition)) {
+      r.remarks.push_back(
+          {n->name(),
+           n->meta.ac_graph_id()
+               ? "boundary between checkpoint regions (tag clean-up made it MUST_SAVE)"
+               : "input of a checkpoint region (tag clean-up made it MUST_SAVE)",
+           ""});
+    }
+    r.changed = !r.remarks.empty();
+    r.statistics.emplace_back("made MUST_SAVE", static_cast<int64_t>(r.remarks.size()));
+    return r;
+  };
+  return p;
+}
+
+}  // namespace
+
+PassInfo recompute_tag_cleanup_pass() {
+  return cleanup_pass(false);
+}
+PassInfo default_recompute_tag_cleanup_pass() {
+  return cleanup_pass(true);
+}
+
+}  // namespace remat::passes

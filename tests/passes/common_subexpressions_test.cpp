@@ -1,10 +1,10 @@
-#include "remat/ir/common_subexpressions.h"
+#include "remat/passes/common_subexpressions.h"
 
 #include <gtest/gtest.h>
 
 #include "remat/ir/verify.h"
 
-namespace remat {
+namespace remat::passes {
 namespace {
 
 TEST(CommonSubexpressions, MergesSameTargetAndArgumentsKeepingTheFirst) {
@@ -24,10 +24,11 @@ TEST(CommonSubexpressions, MergesSameTargetAndArgumentsKeepingTheFirst) {
   g.output(Argument::tuple({Argument::node(a), Argument::node(b), Argument::node(c),
                             Argument::node(d), Argument::node(n1), Argument::node(n2),
                             Argument::node(r1), Argument::node(r2)}));
-  std::vector<std::pair<std::string, std::string>> merged;
   auto random = [](const Node& n) { return n.target().view() == "aten.rand_like.default"; };
-  EXPECT_EQ(eliminate_common_subexpressions(g, random, &merged), 1U);
-  EXPECT_EQ(merged, (std::vector<std::pair<std::string, std::string>>{{"add_1", "add"}}));
+  std::vector<Merge> merged = eliminate_common_subexpressions(g, random);
+  ASSERT_EQ(merged.size(), 1U);
+  EXPECT_EQ(merged[0].removed, "add_1");
+  EXPECT_EQ(merged[0].kept, "add");
   EXPECT_EQ(g.find("add_1"), nullptr);
   EXPECT_NE(g.find("neg_1"), nullptr);
   EXPECT_NE(g.find("rand_like_1"), nullptr) << "never_merge keeps random ops apart";
@@ -37,8 +38,8 @@ TEST(CommonSubexpressions, MergesSameTargetAndArgumentsKeepingTheFirst) {
   EXPECT_EQ(out.elements()[1].as_node(), a);
   EXPECT_TRUE(verify(g).empty());
   // Without the predicate the random ops merge too.
-  EXPECT_EQ(eliminate_common_subexpressions(g, [](const Node&) { return false; }), 1U);
+  EXPECT_EQ(eliminate_common_subexpressions(g, [](const Node&) { return false; }).size(), 1U);
 }
 
 }  // namespace
-}  // namespace remat
+}  // namespace remat::passes

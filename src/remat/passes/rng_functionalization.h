@@ -1,13 +1,15 @@
-// Random ops the backward recomputes must draw what the forward drew (aot-partition spec §8.4,
-// the path for CPU and other non-graph-safe devices).
+// Random ops the backward recomputes must draw what the forward drew (docs/partitioner.md,
+// "Extraction": the path for CPU and other non-graph-safe devices; pass
+// `rng-functionalization`).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "remat/partition/extract.h"
+#include "remat/ir/forward_backward.h"
+#include "remat/passes/pass.h"
 
-namespace remat::partition {
+namespace remat::passes {
 
 /// For each random op present in both graphs (matched by name): the forward runs it under
 /// `higher_order.run_and_save_rng_state` and returns the state (named `rng_state_output_<k>`,
@@ -15,4 +17,7 @@ namespace remat::partition {
 /// tangent) and runs the op under `higher_order.run_with_rng_state`. Returns the ops changed.
 std::vector<std::string> functionalize_recomputed_rng(ForwardBackward& graphs);
 
-}  // namespace remat::partition
+/// `rng-functionalization`: a pass over the forward and the backward together.
+PassInfo rng_functionalization_pass();
+
+}  // namespace remat::passes

@@ -1,0 +1,29 @@
+// Common-subexpression elimination over a graph (docs/partitioner.md, "Before the cut"): nodes
+// with the same target and arguments are merged into the first (pass `cse`).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "remat/ir/graph.h"
+#include "remat/passes/pass.h"
+
+namespace remat::passes {
+
+/// One node CSE removed, and the node that now stands for it.
+struct Merge {
+  std::string removed, kept;
+};
+
+/// Merges call_function nodes with the same target, args and kwargs, keeping the first;
+/// placeholders, `empty` and the nodes `never_merge` names (the partitioner's random ops) are
+/// kept, as is any node whose arguments hold values compared by text only (None, complex,
+/// tensor constants, reprs). Returns each merge, in graph order.
+std::vector<Merge> eliminate_common_subexpressions(
+    Graph& graph, const std::function<bool(const Node&)>& never_merge);
+
+/// `cse`: never merging a random op (each draw is its own).
+PassInfo common_subexpressions_pass();
+
+}  // namespace remat::passes
