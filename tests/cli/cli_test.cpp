@@ -103,7 +103,8 @@ TEST(Cli, EveryVerbAnswersBadInputTheSameWay) {
                                                                   {"report", " -o OUT"},
                                                                   {"check", ""},
                                                                   {"diff", " OUT"},
-                                                                  {"policy", " -o OUT"}};
+                                                                  {"policy", " -o OUT"},
+                                                                  {"opt", " --passes=dce -o OUT"}};
   for (const char* input :
        {"empty.json", "binary.bin", "folder", "missing.json", "truncated.json", "truncated.txt"}) {
     for (const auto& [verb, rest] : verbs) {

@@ -15,6 +15,10 @@ int report(const Diagnostics& diagnostics) {
   return kExitBadInput;
 }
 
+int exit_code_of(const Expected<int>& result) {
+  return result ? *result : report(result.errors());
+}
+
 Status refuse_options(std::string_view strategy, std::initializer_list<const CLI::Option*> options,
                       std::string_view applies_to) {
   for (const CLI::Option* o : options) {

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <initializer_list>
+#include <memory>
 #include <string_view>
 
 #include "remat/support/expected.h"
@@ -18,6 +19,16 @@ inline constexpr int kExitCheckFailed = 1;
 
 /// Prints every diagnostic to stderr and returns kExitBadInput.
 int report(const Diagnostics& diagnostics);
+
+/// A verb's result: its exit code, or its errors (printed by report(): exit kExitBadInput).
+int exit_code_of(const Expected<int>& result);
+
+/// Makes `run(*args)` the callback of `cmd`: the one place a verb's errors are reported.
+template <typename Args>
+void run_verb(CLI::App& cmd, std::shared_ptr<Args> args, int& exit_code,
+              Expected<int> (*run)(const Args&)) {
+  cmd.callback([args, &exit_code, run] { exit_code = exit_code_of(run(*args)); });
+}
 /// With `--strategy default`, the min-cut's options (`--budget`, `--pareto`, ...) would be
 /// ignored: an error naming the first of `options` that was given, if any.
 Status refuse_min_cut_options(std::string_view strategy,
@@ -36,6 +47,7 @@ void add_print_command(CLI::App& app, int& exit_code);
 void add_trace_command(CLI::App& app, int& exit_code);
 void add_flow_command(CLI::App& app, int& exit_code);
 void add_partition_command(CLI::App& app, int& exit_code);
+void add_opt_command(CLI::App& app, int& exit_code);
 void add_diff_command(CLI::App& app, int& exit_code);
 void add_policy_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   remat::cli::add_trace_command(app, exit_code);
   remat::cli::add_flow_command(app, exit_code);
   remat::cli::add_partition_command(app, exit_code);
+  remat::cli::add_opt_command(app, exit_code);
   remat::cli::add_diff_command(app, exit_code);
   remat::cli::add_policy_command(app, exit_code);
   remat::cli::add_report_command(app, exit_code);

@@ -109,7 +109,7 @@ PassInfo reordering_pass(std::string name, std::string summary, void (*reorder)(
       if (before[i++] != n) ++moved;
     }
     r.changed = moved > 0;
-    r.statistics.emplace_back("out of place", moved);
+    r.statistics.emplace_back("moved", moved);  // nodes at a new position
     return r;
   };
   return p;

@@ -1,15 +1,25 @@
 #include "remat/passes/common_subexpressions.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <string_view>
 
 #include <absl/container/flat_hash_set.h>
 #include <absl/hash/hash.h>
 
-#include "remat/ops/op_registry.h"
+#include "remat/ir/target.h"
 
 namespace remat::passes {
 namespace {
+
+// The ATen ops PyTorch's CSE never merges, by op and whatever the overload (compile_utils'
+// rand_ops): each call draws anew. remat's registry knows few of them as random, so the list is
+// spelled here. `randn_like` is not among them, in PyTorch either.
+constexpr std::array<std::string_view, 15> kRandomOps{
+    "dropout",        "_fused_dropout", "_standard_gamma", "bernoulli", "multinomial",
+    "native_dropout", "normal",         "poisson",         "binomial",  "rrelu",
+    "rand_like",      "rand",           "randint",         "randn",     "randperm"};
 
 // Argument kinds CSE compares by value; a node reading any other kind (None, complex, tensor
 // constants, reprs) is never merged.
@@ -124,6 +134,12 @@ std::vector<Merge> eliminate_common_subexpressions(
   return merged;
 }
 
+bool is_random_for_cse(const Node& n) {
+  if (n.op() != OpKind::CallFunction || !n.target().view().starts_with("aten.")) return false;
+  std::string_view op = callable_short_name(n.target().view());
+  return std::find(kRandomOps.begin(), kRandomOps.end(), op) != kRandomOps.end();
+}
+
 PassInfo common_subexpressions_pass() {
   PassInfo p;
   p.name = "cse";
@@ -132,8 +148,7 @@ PassInfo common_subexpressions_pass() {
       "(the partitioners' CSE)";
   p.on_graph = [](GraphModule& m) -> Expected<PassResult> {
     PassResult r;
-    std::vector<Merge> merged = eliminate_common_subexpressions(
-        m.graph(), [](const Node& n) { return node_is(n, OpCategory::Random); });
+    std::vector<Merge> merged = eliminate_common_subexpressions(m.graph(), is_random_for_cse);
     r.changed = !merged.empty();
     r.statistics.emplace_back("merged", static_cast<int64_t>(merged.size()));
     for (Merge& x : merged)

@@ -23,7 +23,11 @@ struct Merge {
 std::vector<Merge> eliminate_common_subexpressions(
     Graph& graph, const std::function<bool(const Node&)>& never_merge);
 
-/// `cse`: never merging a random op (each draw is its own).
+/// A random op as PyTorch's CSE knows them (dropout, bernoulli, rand_like, ...: its list by op
+/// name, every overload), never merged.
+bool is_random_for_cse(const Node& n);
+
+/// `cse`: never merging a random op (is_random_for_cse).
 PassInfo common_subexpressions_pass();
 
 }  // namespace remat::passes
