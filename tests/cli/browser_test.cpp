@@ -69,9 +69,10 @@ TEST(Browser, ReportPagesLoadCleanInChromium) {
   fs::path work = fs::temp_directory_path() / ("remat_browser_" + std::to_string(getpid()));
   fs::remove_all(work);
   fs::create_directories(work);
-  std::string compile = std::string(REMAT_EXE) +
-                        " compile --model gpt2 --layers 2 --checkpoint each-layer --no-check -o " +
-                        (work / "out").string() + " >/dev/null 2>&1";
+  std::string compile =
+      std::string(REMAT_EXE) +
+      " compile --model gpt2 --layers 2 --checkpoint each-layer --no-check --graphs -o " +
+      (work / "out").string() + " >/dev/null 2>&1";
   ASSERT_EQ(std::system(compile.c_str()), 0);
   fs::path shots = fs::path(REMAT_BUILD_DIR) / "browser";
   fs::create_directories(shots);

@@ -196,8 +196,9 @@ TEST(ReportCli, PyTorchsPartitionReadOffItsGraphsGetsThePictures) {
   // where remat's estimate does (no op of this model returns a tuple, whose unannotated outputs
   // the text cannot weigh).
   fs::path dir = scratch("derived");
-  CliResult compiled =
-      run("compile --model mlp --checkpoint each-layer --no-check -o " + (dir / "c").string(), dir);
+  CliResult compiled = run(
+      "compile --model mlp --checkpoint each-layer --no-check --graphs -o " + (dir / "c").string(),
+      dir);
   ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
   fs::path graphs = dir / "c" / "graphs";
   CliResult theirs = run(

@@ -36,8 +36,8 @@ TEST(Compile, TheMainJobAsOneCall) {
   Expected<CompileResult> r = compile(o);
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
   // No remat-check given: the partition is not checked, and the result says so.
-  EXPECT_EQ(stages, (std::vector<std::string>{"trace", "joint graph", "partition", "charts",
-                                              "graph files", "log", "report"}));
+  EXPECT_EQ(stages, (std::vector<std::string>{"trace", "joint graph", "partition", "charts", "log",
+                                              "report"}));
   EXPECT_FALSE(r->check.ran);
   EXPECT_EQ(r->check.summary, "skipped");
   EXPECT_EQ(r->partition.report.saved_values.size(), 29U);
@@ -49,9 +49,22 @@ TEST(Compile, TheMainJobAsOneCall) {
   EXPECT_TRUE(fs::exists(r->log_path));
   EXPECT_TRUE(fs::exists(fs::path(r->report_dir) / "index.html"));
   EXPECT_TRUE(fs::exists(fs::path(r->report_dir) / "-_0_0_0" / "remat_pass_tag-cleanup_5.txt"));
+  // Without a check, no graph files unless asked.
+  EXPECT_FALSE(fs::exists(fs::path(o.out_dir) / "graphs"));
+  EXPECT_EQ(r->graphs_dir, "");
+  EXPECT_GE(r->report_artifacts, 6U);
+  fs::remove_all(o.out_dir);
+  o.graph_files = true;
+  o.log_passes = false;
+  o.charts = false;
+  stages.clear();
+  Expected<CompileResult> with_graphs = compile(o);
+  ASSERT_TRUE(with_graphs.ok()) << format_all(with_graphs.errors());
+  EXPECT_EQ(stages, (std::vector<std::string>{"trace", "joint graph", "partition", "graph files",
+                                              "log", "report"}));
   for (const char* f : {"joint.json", "forward.json", "backward.json"})
     EXPECT_TRUE(fs::exists(fs::path(o.out_dir) / "graphs" / f)) << f;
-  EXPECT_GE(r->report_artifacts, 6U);
+  EXPECT_EQ(with_graphs->graphs_dir, (fs::path(o.out_dir) / "graphs").string());
   fs::remove_all(o.out_dir);
 }
 

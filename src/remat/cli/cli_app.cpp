@@ -10,13 +10,10 @@
 
 namespace remat::cli {
 
-int report(const Diagnostics& diagnostics) {
-  std::fputs(format_all(diagnostics).c_str(), stderr);
-  return kExitBadInput;
-}
-
 int exit_code_of(const Expected<int>& result) {
-  return result ? *result : report(result.errors());
+  if (result) return *result;
+  std::fputs(format_all(result.errors()).c_str(), stderr);
+  return kExitBadInput;
 }
 
 Status refuse_options(std::string_view strategy, std::initializer_list<const CLI::Option*> options,

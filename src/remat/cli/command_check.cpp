@@ -11,6 +11,58 @@
 
 namespace remat::cli {
 
+namespace {
+
+struct CheckArgs {
+  std::string joint, fw, bw, device = "cpu", result_file;
+  exec::CheckOptions options;
+};
+
+Expected<int> run_check(const CheckArgs& a) {
+  if (a.fw.empty() != a.bw.empty()) return error_message("check: --fw and --bw go together");
+  if (a.options.measure_memory && a.fw.empty())
+    return error_message("check: --memory measures a partition: give --fw and --bw");
+  Expected<GraphModule> joint = load_graph(a.joint);
+  REMAT_TRY(joint);
+  // Long checks say where they are, at most once a second.
+  exec::CheckOptions options = a.options;
+  options.progress = [last = std::chrono::steady_clock::now()](std::string_view graph, size_t done,
+                                                               size_t total) mutable {
+    auto now = std::chrono::steady_clock::now();
+    if (now - last < std::chrono::seconds(1)) return;
+    last = now;
+    std::fprintf(stderr, "check: %.*s: node %zu of %zu\n", static_cast<int>(graph.size()),
+                 graph.data(), done, total);
+  };
+  Expected<exec::CheckReport> result = exec::check_joint(*joint, options);
+  if (result && !a.fw.empty()) {
+    Expected<GraphModule> fw = load_graph(a.fw), bw = load_graph(a.bw);
+    if (!fw || !bw) {
+      return !fw ? fw.errors() : bw.errors();
+    }
+    result = exec::check_partition(*joint, *fw, *bw, options);
+  }
+  if (!result) {
+    Diagnostics errors = result.errors();
+    for (Diagnostic& d : errors) {
+      if (d.file.empty())
+        d.file = a.fw.empty() ? a.joint : a.joint + " (with " + a.fw + ", " + a.bw + ")";
+    }
+    return errors;
+  }
+  fmt::print("{}", result->text());
+  if (auto peak = result->measured_peak(); peak != result->memory.end()) {
+    fmt::print("memory: measured peak {} bytes at {} ({}), over {} nodes\n", peak->live, peak->node,
+               peak->backward ? "backward" : "forward", result->memory.size());
+  }
+  if (!a.result_file.empty()) {
+    REMAT_TRY(write_file_atomic(a.result_file, result->json()));
+  }
+  return result->ok() ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
 void add_check_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "check",
@@ -18,11 +70,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
       "match its metadata and every gradient must equal libtorch's own autograd of the joint's "
       "forward part. With --fw F --bw B, run the forward then the backward graph on the same "
       "inputs and compare every output and gradient with the joint's. Exit 1 beyond tolerance.");
-  struct Args {
-    std::string joint, fw, bw, device = "cpu", result_file;
-    exec::CheckOptions options;
-  };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<CheckArgs>();
   cmd->add_option("joint", a->joint, "the joint graph (fxgraph-json or readable text)")->required();
   cmd->add_option("--fw", a->fw, "a partitioned forward graph");
   cmd->add_option("--bw", a->bw, "the matching backward graph");
@@ -41,61 +89,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--result", a->result_file,
                   "also write the outcome as JSON: {\"values\", \"beyond_tolerance\", "
                   "\"max_abs_error\", \"max_rel_error\"} (what remat compile reads)");
-  cmd->callback([a, &exit_code] {
-    if (a->fw.empty() != a->bw.empty()) {
-      exit_code = report({error_message("check: --fw and --bw go together")});
-      return;
-    }
-    if (a->options.measure_memory && a->fw.empty()) {
-      exit_code =
-          report({error_message("check: --memory measures a partition: give --fw and --bw")});
-      return;
-    }
-    Expected<GraphModule> joint = load_graph(a->joint);
-    if (!joint) {
-      exit_code = report(joint.errors());
-      return;
-    }
-    // Long checks say where they are, at most once a second.
-    a->options.progress = [last = std::chrono::steady_clock::now()](
-                              std::string_view graph, size_t done, size_t total) mutable {
-      auto now = std::chrono::steady_clock::now();
-      if (now - last < std::chrono::seconds(1)) return;
-      last = now;
-      std::fprintf(stderr, "check: %.*s: node %zu of %zu\n", static_cast<int>(graph.size()),
-                   graph.data(), done, total);
-    };
-    Expected<exec::CheckReport> result = exec::check_joint(*joint, a->options);
-    if (result && !a->fw.empty()) {
-      Expected<GraphModule> fw = load_graph(a->fw), bw = load_graph(a->bw);
-      if (!fw || !bw) {
-        exit_code = report(!fw ? fw.errors() : bw.errors());
-        return;
-      }
-      result = exec::check_partition(*joint, *fw, *bw, a->options);
-    }
-    if (!result) {
-      Diagnostics errors = result.errors();
-      for (Diagnostic& d : errors) {
-        if (d.file.empty())
-          d.file = a->fw.empty() ? a->joint : a->joint + " (with " + a->fw + ", " + a->bw + ")";
-      }
-      exit_code = report(errors);
-      return;
-    }
-    fmt::print("{}", result->text());
-    if (auto peak = result->measured_peak(); peak != result->memory.end()) {
-      fmt::print("memory: measured peak {} bytes at {} ({}), over {} nodes\n", peak->live,
-                 peak->node, peak->backward ? "backward" : "forward", result->memory.size());
-    }
-    if (!a->result_file.empty()) {
-      if (Status s = write_file_atomic(a->result_file, result->json()); !s) {
-        exit_code = report(s.errors());
-        return;
-      }
-    }
-    exit_code = result->ok() ? kExitOk : kExitCheckFailed;
-  });
+  run_verb(*cmd, a, exit_code, &run_check);
 }
 
 }  // namespace remat::cli

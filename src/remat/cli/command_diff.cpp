@@ -37,6 +37,34 @@ void print_changes(const std::vector<FateChange>& changes) {
   }
 }
 
+struct DiffArgs {
+  std::string before, after;
+};
+
+Expected<int> run_diff(const DiffArgs& a) {
+  std::optional<records::PartitionRecord> records[2];
+  const std::string* paths[2] = {&a.before, &a.after};
+  for (int i = 0; i < 2; ++i) {
+    Expected<records::PartitionRecord> r = read_partition_record_file(*paths[i]);
+    REMAT_TRY(r);
+    records[i] = std::move(*r);
+  }
+  records::PartitionDiff d = records::diff_partitions(*records[0], *records[1]);
+  for (int i = 0; i < 2; ++i) {
+    fmt::print("{}: {} ({}, chosen by {})\n", i == 0 ? "before" : "after ", display_name(*paths[i]),
+               records[i]->strategy, records[i]->stage);
+  }
+  if (d.shared == 0 && !records[0]->saved_values.empty() && !records[1]->saved_values.empty()) {
+    std::fputs(
+        "remat diff: warning: the two partitions name no value in common: are they of "
+        "the same joint graph?\n",
+        stderr);
+  }
+  print_totals(d);
+  print_changes(d.changes);
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_diff_command(CLI::App& app, int& exit_code) {
@@ -45,38 +73,10 @@ void add_diff_command(CLI::App& app, int& exit_code) {
       "Compare two partitions of the same joint graph (partition records: remat partition -o's "
       "report.json, a report's remat_partition_N.json): the totals of each, and every value "
       "that went from saved to recomputed or back, with its bytes, FLOPs and reason.");
-  struct Args {
-    std::string before, after;
-  };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<DiffArgs>();
   cmd->add_option("before", a->before, "the first partition record")->required();
   cmd->add_option("after", a->after, "the second partition record")->required();
-  cmd->callback([a, &exit_code] {
-    std::optional<records::PartitionRecord> records[2];
-    const std::string* paths[2] = {&a->before, &a->after};
-    for (int i = 0; i < 2; ++i) {
-      Expected<records::PartitionRecord> r = read_partition_record_file(*paths[i]);
-      if (!r) {
-        exit_code = report(r.errors());
-        return;
-      }
-      records[i] = std::move(*r);
-    }
-    records::PartitionDiff d = records::diff_partitions(*records[0], *records[1]);
-    for (int i = 0; i < 2; ++i) {
-      fmt::print("{}: {} ({}, chosen by {})\n", i == 0 ? "before" : "after ",
-                 display_name(*paths[i]), records[i]->strategy, records[i]->stage);
-    }
-    if (d.shared == 0 && !records[0]->saved_values.empty() && !records[1]->saved_values.empty()) {
-      std::fputs(
-          "remat diff: warning: the two partitions name no value in common: are they of "
-          "the same joint graph?\n",
-          stderr);
-    }
-    print_totals(d);
-    print_changes(d.changes);
-    exit_code = kExitOk;
-  });
+  run_verb(*cmd, a, exit_code, &run_diff);
 }
 
 }  // namespace remat::cli

@@ -151,6 +151,60 @@ void print_trace_log(const std::string& path, const std::string& file) {
   for (const std::string& p : graph_problems) fmt::print("  {}\n", p);
 }
 
+struct InfoArgs {
+  std::string file;
+};
+
+Expected<int> run_info(const InfoArgs& a) {
+  Expected<std::string> text =
+      read_input(a.file, "a graph, a flow network, a partition file or a TORCH_TRACE log");
+  REMAT_TRY(text);
+  std::string name = display_name(a.file);
+  // A log's first line is a glog header (its payloads hold graph text: ask before the parser).
+  if (a.file != "-" &&
+      tracelog::has_glog_line(std::string_view(*text).substr(0, text->find('\n')))) {
+    print_trace_log(a.file, name);
+    return kExitOk;
+  }
+  if (looks_like_readable(*text)) {
+    Expected<GraphModule> m = read_graph(*text, name, BadTargets::Warn);
+    REMAT_TRY(m);
+    print_graph(*m, name, "readable text");
+    return kExitOk;
+  }
+  if (size_t first = text->find_first_not_of(" \t\r\n");
+      first != std::string::npos && (*text)[first] == '{') {
+    Expected<std::string> schema = read_json_schema(*text, name);
+    if (schema && *schema == records::kPartitionRecordSchema) {
+      Expected<records::PartitionRecord> record = records::read_partition_record(*text, name);
+      REMAT_TRY(record);
+      print_partition_record(*record, name);
+      return kExitOk;
+    }
+    // The result file of `remat check --result` (remat compile's graphs/check.json): no schema.
+    if (schema && schema->empty()) {
+      if (auto check = driver::read_check_result(*text, name)) {
+        fmt::print("{}: numeric check result (remat check --result)\n", name);
+        fmt::print("values compared: {}, beyond tolerance: {}\n", check->values,
+                   check->beyond_tolerance);
+        fmt::print("max abs error: {:.3g}, max rel error: {:.3g}\n", check->max_abs_error,
+                   check->max_rel_error);
+        return kExitOk;
+      }
+    }
+  }
+  Expected<FxgraphDocument> doc = read_fxgraph(*text, name);
+  REMAT_TRY(doc);
+  if (const auto* g = std::get_if<GraphModule>(&*doc)) {
+    std::fputs(format_all(target_diagnostics(*g, *text, name, /*warning=*/true)).c_str(), stderr);
+    print_graph(*g, name, kGraphSchema);
+  } else if (const auto* f = std::get_if<FlowNetwork>(&*doc))
+    print_flow(*f, name);
+  else
+    print_partition(std::get<PartitionSummary>(*doc), name);
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_info_command(CLI::App& app, int& exit_code) {
@@ -159,74 +213,10 @@ void add_info_command(CLI::App& app, int& exit_code) {
       "Summarize a graph file (fxgraph-json or readable text): node counts by op "
       "kind and target, placeholders, outputs, tensor bytes; also every other file remat "
       "writes: flow networks, partition summaries, partition reports, TORCH_TRACE logs.");
-  auto file = std::make_shared<std::string>();
-  cmd->add_option("file", *file, "graph file (fxgraph-json or readable text), or - for stdin")
+  auto a = std::make_shared<InfoArgs>();
+  cmd->add_option("file", a->file, "graph file (fxgraph-json or readable text), or - for stdin")
       ->required();
-  cmd->callback([file, &exit_code] {
-    Expected<std::string> text =
-        read_input(*file, "a graph, a flow network, a partition file or a TORCH_TRACE log");
-    if (!text) {
-      exit_code = report(text.errors());
-      return;
-    }
-    std::string name = display_name(*file);
-    // A log's first line is a glog header (its payloads hold graph text: ask before the parser).
-    if (*file != "-" &&
-        tracelog::has_glog_line(std::string_view(*text).substr(0, text->find('\n')))) {
-      print_trace_log(*file, name);
-      exit_code = kExitOk;
-      return;
-    }
-    if (looks_like_readable(*text)) {
-      Expected<GraphModule> m = read_graph(*text, name, BadTargets::Warn);
-      if (!m) {
-        exit_code = report(m.errors());
-        return;
-      }
-      print_graph(*m, name, "readable text");
-      exit_code = kExitOk;
-      return;
-    }
-    if (size_t first = text->find_first_not_of(" \t\r\n");
-        first != std::string::npos && (*text)[first] == '{') {
-      Expected<std::string> schema = read_json_schema(*text, name);
-      if (schema && *schema == records::kPartitionRecordSchema) {
-        Expected<records::PartitionRecord> record = records::read_partition_record(*text, name);
-        if (!record) {
-          exit_code = report(record.errors());
-          return;
-        }
-        print_partition_record(*record, name);
-        exit_code = kExitOk;
-        return;
-      }
-      // The result file of `remat check --result` (remat compile's graphs/check.json): no schema.
-      if (schema && schema->empty()) {
-        if (auto check = driver::read_check_result(*text, name)) {
-          fmt::print("{}: numeric check result (remat check --result)\n", name);
-          fmt::print("values compared: {}, beyond tolerance: {}\n", check->values,
-                     check->beyond_tolerance);
-          fmt::print("max abs error: {:.3g}, max rel error: {:.3g}\n", check->max_abs_error,
-                     check->max_rel_error);
-          exit_code = kExitOk;
-          return;
-        }
-      }
-    }
-    Expected<FxgraphDocument> doc = read_fxgraph(*text, name);
-    if (!doc) {
-      exit_code = report(doc.errors());
-      return;
-    }
-    if (const auto* g = std::get_if<GraphModule>(&*doc)) {
-      std::fputs(format_all(target_diagnostics(*g, *text, name, /*warning=*/true)).c_str(), stderr);
-      print_graph(*g, name, kGraphSchema);
-    } else if (const auto* f = std::get_if<FlowNetwork>(&*doc))
-      print_flow(*f, name);
-    else
-      print_partition(std::get<PartitionSummary>(*doc), name);
-    exit_code = kExitOk;
-  });
+  run_verb(*cmd, a, exit_code, &run_info);
 }
 
 }  // namespace remat::cli

@@ -28,6 +28,69 @@ void print_regions(const partition::ReproducingPolicy& policy) {
   }
 }
 
+struct PolicyArgs {
+  std::string joint, record, out, strategy = "min-cut", budget = "1";
+  double time_limit = 60;
+  bool explain = false;
+};
+
+Expected<int> run_policy(const PolicyArgs& a) {
+  Expected<GraphModule> joint = load_graph(a.joint);
+  REMAT_TRY(joint);
+  std::vector<std::string> saved, recomputed;
+  std::string source;
+  if (!a.record.empty()) {
+    Expected<records::PartitionRecord> r = read_partition_record_file(a.record);
+    REMAT_TRY(r);
+    for (const records::SavedValue& v : r->saved_values) saved.push_back(v.name);
+    for (const records::RecomputedNode& n : r->recomputed) recomputed.push_back(n.name);
+    source =
+        fmt::format("the partition in {} ({}, {})", display_name(a.record), r->strategy, r->stage);
+  } else {
+    Expected<partition::MemoryBudget> budget = partition::parse_memory_budget(a.budget);
+    REMAT_TRY(budget);
+    partition::MinCutConfig config;
+    partition::OptimalOptions optimal;
+    optimal.time_limit_seconds = a.time_limit;
+    optimal.within_regions = true;  // outside the regions, PyTorch decides
+    Expected<partition::Partition> p = partition::partition_for_budget(
+        *joint, *partition::parse_strategy(a.strategy), config, *budget, optimal);
+    if (!p) {
+      Diagnostics errors = p.errors();
+      for (Diagnostic& d : errors) d.file = display_name(a.joint);
+      return errors;
+    }
+    for (const records::SavedValue& v : p->report.saved_values) saved.push_back(v.name);
+    for (const records::RecomputedNode& n : p->report.recomputed) recomputed.push_back(n.name);
+    source =
+        fmt::format("remat's {} at budget {} ({})", a.strategy, a.budget, display_name(a.joint));
+  }
+  Expected<partition::ReproducingPolicy> policy =
+      partition::reproducing_policy(*joint, saved, recomputed);
+  if (!policy) {
+    Diagnostics errors = policy.errors();
+    for (Diagnostic& d : errors) d.file = display_name(a.joint);
+    return errors;
+  }
+  REMAT_TRY(write_file_atomic(a.out, partition::policy_module_text(*policy, source)));
+  fmt::print("policy: {} checkpoint region{}, {} op calls: {} MUST_SAVE, {} PREFER_RECOMPUTE\n",
+             policy->regions.size(), policy->regions.size() == 1 ? "" : "s", policy->call_count(),
+             policy->saved_call_count(), policy->call_count() - policy->saved_call_count());
+  if (a.explain) print_regions(*policy);
+  std::fprintf(stderr, "policy: %s\n", a.out.c_str());
+  if (policy->mismatches.empty()) {
+    fmt::print("PyTorch's min-cut with this policy saves exactly the {} chosen values\n",
+               policy->chosen.size());
+    return kExitOk;
+  }
+  fmt::print("PyTorch's min-cut with this policy decides {} value{} otherwise:\n",
+             policy->mismatches.size(), policy->mismatches.size() == 1 ? "" : "s");
+  for (const partition::PolicyMismatch& m : policy->mismatches)
+    fmt::print("  {:<24} {:<24} {}\n", m.name,
+               m.predicted_saved ? "saved, not chosen" : "chosen, not saved", m.why);
+  return kExitCheckFailed;
+}
+
 }  // namespace
 
 void add_policy_command(CLI::App& app, int& exit_code) {
@@ -38,12 +101,7 @@ void add_policy_command(CLI::App& app, int& exit_code) {
       "JOINT saves: the partition record RECORD (remat partition -o's report.json), or the one "
       "--strategy and --budget choose. Prints what PyTorch's min-cut will save with the policy; "
       "exit 1 when that differs from the choice (each value named, with why).");
-  struct Args {
-    std::string joint, record, out, strategy = "min-cut", budget = "1";
-    double time_limit = 60;
-    bool explain = false;
-  };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<PolicyArgs>();
   cmd->add_option("joint", a->joint, "the joint graph (fxgraph-json or readable text)")->required();
   auto* record = cmd->add_option(
       "record", a->record, "the partition to reproduce: a partition record of this joint graph");
@@ -61,77 +119,7 @@ void add_policy_command(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber)
       ->excludes(record);
   cmd->add_flag("--explain", a->explain, "print every saved call of every region");
-  cmd->callback([a, &exit_code] {
-    Expected<GraphModule> joint = load_graph(a->joint);
-    if (!joint) {
-      exit_code = report(joint.errors());
-      return;
-    }
-    std::vector<std::string> saved, recomputed;
-    std::string source;
-    if (!a->record.empty()) {
-      Expected<records::PartitionRecord> r = read_partition_record_file(a->record);
-      if (!r) {
-        exit_code = report(r.errors());
-        return;
-      }
-      for (const records::SavedValue& v : r->saved_values) saved.push_back(v.name);
-      for (const records::RecomputedNode& n : r->recomputed) recomputed.push_back(n.name);
-      source = fmt::format("the partition in {} ({}, {})", display_name(a->record), r->strategy,
-                           r->stage);
-    } else {
-      Expected<partition::MemoryBudget> budget = partition::parse_memory_budget(a->budget);
-      if (!budget) {
-        exit_code = report(budget.errors());
-        return;
-      }
-      partition::MinCutConfig config;
-      partition::OptimalOptions optimal;
-      optimal.time_limit_seconds = a->time_limit;
-      optimal.within_regions = true;  // outside the regions, PyTorch decides
-      Expected<partition::Partition> p = partition::partition_for_budget(
-          *joint, *partition::parse_strategy(a->strategy), config, *budget, optimal);
-      if (!p) {
-        Diagnostics errors = p.errors();
-        for (Diagnostic& d : errors) d.file = display_name(a->joint);
-        exit_code = report(errors);
-        return;
-      }
-      for (const records::SavedValue& v : p->report.saved_values) saved.push_back(v.name);
-      for (const records::RecomputedNode& n : p->report.recomputed) recomputed.push_back(n.name);
-      source = fmt::format("remat's {} at budget {} ({})", a->strategy, a->budget,
-                           display_name(a->joint));
-    }
-    Expected<partition::ReproducingPolicy> policy =
-        partition::reproducing_policy(*joint, saved, recomputed);
-    if (!policy) {
-      Diagnostics errors = policy.errors();
-      for (Diagnostic& d : errors) d.file = display_name(a->joint);
-      exit_code = report(errors);
-      return;
-    }
-    if (Status s = write_file_atomic(a->out, partition::policy_module_text(*policy, source)); !s) {
-      exit_code = report(s.errors());
-      return;
-    }
-    fmt::print("policy: {} checkpoint region{}, {} op calls: {} MUST_SAVE, {} PREFER_RECOMPUTE\n",
-               policy->regions.size(), policy->regions.size() == 1 ? "" : "s", policy->call_count(),
-               policy->saved_call_count(), policy->call_count() - policy->saved_call_count());
-    if (a->explain) print_regions(*policy);
-    exit_code = kExitOk;
-    if (policy->mismatches.empty()) {
-      fmt::print("PyTorch's min-cut with this policy saves exactly the {} chosen values\n",
-                 policy->chosen.size());
-    } else {
-      fmt::print("PyTorch's min-cut with this policy decides {} value{} otherwise:\n",
-                 policy->mismatches.size(), policy->mismatches.size() == 1 ? "" : "s");
-      for (const partition::PolicyMismatch& m : policy->mismatches)
-        fmt::print("  {:<24} {:<24} {}\n", m.name,
-                   m.predicted_saved ? "saved, not chosen" : "chosen, not saved", m.why);
-      exit_code = kExitCheckFailed;
-    }
-    std::fprintf(stderr, "policy: %s\n", a->out.c_str());
-  });
+  run_verb(*cmd, a, exit_code, &run_policy);
 }
 
 }  // namespace remat::cli

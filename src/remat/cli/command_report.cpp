@@ -93,6 +93,73 @@ Expected<std::string> log_of_graphs(const GraphReportArgs& a, const fs::path& fo
   return w.close();
 }
 
+struct ReportArgs {
+  std::string path, out = "tl_out";
+  bool latest = false, overwrite = false, strict = false, no_browser = false, all_ranks = false;
+  report::ReportOptions flags;
+  GraphReportArgs graph;
+  const CLI::Option* fw_flag = nullptr;
+  const CLI::Option* strategy_flag = nullptr;
+};
+
+Expected<int> run_report(const ReportArgs& a) {
+  if (a.all_ranks) {
+    report::ReportOptions options = report_options_for(a.path, app_command_line());
+    options.plain_text = a.flags.plain_text;
+    options.export_mode = a.flags.export_mode;
+    options.inductor_provenance = a.flags.inductor_provenance;
+    auto result = report::write_multi_rank_report(a.path, a.out, options, a.overwrite, a.strict);
+    REMAT_TRY(result);
+    for (const auto& [rank, r] : result->ranks)
+      print_report_summary(r, a.path + " rank " + std::to_string(rank),
+                           a.out + "/rank_" + std::to_string(rank), a.flags.verbose);
+    fmt::print(
+        "report: {}/index.html ({} ranks{})\n", a.out, result->ranks.size(),
+        result->diverged() ? ", the ranks diverged: see the landing page" : ", no divergence");
+    return kExitOk;
+  }
+  std::string log_path;
+  fs::path temp;
+  if (is_graph_file(a.path)) {
+    GraphReportArgs graph = a.graph;
+    graph.joint = a.path;
+    temp = fs::temp_directory_path() / ("remat-report-" + std::to_string(::getpid()));
+    auto log = log_of_graphs(graph, temp);
+    if (!log) {
+      std::error_code ec;
+      fs::remove_all(temp, ec);
+      return log.errors();
+    }
+    log_path = *log;
+  } else {
+    if (a.fw_flag->count() > 0 || a.strategy_flag->count() > 0) {
+      return file_error(a.path,
+                        "--fw, --bw and --strategy apply to a graph file, and this is a log");
+    }
+    auto log = report::resolve_log(a.path, a.latest);
+    REMAT_TRY(log);
+    if (is_other_file(*log)) {
+      return file_error(display_name(*log),
+                        "not a TORCH_TRACE log: no line has a glog header "
+                        "(`V1206 15:18:20.254000 1234 path.py:56] {...}`), and it is not "
+                        "a graph file (fxgraph-json or readable text) either");
+    }
+    log_path = *log;
+  }
+  report::ReportOptions options = report_options_for(log_path, app_command_line());
+  options.plain_text = a.flags.plain_text;
+  options.strict_compile_id = a.flags.strict_compile_id;
+  options.verbose = a.flags.verbose;
+  options.export_mode = a.flags.export_mode;
+  options.inductor_provenance = a.flags.inductor_provenance;
+  auto result = report::write_report_folder(log_path, a.out, options, a.overwrite, a.strict);
+  std::error_code ec;
+  if (!temp.empty()) fs::remove_all(temp, ec);
+  REMAT_TRY(result);
+  print_report_summary(*result, temp.empty() ? log_path : a.path, a.out, options.verbose);
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_report_command(CLI::App& app, int& exit_code) {
@@ -108,13 +175,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "text), "
       "reports that one compile: a joint graph is partitioned (--strategy), or shown with the "
       "partition PyTorch made (--fw, --bw).");
-  struct Args {
-    std::string path, out = "tl_out";
-    bool latest = false, overwrite = false, strict = false, no_browser = false, all_ranks = false;
-    report::ReportOptions flags;
-    GraphReportArgs graph;
-  };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<ReportArgs>();
   cmd->add_option("log", a->path, "a log file, the folder TORCH_TRACE pointed at, or a graph file")
       ->required();
   cmd->add_option("-o,--output", a->out, "output folder (default tl_out)");
@@ -155,77 +216,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
                                    "with a joint graph file: min-cut (default) or default")
                        ->check(CLI::IsMember({"min-cut", "default"}));
   strategy->excludes(fw);
-  cmd->callback([a, fw, strategy, &exit_code] {
-    if (a->all_ranks) {
-      report::ReportOptions options = report_options_for(a->path, app_command_line());
-      options.plain_text = a->flags.plain_text;
-      options.export_mode = a->flags.export_mode;
-      options.inductor_provenance = a->flags.inductor_provenance;
-      auto result =
-          report::write_multi_rank_report(a->path, a->out, options, a->overwrite, a->strict);
-      if (!result) {
-        exit_code = report(result.errors());
-        return;
-      }
-      for (const auto& [rank, r] : result->ranks)
-        print_report_summary(r, a->path + " rank " + std::to_string(rank),
-                             a->out + "/rank_" + std::to_string(rank), a->flags.verbose);
-      fmt::print(
-          "report: {}/index.html ({} ranks{})\n", a->out, result->ranks.size(),
-          result->diverged() ? ", the ranks diverged: see the landing page" : ", no divergence");
-      exit_code = kExitOk;
-      return;
-    }
-    std::string log_path;
-    fs::path temp;
-    if (is_graph_file(a->path)) {
-      a->graph.joint = a->path;
-      temp = fs::temp_directory_path() / ("remat-report-" + std::to_string(::getpid()));
-      auto log = log_of_graphs(a->graph, temp);
-      if (!log) {
-        std::error_code ec;
-        fs::remove_all(temp, ec);
-        exit_code = report(log.errors());
-        return;
-      }
-      log_path = *log;
-    } else {
-      if (fw->count() > 0 || strategy->count() > 0) {
-        exit_code = report({file_error(
-            a->path, "--fw, --bw and --strategy apply to a graph file, and this is a log")});
-        return;
-      }
-      auto log = report::resolve_log(a->path, a->latest);
-      if (!log) {
-        exit_code = report(log.errors());
-        return;
-      }
-      if (is_other_file(*log)) {
-        exit_code =
-            report({file_error(display_name(*log),
-                               "not a TORCH_TRACE log: no line has a glog header "
-                               "(`V1206 15:18:20.254000 1234 path.py:56] {...}`), and it is not "
-                               "a graph file (fxgraph-json or readable text) either")});
-        return;
-      }
-      log_path = *log;
-    }
-    report::ReportOptions options = report_options_for(log_path, app_command_line());
-    options.plain_text = a->flags.plain_text;
-    options.strict_compile_id = a->flags.strict_compile_id;
-    options.verbose = a->flags.verbose;
-    options.export_mode = a->flags.export_mode;
-    options.inductor_provenance = a->flags.inductor_provenance;
-    auto result = report::write_report_folder(log_path, a->out, options, a->overwrite, a->strict);
-    std::error_code ec;
-    if (!temp.empty()) fs::remove_all(temp, ec);
-    if (!result) {
-      exit_code = report(result.errors());
-      return;
-    }
-    print_report_summary(*result, temp.empty() ? log_path : a->path, a->out, options.verbose);
-    exit_code = kExitOk;
-  });
+  a->fw_flag = fw;
+  a->strategy_flag = strategy;
+  run_verb(*cmd, a, exit_code, &run_report);
 }
 
 }  // namespace remat::cli

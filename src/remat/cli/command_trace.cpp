@@ -26,6 +26,31 @@ std::string model_list() {
   return out;
 }
 
+struct TraceArgs {
+  std::string output = "-";
+  bool list = false, joint = false;
+  ModelFlags model;
+  PrintFlags flags;
+};
+
+Expected<int> run_trace(const TraceArgs& a) {
+  if (a.list) {
+    fmt::print("{}", model_list());
+    return kExitOk;
+  }
+  auto model = a.model.resolve("trace");
+  REMAT_TRY(model);
+  Expected<GraphModule> m = model->info->trace(model->options);
+  if (m && a.joint) m = autodiff::build_joint_graph(*m);
+  REMAT_TRY(m);
+  std::string text = a.output.ends_with(".json")
+                         ? write_graph_json(*m)
+                         : print_readable(*m, a.flags.options(*m)).text + "\n";
+  Status written = write_file_atomic(a.output, text);
+  REMAT_TRY(written);
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_trace_command(CLI::App& app, int& exit_code) {
@@ -35,13 +60,7 @@ void add_trace_command(CLI::App& app, int& exit_code) {
       "(recompute and ac_graph_id tags) and stack traces. Prints readable text, or writes FILE "
       "(.json: fxgraph-json; otherwise text); --joint gives the joint forward+backward graph. "
       "--list shows the models and their options.");
-  struct Args {
-    std::string output = "-";
-    bool list = false, joint = false;
-    ModelFlags model;
-    PrintFlags flags;
-  };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<TraceArgs>();
   cmd->add_flag("--list", a->list, "list the models, their options and the policies");
   cmd->add_flag("--joint", a->joint,
                 "write the joint forward+backward graph, as AOTAutograd builds it");
@@ -49,29 +68,7 @@ void add_trace_command(CLI::App& app, int& exit_code) {
                   "output file (.json for fxgraph-json), or - for stdout");
   a->model.add_to(*cmd);
   a->flags.add_to(*cmd);
-  cmd->callback([a, &exit_code] {
-    if (a->list) {
-      fmt::print("{}", model_list());
-      exit_code = kExitOk;
-      return;
-    }
-    auto model = a->model.resolve("trace");
-    if (!model) {
-      exit_code = report(model.errors());
-      return;
-    }
-    Expected<GraphModule> m = (*model)->trace(a->model.options);
-    if (m && a->joint) m = autodiff::build_joint_graph(*m);
-    if (!m) {
-      exit_code = report(m.errors());
-      return;
-    }
-    std::string text = a->output.ends_with(".json")
-                           ? write_graph_json(*m)
-                           : print_readable(*m, a->flags.options(*m)).text + "\n";
-    Status written = write_file_atomic(a->output, text);
-    exit_code = written ? kExitOk : report(written.errors());
-  });
+  run_verb(*cmd, a, exit_code, &run_trace);
 }
 
 }  // namespace remat::cli

@@ -1,4 +1,5 @@
-// The remat verbs. Each adds a CLI11 subcommand whose callback sets the process exit code.
+// The remat verbs. Each adds a CLI11 subcommand whose callback is `Expected<int> run_VERB(const
+// VERBArgs&)` (run_verb): an exit code, or errors that exit_code_of reports.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,10 +18,8 @@ inline constexpr int kExitBadInput = 2;
 /// `remat check`: the numbers differ beyond tolerance; `remat partition --verify`: a violation.
 inline constexpr int kExitCheckFailed = 1;
 
-/// Prints every diagnostic to stderr and returns kExitBadInput.
-int report(const Diagnostics& diagnostics);
-
-/// A verb's result: its exit code, or its errors (printed by report(): exit kExitBadInput).
+/// A verb's result: its exit code, or its errors, printed to stderr (exit kExitBadInput). Every
+/// verb's errors are reported here and nowhere else.
 int exit_code_of(const Expected<int>& result);
 
 /// Makes `run(*args)` the callback of `cmd`: the one place a verb's errors are reported.

@@ -48,7 +48,7 @@ void ModelFlags::add_to(CLI::App& cmd) {
   };
 }
 
-Expected<const models::ModelInfo*> ModelFlags::resolve(std::string_view verb) {
+Expected<ModelFlags::Resolved> ModelFlags::resolve(std::string_view verb) const {
   const models::ModelInfo* info = models::find_model(model);
   if (!info) {
     return error_message(model.empty()
@@ -68,8 +68,9 @@ Expected<const models::ModelInfo*> ModelFlags::resolve(std::string_view verb) {
   }
   auto plan = models::CheckpointPlan::parse(checkpoint);
   if (!plan) return plan.errors();
-  options.checkpoint = *plan;
-  return info;
+  Resolved out{info, options};
+  out.options.checkpoint = *plan;
+  return out;
 }
 
 std::string ModelFlags::describe(const models::ModelInfo& info) const {

@@ -20,9 +20,13 @@ struct ModelFlags {
 
   /// --model, --layers, --checkpoint, --policy, --batch, ... on `cmd`.
   void add_to(CLI::App& cmd);
-  /// The model named by --model, with the checkpoint plan applied to the options. A flag given
+  /// The model named by --model, and its options with the checkpoint plan applied. A flag given
   /// for a model that does not read it is an error.
-  Expected<const models::ModelInfo*> resolve(std::string_view verb);
+  struct Resolved {
+    const models::ModelInfo* info;
+    models::ModelOptions options;
+  };
+  [[nodiscard]] Expected<Resolved> resolve(std::string_view verb) const;
   /// `gpt2 --layers 4 --batch 2 ...`: the model and the value of every option it reads.
   [[nodiscard]] std::string describe(const models::ModelInfo& info) const;
   /// The current value of a ModelOptions field, as the flag takes it.

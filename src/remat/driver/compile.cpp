@@ -134,16 +134,20 @@ Expected<CompileResult> compile(const CompileOptions& o) {
   }
 
   // The graphs, as files: remat-check (the executable that links libtorch) reads them, and
-  // they stay for `remat check` / `remat partition` by hand.
+  // they stay for `remat check` / `remat partition` by hand; without a check, only when asked.
   fs::path out(o.out_dir), graphs_dir = out / "graphs";
-  REMAT_TRY(make_folder(graphs_dir.string()));
-  for (const auto& [name, m] : {std::pair<const char*, const GraphModule*>{"joint.json", &r.joint},
-                                {"forward.json", &graphs.forward},
-                                {"backward.json", &graphs.backward}}) {
-    REMAT_TRY(write_file_atomic((graphs_dir / name).string(), write_graph_json(*m)));
+  if (!o.check_executable.empty() || o.graph_files) {
+    REMAT_TRY(make_folder(graphs_dir.string()));
+    for (const auto& [name, m] :
+         {std::pair<const char*, const GraphModule*>{"joint.json", &r.joint},
+          {"forward.json", &graphs.forward},
+          {"backward.json", &graphs.backward}}) {
+      REMAT_TRY(write_file_atomic((graphs_dir / name).string(), write_graph_json(*m)));
+    }
+    r.graphs_dir = graphs_dir.string();
+    stage("graph files",
+          fmt::format("{}: joint, forward, backward (fxgraph-json)", graphs_dir.string()));
   }
-  stage("graph files",
-        fmt::format("{}: joint, forward, backward (fxgraph-json)", graphs_dir.string()));
 
   r.check.summary = o.check_skipped;
   if (!o.check_executable.empty()) {

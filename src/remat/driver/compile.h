@@ -26,6 +26,8 @@ struct CompileOptions {
   partition::MinCutConfig config;
   /// Where graphs/, trace/ and report/ go (created; earlier logs in trace/ are replaced).
   std::string out_dir;
+  /// Write graphs/ (joint, forward, backward as fxgraph-json) though no check reads them.
+  bool graph_files = false;
   /// Log the joint graph after each partitioner pass that changed it (`remat_pass_NAME`).
   bool log_passes = false;
   /// The report's pictures (memory over time, the budget curve, the region map): two more
@@ -58,6 +60,7 @@ struct CompileResult {
   NumericCheck check;
   std::vector<StageTime> stages;  ///< trace, joint graph, partition, ... report
   std::string log_path, report_dir;
+  std::string graphs_dir;  ///< where the graph files went; empty when none were written
   size_t report_records = 0, report_artifacts = 0;
 };
 
