@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <absl/container/flat_hash_map.h>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <limits>
@@ -14,6 +13,7 @@
 
 #include "remat/partition/memory_timeline.h"
 #include "remat/support/file_io.h"
+#include "remat/support/json_reader.h"
 
 extern char** environ;
 
@@ -57,30 +57,50 @@ Ran run_process(const std::string& executable, std::vector<std::string> args) {
 }  // namespace
 
 Expected<CheckOutcome> read_check_result(std::string_view text, const std::string& file) {
-  auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object() || !json.contains("values") || !json.contains("beyond_tolerance") ||
-      !json.contains("max_abs_error") || !json.contains("max_rel_error"))
-    return file_error(file, "not a remat-check result");
+  json::JsonReader r(file);
+  std::optional<json::dom::element> root = r.parse(text);
+  if (!root) return r.error();
+  json::JsonPath top;
+  json::dom::object obj;
+  if (!r.get_object(*root, top, obj)) return r.error();
   CheckOutcome outcome;
-  outcome.values = json.value("values", int64_t{0});
-  outcome.beyond_tolerance = json.value("beyond_tolerance", int64_t{0});
-  // Non-finite errors are written as "inf" or "nan".
-  auto error_of = [&](const char* key) {
-    const nlohmann::json& v = json[key];
-    if (v.is_number()) return v.get<double>();
-    return v == "nan" ? std::nan("") : std::numeric_limits<double>::infinity();
-  };
-  outcome.max_abs_error = error_of("max_abs_error");
-  outcome.max_rel_error = error_of("max_rel_error");
+  // The four numbers say it is a result; non-finite errors are written as "inf" or "nan".
+  for (const char* key : {"values", "beyond_tolerance", "max_abs_error", "max_rel_error"}) {
+    json::dom::element v;
+    if (obj[key].get(v) != simdjson::SUCCESS)
+      return file_error(file, std::string("not a remat-check result (no \"") + key + "\")");
+  }
+  json::JsonPath values = top.field("values"), beyond = top.field("beyond_tolerance"),
+                 abs_error = top.field("max_abs_error"), rel_error = top.field("max_rel_error");
+  if (!r.get_int(obj["values"], values, outcome.values) ||
+      !r.get_int(obj["beyond_tolerance"], beyond, outcome.beyond_tolerance) ||
+      !r.get_number(obj["max_abs_error"], abs_error, outcome.max_abs_error) ||
+      !r.get_number(obj["max_rel_error"], rel_error, outcome.max_rel_error))
+    return r.error();
   outcome.ok = outcome.beyond_tolerance == 0;
-  if (json.contains("memory") && json["memory"].is_array()) {
-    for (const nlohmann::json& m : json["memory"]) {
-      if (!m.is_object() || !m.contains("node") || !m["node"].is_string() || !m.contains("live") ||
-          !m["live"].is_number_integer())
-        return file_error(file, "a memory step without its node or live bytes");
-      outcome.memory.push_back(
-          {m["node"].get<std::string>(), m.value("backward", false), m["live"].get<int64_t>()});
-    }
+  json::dom::element memory;
+  if (obj["memory"].get(memory) != simdjson::SUCCESS) return outcome;
+  json::JsonPath steps = top.field("memory");
+  json::dom::array arr;
+  if (!r.get_array(memory, steps, arr)) return r.error();
+  size_t i = 0;
+  for (json::dom::element e : arr) {
+    json::JsonPath at = steps.at(i++);
+    json::dom::object step;
+    if (!r.get_object(e, at, step)) return r.error();
+    std::string_view node;
+    CheckOutcome::Measured m;
+    json::JsonPath node_path = at.field("node"), live = at.field("live"),
+                   backward = at.field("backward");
+    json::dom::element v;
+    if (step["node"].get(v) != simdjson::SUCCESS || step["live"].get(v) != simdjson::SUCCESS)
+      return r.error_at(at, "a memory step without its node or live bytes");
+    if (!r.get_string(step["node"], node_path, node) || !r.get_int(step["live"], live, m.live))
+      return r.error();
+    if (step["backward"].get(v) == simdjson::SUCCESS && !r.get_bool(v, backward, m.backward))
+      return r.error();
+    m.node = std::string(node);
+    outcome.memory.push_back(std::move(m));
   }
   return outcome;
 }
