@@ -1,4 +1,4 @@
-"""fxgraph-json/1 from a live torch.fx.GraphModule (spec: shared/spec/fxgraph-json.md).
+"""fxgraph-json/1 from a live torch.fx.GraphModule (docs/file-formats.md).
 
 Works with any PyTorch that has torch.fx (1.13 through current): it reads what a node carries
 (target, args, kwargs, meta) and writes the interchange format remat reads; nothing is inferred.

@@ -1,5 +1,6 @@
 // The order of backward ops, rule by rule, against what libtorch's autograd calls: a RecordFunction
-// observer records the ATen ops each backward function runs (spec §4: "measure it").
+// observer records the ATen ops each backward function runs (docs/spec/partitioning.md §4:
+// measured, not guessed).
 #include <ATen/record_function.h>
 #include <gtest/gtest.h>
 #include <torch/csrc/autograd/autograd.h>

@@ -1,5 +1,5 @@
-// KnapsackEvaluator: spec §10 item 25 (test_ac_knapsack.py's five-node chain), the item graph
-// "with larger context", the knee budget, and the dynamic-budget partition.
+// KnapsackEvaluator: docs/spec/partitioning.md §10 item 25 (test_ac_knapsack.py's five-node chain),
+// the item graph "with larger context", the knee budget, and the dynamic-budget partition.
 #include <gtest/gtest.h>
 
 #include "remat/partition/knapsack_evaluator.h"
@@ -43,7 +43,7 @@ TEST(KnapsackEvaluator, ItemGraphLinksItemsThroughOtherNodes) {
 }
 
 TEST(KnapsackEvaluator, SavedMemoryAndRecomputeRuntime) {
-  // spec §10.25: saved {0}: peak 0.1, recompute runtime 101.
+  // §10.25: saved {0}: peak 0.1, recompute runtime 101.
   GraphModule m = chain();
   auto e = chain_evaluator(m).evaluate({0}, {1, 2});
   ASSERT_TRUE(e.ok());
@@ -56,7 +56,7 @@ TEST(KnapsackEvaluator, SavedMemoryAndRecomputeRuntime) {
 }
 
 TEST(KnapsackEvaluator, SimulatedBackwardPeak) {
-  // spec §10.25: 0.5 when simulating the backward, step by step as PyTorch's test lists them.
+  // §10.25: 0.5 when simulating the backward, step by step as PyTorch's test lists them.
   GraphModule m = chain();
   KnapsackEvaluator ev = chain_evaluator(m);
   auto e = ev.evaluate({0}, {1, 2}, /*simulate_backward=*/true);

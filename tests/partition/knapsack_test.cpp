@@ -1,5 +1,5 @@
-// The knapsack solvers: the cases of spec §10.24 and PyTorch issue #197871, and a property test
-// against the exact solver on random instances.
+// The knapsack solvers: the cases of docs/spec/partitioning.md §10.24 and PyTorch issue #197871,
+// and a property test against the exact solver on random instances.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// The memory budget (aot-partition spec §7) against PyTorch's own expectations
-// (test/functorch/test_ac.py, spec §10 items 20-23): activation memory in MiB and backward FLOPs
+// The memory budget (docs/spec/partitioning.md §7) against PyTorch's own expectations
+// (test/functorch/test_ac.py, §10 items 20-23 there): activation memory in MiB and backward FLOPs
 // in units of one 512x512 matmul, as that file measures them.
 #include <gtest/gtest.h>
 
@@ -57,7 +57,7 @@ Tensor input(Tracer& t, const char* name, int64_t rows, int64_t cols) {
 }
 
 TEST(MemoryBudget, RematerializesCheap) {
-  // spec §10.20: mm(cos(x), w).sum(): budget 1 saves cos (1 MiB); 0.5 recomputes it for free.
+  // §10.20: mm(cos(x), w).sum(): budget 1 saves cos (1 MiB); 0.5 recomputes it for free.
   GraphModule joint = testing::traced_joint([](Tracer& t) {
     Tensor x = input(t, "x", 1, 1), w = input(t, "w", 1, 1);
     return std::vector<Tensor>{mm(cos(x), w).sum()};
@@ -83,7 +83,7 @@ GraphModule matmul_chain_joint() {
 }
 
 TEST(MemoryBudget, MatmulEvenChain) {
-  // spec §10.21: cos, then 5 x (mm, cos): budget b/10 with b <= 5 saves b matmuls and recomputes
+  // §10.21: cos, then 5 x (mm, cos): budget b/10 with b <= 5 saves b matmuls and recomputes
   // the other 5 - b; up to 9/10 only the cosines are recomputed; 10/10 saves everything.
   GraphModule joint = matmul_chain_joint();
   double eager = eager_backward_flops(joint);
@@ -177,7 +177,7 @@ GraphModule pairs_joint(const std::vector<std::pair<int64_t, int64_t>>& pairs) {
 }
 
 TEST(MemoryBudget, PrioritizeCheaperMatmul) {
-  // spec §10.22: pairs (1, 4) and (2, 2): eager 8 MiB / 24; budget 0.5 -> 4 MiB, +4 (x1 @ w1
+  // §10.22: pairs (1, 4) and (2, 2): eager 8 MiB / 24; budget 0.5 -> 4 MiB, +4 (x1 @ w1
   // again).
   GraphModule joint = pairs_joint({{1, 4}, {2, 2}});
   double eager = eager_backward_flops(joint);
@@ -190,7 +190,7 @@ TEST(MemoryBudget, PrioritizeCheaperMatmul) {
 }
 
 TEST(MemoryBudget, PrioritizeCheaperMatmul2) {
-  // spec §10.22: pairs (4, 4), (6, 2), (2, 6): eager 40 MiB / 320; 28/40 -> 28, +24;
+  // §10.22: pairs (4, 4), (6, 2), (2, 6): eager 40 MiB / 320; 28/40 -> 28, +24;
   // 16/40 -> 12 (saving the 12 MiB one saves more FLOPs than the 16 MiB one), +88.
   GraphModule joint = pairs_joint({{4, 4}, {6, 2}, {2, 6}});
   double eager = eager_backward_flops(joint);
@@ -204,7 +204,7 @@ TEST(MemoryBudget, PrioritizeCheaperMatmul2) {
 }
 
 TEST(MemoryBudget, ManualCheckpointsAreRespected) {
-  // spec §10.23: two checkpoints of f (four matmuls) on x [64, 1024]; a tiny budget still saves
+  // §10.23: two checkpoints of f (four matmuls) on x [64, 1024]; a tiny budget still saves
   // what activation checkpointing saves and recomputes what eager AC recomputes: each region up
   // to its last needed value (PyTorch's non-reentrant checkpoint stops early, before the final
   // matmul, whose output the backward does not read).

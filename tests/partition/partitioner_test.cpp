@@ -1,5 +1,5 @@
-// The partitioners on graphs the tracer builds: PyTorch's expectations (aot-partition spec §10)
-// where the zoo and the tracer express them, the report, unbounded cuts.
+// The partitioners on graphs the tracer builds: PyTorch's expectations (docs/spec/partitioning.md
+// §10) where the zoo and the tracer express them, the report, unbounded cuts.
 #include <gtest/gtest.h>
 
 #include "remat/autodiff/joint_graph.h"
@@ -47,7 +47,7 @@ std::vector<std::string> ops(const GraphModule& m) {
 }
 
 TEST(MinCutPartitioner, CosChainsSaveOnlyTheInput) {
-  // spec §10.1: x.cos().cos().cos() -> fw (1, 2), bw (2, 1).
+  // §10.1: x.cos().cos().cos() -> fw (1, 2), bw (2, 1).
   MinCutPartition p = min_cut(testing::traced_joint([](Tracer& t) {
     Tensor x = t.input("x", {3}, DType::Float32, true);
     return std::vector<Tensor>{cos(cos(cos(x)))};
@@ -68,7 +68,7 @@ TEST(MinCutPartitioner, CosChainsSaveOnlyTheInput) {
 }
 
 TEST(MinCutPartitioner, RecomputesCosFromThePrimal) {
-  // spec §10.2: the exact forward and backward of x.cos().cos().
+  // §10.2: the exact forward and backward of x.cos().cos().
   MinCutPartition p = min_cut(testing::traced_joint([](Tracer& t) {
     Tensor x = t.input("x", {4, 4}, DType::Float32, true);
     return std::vector<Tensor>{cos(cos(x))};
@@ -82,7 +82,7 @@ TEST(MinCutPartitioner, RecomputesCosFromThePrimal) {
 }
 
 TEST(MinCutPartitioner, RaisesGetitemsNextToTheirProducer) {
-  // spec §10.3: split recomputed in the backward, getitem_1 before getitem.
+  // §10.3: split recomputed in the backward, getitem_1 before getitem.
   MinCutPartition p = min_cut(testing::traced_joint([](Tracer& t) {
     Tensor x = t.input("x", {4}, DType::Float32, true);
     std::vector<Tensor> y = x.split(2);
@@ -96,7 +96,7 @@ TEST(MinCutPartitioner, RaisesGetitemsNextToTheirProducer) {
 }
 
 TEST(MinCutPartitioner, CheckpointedMatmulIsRecomputed) {
-  // spec §10.8: checkpoint(sigmoid(matmul(x, y))) -> fw mm = 1, bw mm = 3.
+  // §10.8: checkpoint(sigmoid(matmul(x, y))) -> fw mm = 1, bw mm = 3.
   auto gn = [](Tensor x, Tensor y) { return sigmoid(matmul(x, y)); };
   GraphModule joint = testing::traced_joint([&](Tracer& t) {
     Tensor x = t.input("x", {4, 4}, DType::Float32, true),
@@ -118,7 +118,7 @@ TEST(MinCutPartitioner, CheckpointedMatmulIsRecomputed) {
 }
 
 TEST(MinCutPartitioner, MustSaveAndMustRecomputePolicies) {
-  // spec §10.11: cos(sin(mm(mm(x, x), x))): fw mm = 2; MUST_RECOMPUTE mm -> bw mm = 6, MUST_SAVE
+  // §10.11: cos(sin(mm(mm(x, x), x))): fw mm = 2; MUST_RECOMPUTE mm -> bw mm = 6, MUST_SAVE
   // -> 4.
   for (auto [policy, bw_mm] : {std::pair{CheckpointPolicy::MustRecompute, 6u},
                                std::pair{CheckpointPolicy::MustSave, 4u}}) {
@@ -137,7 +137,7 @@ TEST(MinCutPartitioner, MustSaveAndMustRecomputePolicies) {
 }
 
 TEST(MinCutPartitioner, SequentialCheckpointedLayers) {
-  // spec §10.9: two checkpoints of (cos, 3 x mm, cos) -> fw mm = 6; bw cos = 2, mm = 18.
+  // §10.9: two checkpoints of (cos, 3 x mm, cos) -> fw mm = 6; bw cos = 2, mm = 18.
   auto gn = [](Tensor x) {
     x = cos(x);
     for (int i = 0; i < 3; ++i) x = mm(x, x);
@@ -155,7 +155,7 @@ TEST(MinCutPartitioner, SequentialCheckpointedLayers) {
 }
 
 TEST(MinCutPartitioner, MultipleCheckpoints) {
-  // spec §10.10: sin, checkpoint(gn), sin, checkpoint(gn) with gn = sigmoid(matmul) -> fw mm 2, bw
+  // §10.10: sin, checkpoint(gn), sin, checkpoint(gn) with gn = sigmoid(matmul) -> fw mm 2, bw
   // mm 6.
   auto gn = [](Tensor x, Tensor y) { return sigmoid(matmul(x, y)); };
   MinCutPartition p = min_cut(testing::traced_joint([&](Tracer& t) {
@@ -179,7 +179,7 @@ std::vector<std::pair<std::string, ForwardBackward>> both_partitions(const Graph
 }
 
 TEST(BothPartitioners, MustNotRecomputeGemm) {
-  // spec §10.12: SAC saving mm; sigmoid(matmul(matmul(x, y), y)) * y -> fw mm = 2, bw mm = 4.
+  // §10.12: SAC saving mm; sigmoid(matmul(matmul(x, y), y)) * y -> fw mm = 2, bw mm = 4.
   SacPolicy save_mm = SacPolicy::save_ops({"aten.mm.default"});
   auto gn = [](Tensor x, Tensor y) { return sigmoid(matmul(matmul(x, y), y)) * y; };
   GraphModule joint = testing::traced_joint([&](Tracer& t) {
@@ -194,7 +194,7 @@ TEST(BothPartitioners, MustNotRecomputeGemm) {
 }
 
 TEST(BothPartitioners, OutplaceOpsSaveMatmulsAndSigmoid) {
-  // spec §10.13: SAC saving mm and sigmoid; sigmoid(selu(mm(mm(x, y), y))).relu() ->
+  // §10.13: SAC saving mm and sigmoid; sigmoid(selu(mm(mm(x, y), y))).relu() ->
   // fw mm = 2, sigmoid = 1; bw mm = 4, sigmoid = 0.
   SacPolicy save = SacPolicy::save_ops({"aten.mm.default", "aten.sigmoid.default"});
   auto gn = [](Tensor x, Tensor y) { return relu(sigmoid(selu(matmul(matmul(x, y), y)))); };
@@ -212,7 +212,7 @@ TEST(BothPartitioners, OutplaceOpsSaveMatmulsAndSigmoid) {
 }
 
 TEST(BothPartitioners, ParametrizationRecomputesMulAndSigmoid) {
-  // spec §10.15: a weight parametrized as checkpoint(sigmoid(mul(w, w))), mul and sigmoid
+  // §10.15: a weight parametrized as checkpoint(sigmoid(mul(w, w))), mul and sigmoid
   // MUST_RECOMPUTE, everything else MUST_SAVE; the layer is x @ w.t(). fw mul = 1, sigmoid = 1;
   // bw sigmoid = 1, mul = 2 with min-cut (CSE merges the two grad * w) and 3 with the default.
   SacPolicy policy = SacPolicy::from_fn([](const SacContext& c) {
@@ -236,7 +236,7 @@ TEST(BothPartitioners, ParametrizationRecomputesMulAndSigmoid) {
 }
 
 TEST(DefaultPartitioner, HiddenRegionOutputsSaveOnlyThePrimal) {
-  // spec §10.17 (aot_eager's default partition): a vanilla checkpoint around
+  // §10.17 (aot_eager's default partition): a vanilla checkpoint around
   // o = mm(mm(x, x), x); out = sin(x) (leaked as a second user output); cos(sin(o)), sin(x).
   auto gn = [](Tensor x) {
     Tensor o = matmul(matmul(x, x), x);
@@ -261,7 +261,7 @@ TEST(DefaultPartitioner, HiddenRegionOutputsSaveOnlyThePrimal) {
 }
 
 TEST(MinCutPartitioner, RecomputedListOpsAndRandomOps) {
-  // spec §10.13: cat([x, y]).sin(), recompute everything -> cat fw 1, bw 1.
+  // §10.13: cat([x, y]).sin(), recompute everything -> cat fw 1, bw 1.
   auto list_fn = [](Tensor x, Tensor y) { return sin(cat({x, y})); };
   MinCutPartition lists = min_cut(testing::traced_joint([&](Tracer& t) {
     Tensor x = t.input("x", {4, 4}, DType::Float32, true),
@@ -270,7 +270,7 @@ TEST(MinCutPartitioner, RecomputedListOpsAndRandomOps) {
   }));
   EXPECT_EQ(count(lists.graphs.forward, "aten.cat.default"), 1u);
   EXPECT_EQ(count(lists.graphs.backward, "aten.cat.default"), 1u);
-  // spec §10.14: save sigmoid; sigmoid(dropout(sigmoid(x))) -> fw sigmoid 2, dropout 1;
+  // §10.14: save sigmoid; sigmoid(dropout(sigmoid(x))) -> fw sigmoid 2, dropout 1;
   // bw sigmoid 0, dropout 1 (replayed with the forward's RNG state).
   SacPolicy save_sigmoid = SacPolicy::save_ops({"aten.sigmoid.default"});
   auto random_fn = [](Tensor x) { return sigmoid(dropout(sigmoid(x), 0.5)); };

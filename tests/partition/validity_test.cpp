@@ -1,6 +1,7 @@
 // Property: on 10,000 random tagged joint graphs (random ops, tuple-producing ones included, random
 // checkpoint regions and SAC policies, nested regions), both partitioners keep every invariant of
-// check_validity, min-cut under memory budgets from 1 down to 0 (every stage of spec §7.2).
+// check_validity, min-cut under memory budgets from 1 down to 0 (every stage of
+// docs/spec/partitioning.md §7.2).
 #include <gtest/gtest.h>
 
 #include <map>

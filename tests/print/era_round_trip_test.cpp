@@ -97,8 +97,8 @@ TEST(EraRoundTrip, EveryTorch113PrintReadsBackInItsStyle) {
 }
 
 TEST(EraRoundTrip, SpecExamplesReadAsTheirEra) {
-  // tests/golden/print/eras/<era>__<what>.txt: hand-written from the fx-readable spec (§1.4, §4.1,
-  // §5, §10). Each prints back byte for byte, and the parser names its era's rules.
+  // tests/golden/print/eras/<era>__<what>.txt: hand-written from docs/spec/readable-text.md
+  // (§1.4, §4.1, §5, §10). Each prints back byte for byte, and the parser names its era's rules.
   size_t count = 0;
   for (const auto& e :
        std::filesystem::directory_iterator(testing::tests_dir() + "/golden/print/eras")) {

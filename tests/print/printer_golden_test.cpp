@@ -13,8 +13,8 @@
 namespace remat {
 namespace {
 
-/// One node per tag rule (§8.2): both keys, policy only, id only, neither; plus a custom
-/// annotation longer than 40 characters and meta for additional_meta.
+/// One node per tag rule (docs/spec/readable-text.md §8.2): both keys, policy only, id only,
+/// neither; plus a custom annotation longer than 40 characters and meta for additional_meta.
 GraphModule tag_rules_graph() {
   GraphModule m;
   m.class_name = "GraphModule";

@@ -280,8 +280,8 @@ TEST(Printer, SpecExample5ExpandedPytreeJointWithNoneOutput) {
             None,  # None
         ], self._out_spec)
 )py");
-  // Non-expanded: the `...; ` annotation line (trailing space), a line of 4 spaces (§1.3),
-  // then the binding.
+  // Non-expanded: the `...; ` annotation line (trailing space), a line of 4 spaces
+  // (docs/spec/readable-text.md §1.3), then the binding.
   std::string plain = printed(m, {});
   EXPECT_NE(
       plain.find("    def forward(self, primals, tangents):\n        primals_1: \"f32[2, 3]\"; "

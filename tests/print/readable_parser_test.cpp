@@ -361,9 +361,9 @@ TEST(ReadableParser, DiagnosticsNameTheLineAndColumn) {
 }
 
 TEST(ReadableParser, NodeTypesAreKeptAndPrintedAgain) {
-  // Dynamo's 2024 output graphs (trace-log spec A.4) type their placeholders with node.type,
-  // unquoted and with a space before the colon; an unquoted `f32[...]` (PyTorch 2.1) stays
-  // metadata.
+  // Dynamo's 2024 output graphs (docs/spec/trace-log.md §A.4) type their placeholders with
+  // node.type, unquoted and with a space before the colon; an unquoted `f32[...]` (PyTorch 2.1)
+  // stays metadata.
   constexpr std::string_view kText =
       "class GraphModule(torch.nn.Module):\n"
       "    def forward(self, L_x_ : torch.Tensor, n : int = 3, y: f32[2]):\n"

@@ -1,4 +1,5 @@
-// Statement forms of every op kind, operators and the argument renderer (fx-readable §2).
+// Statement forms of every op kind, operators and the argument renderer (docs/spec/readable-text.md
+// §2).
 #include <gtest/gtest.h>
 
 #include <limits>

@@ -1,4 +1,5 @@
-// checkpoint() regions and selective-checkpointing policies (aot-partition spec §1-§2, §10.18).
+// checkpoint() regions and selective-checkpointing policies (docs/spec/partitioning.md §1-§2,
+// §10.18).
 #include <gtest/gtest.h>
 
 #include "remat/ir/graph.h"

@@ -1,6 +1,6 @@
 // The joint forward+backward graph of a traced forward graph, built the way AOTAutograd traces
-// it (aot-partition spec §3-§4): primals, tangents, the forward ops, then the backward ops in
-// autograd-engine order, forward outputs followed by one gradient per primal.
+// it (docs/spec/partitioning.md §3-§4): primals, tangents, the forward ops, then the backward ops
+// in autograd-engine order, forward outputs followed by one gradient per primal.
 #pragma once
 
 #include "remat/ir/graph_module.h"

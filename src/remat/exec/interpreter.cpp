@@ -111,9 +111,10 @@ Status check_against_meta(const Node& n, const c10::IValue& v) {
   return {};
 }
 
-// The RNG wrappers of recomputed random ops (spec §8.4): run_and_save_rng_state(op, *args) returns
-// (the CPU generator's state before the op, the op's result); run_with_rng_state(state, op, *args)
-// runs the op from that state and leaves the generator where it was.
+// The RNG wrappers of recomputed random ops (docs/spec/partitioning.md §8.4):
+// run_and_save_rng_state(op, *args) returns (the CPU generator's state before the op, the op's
+// result); run_with_rng_state(state, op, *args) runs the op from that state and leaves the
+// generator where it was.
 Expected<c10::IValue> run_with_rng(const Node& n, bool with_state,
                                    const absl::flat_hash_map<const Node*, c10::IValue>& values) {
   std::span<const Argument> args = n.args();

@@ -20,7 +20,7 @@ namespace remat {
 
 class Node;
 
-/// The kinds of values fxgraph-json can carry (spec: "Values").
+/// The kinds of values fxgraph-json can carry (docs/file-formats.md, "Values").
 enum class ArgKind : uint8_t {
   None,
   Node,  ///< a reference to another node of the same graph

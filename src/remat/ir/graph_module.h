@@ -82,8 +82,8 @@ class GraphModule {
   std::unique_ptr<Graph> graph_;
 };
 
-/// A joint graph's tangent input: a placeholder whose name contains "tangents" (aot-partition
-/// spec §3.2); every other placeholder is a primal.
+/// A joint graph's tangent input: a placeholder whose name contains "tangents" (docs/spec/
+/// partitioning.md §3.2); every other placeholder is a primal.
 bool is_tangent(const Node& n);
 /// A joint graph's RNG seed or offset input (`fwd_seed`, `fwd_base_offset`, `bwd_seed`,
 /// `bwd_base_offset`: AOTAutograd's functionalized RNG), which is not counted among the primals

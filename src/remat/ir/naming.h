@@ -25,10 +25,9 @@ std::string name_candidate_for_target(std::string_view target, bool callable);
 /// which its owner keeps: a Graph already indexes its nodes by name.
 class NameCounter {
  public:
-  /// A name derived from `candidate` by `_Namespace.create_name` (fx-readable §2.4) that
-  /// `taken` rejects; the caller records it as taken.
-  /// `is_that_builtin`: the name is for the Python builtin of that name itself (the `getattr`
-  /// function), which may use it.
+  /// A name derived from `candidate` by `_Namespace.create_name` (docs/spec/readable-text.md §2.4)
+  /// that `taken` rejects; the caller records it as taken. `is_that_builtin`: the name is for the
+  /// Python builtin of that name itself (the `getattr` function), which may use it.
   std::string create(std::string_view candidate, absl::FunctionRef<bool(std::string_view)> taken,
                      bool is_that_builtin = false);
   /// Updates the counts as create_name would for a name torch.fx produced itself.

@@ -15,7 +15,8 @@
 
 namespace remat {
 
-/// Operator categories, as the partitioners use them (aot-partition spec §6.5). Flags combine.
+/// Operator categories, as the partitioners use them (docs/spec/partitioning.md §6.5). Flags
+/// combine.
 enum class OpCategory : uint16_t {
   None = 0,
   Pointwise = 1 << 0,         ///< elementwise: ATen's `pointwise` tag

@@ -69,7 +69,8 @@ Expected<BudgetChoice> knapsack_over_bans(const GraphModule& joint, const NodeIn
   double budget = relaxed.memory_budget;
   std::vector<const Node*> candidates, must_save;
   for (const Node* n : g.nodes()) {
-    // Inputs share storage with themselves: saving them costs nothing extra (spec §7.2.7).
+    // Inputs share storage with themselves: saving them costs nothing extra
+    // (docs/spec/partitioning.md §7.2, step 6).
     if (!most_relaxed.banned_nodes.contains(n) || n->op() == OpKind::Placeholder ||
         info.dist_from_bw[n] >= kFarFromBackward)
       continue;

@@ -1,5 +1,5 @@
-// The memory budget (aot-partition spec §7.2): cuts of decreasing heuristic caution until one
-// saves few enough bytes, then a knapsack over the banned values.
+// The memory budget (docs/spec/partitioning.md §7.2): cuts of decreasing heuristic caution until
+// one saves few enough bytes, then a knapsack over the banned values.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
-// The flow network of a joint graph (aot-partition spec §6.6-§6.8) with the ban heuristics, and
-// its minimum cut: the values the forward saves.
+// The flow network of a joint graph (docs/spec/partitioning.md §6.6-§6.8) with the ban heuristics,
+// and its minimum cut: the values the forward saves.
 #pragma once
 
 #include <optional>

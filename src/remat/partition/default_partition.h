@@ -1,4 +1,4 @@
-// PyTorch's default partition (aot-partition spec §5): save every forward value the backward
+// PyTorch's default partition (docs/spec/partitioning.md §5): save every forward value the backward
 // reads, unless it is tagged for recomputation.
 #pragma once
 

@@ -14,7 +14,7 @@ namespace remat::partition {
 namespace {
 
 // Which nodes of `joint` a graph with `inputs` can compute: the inputs, then every call_function
-// (not tagged `invalid_tag`) whose inputs are all available (spec §8.1).
+// (not tagged `invalid_tag`) whose inputs are all available (docs/spec/partitioning.md §8.1).
 NodeSet available_nodes(const GraphModule& joint, const InputLists& input_lists,
                         const std::vector<const Node*>& inputs, PartitionerTag invalid_tag) {
   NodeSet available(joint.graph());

@@ -1,5 +1,5 @@
 // Forward and backward graphs out of a joint graph, given what the forward saves
-// (aot-partition spec §8): recomputation happens by construction, as in PyTorch.
+// (docs/spec/partitioning.md §8): recomputation happens by construction, as in PyTorch.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
-// 0/1 knapsack solvers for the memory budget (aot-partition spec §7.3): choose which banned values
-// to keep saved (maximising the runtime they save) within a memory capacity.
+// 0/1 knapsack solvers for the memory budget (docs/spec/partitioning.md §7.3): choose which banned
+// values to keep saved (maximising the runtime they save) within a memory capacity.
 #pragma once
 
 #include <vector>

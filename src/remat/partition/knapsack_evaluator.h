@@ -1,5 +1,5 @@
-// KnapsackEvaluator (aot-partition spec §7.3): what a knapsack answer costs — saved memory (or
-// the peak of a simulated backward that recomputes the rest) and recompute runtime — over a
+// KnapsackEvaluator (docs/spec/partitioning.md §7.3): what a knapsack answer costs — saved memory
+// (or the peak of a simulated backward that recomputes the rest) and recompute runtime — over a
 // range of budgets, and the "knee" budget where neither can improve much without the other
 // getting worse. The dynamic-budget solver uses the knee.
 #pragma once

@@ -1,5 +1,6 @@
 // Minimum s-t cuts as PyTorch's min-cut partitioner takes them: a maximum flow, then the sink side
-// is every vertex that can still reach the sink in the residual network (aot-partition spec §6.9).
+// is every vertex that can still reach the sink in the residual network (docs/spec/partitioning.md
+// §6.9).
 #pragma once
 
 #include <cstdint>

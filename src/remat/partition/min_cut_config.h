@@ -1,4 +1,4 @@
-// The min-cut partitioner's switches (aot-partition spec §9), with PyTorch's defaults.
+// The min-cut partitioner's switches (docs/spec/partitioning.md §9), with PyTorch's defaults.
 #pragma once
 
 #include <functional>
@@ -20,7 +20,7 @@ enum class KnapsackSolver { Dp, Greedy, Exact, Dynamic };
 /// dynamic); nullopt for any other.
 std::optional<KnapsackSolver> parse_knapsack_solver(std::string_view name);
 
-/// The partitioner's switches, with PyTorch's defaults (spec §9).
+/// The partitioner's switches, with PyTorch's defaults (docs/spec/partitioning.md §9).
 struct MinCutConfig {
   /// activation_memory_budget in [0, 1]: 1 = the plain min-cut, 0 = save only the primals.
   double memory_budget = 1.0;

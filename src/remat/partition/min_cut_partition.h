@@ -1,5 +1,5 @@
-// PyTorch's min_cut_rematerialization_partition (aot-partition spec §6, current main): decide
-// what the forward saves by a minimum cut of a flow network built from the joint graph.
+// PyTorch's min_cut_rematerialization_partition (docs/spec/partitioning.md §6, current main):
+// decide what the forward saves by a minimum cut of a flow network built from the joint graph.
 #pragma once
 
 #include <functional>

@@ -1,5 +1,5 @@
-// classify_nodes and dist_from_bw (aot-partition spec §6.3-§6.4): which joint nodes the forward
-// and the backward need, and how far each forward node is from the backward.
+// classify_nodes and dist_from_bw (docs/spec/partitioning.md §6.3-§6.4): which joint nodes the
+// forward and the backward need, and how far each forward node is from the backward.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The partitioner's op classes (aot-partition spec §6.5): which nodes are views, random,
+// The partitioner's op classes (docs/spec/partitioning.md §6.5): which nodes are views, random,
 // recomputable or fusible, and which values are materialized.
 #pragma once
 

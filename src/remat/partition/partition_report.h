@@ -21,8 +21,8 @@ using records::RegionMap;
 using records::SavedValue;
 using records::TimelineCurve;
 
-/// Which step produced a min-cut partition's saved set (aot-partition spec §7.2). The rules a
-/// partition keeps depend on it: below a budget of 1 the ban heuristics are switched off step by
+/// Which step produced a min-cut partition's saved set (docs/spec/partitioning.md §7.2). The rules
+/// a partition keeps depend on it: below a budget of 1 the ban heuristics are switched off step by
 /// step, and at budget 0 nothing but the inputs is saved, MUST_SAVE values included.
 enum class PartitionStage {
   Cut,                ///< the min-cut with every ban heuristic (budget 1, or within budget)

@@ -107,8 +107,8 @@ std::string annotation_text(const Argument& custom, bool truncate) {
   return out + "}";
 }
 
-/// The innermost user frame of a Python traceback: `File: f.py:9 in fn, code: x = y` (§4.1).
-/// Without `in fn` before 2024 (`names_function` false).
+/// The innermost user frame of a Python traceback: `File: f.py:9 in fn, code: x = y`
+/// (docs/spec/readable-text.md §4.1). Without `in fn` before 2024 (`names_function` false).
 std::optional<std::string> stack_frame_text(std::string_view trace, bool names_function) {
   std::vector<fxtext::TracebackFrame> frames = fxtext::parse_traceback(trace);
   if (frames.empty()) return std::nullopt;

@@ -17,19 +17,23 @@ class MetaText {
  public:
   explicit MetaText(const PrintOptions& options) : o_(options) {}
 
-  /// The verbose annotation (§3): `: "f32[4, 4][4, 1]cuda:0"`, `: "Sym(s0)"`, or "".
+  /// The verbose annotation (docs/spec/readable-text.md §3): `: "f32[4, 4][4, 1]cuda:0"`,
+  /// `: "Sym(s0)"`, or "".
   [[nodiscard]] std::string annotation(const Meta& meta) const;
   void append_annotation(std::string& out, const Meta& meta) const;
-  /// The stack-trace comment line `<M>#<ANN><TAG> <ST>` (§4.1), without colors.
+  /// The stack-trace comment line `<M>#<ANN><TAG> <ST>` (docs/spec/readable-text.md §4.1), without
+  /// colors.
   [[nodiscard]] std::string summary(const Node& node) const;
   /// PyTorch 1.13's stack-trace comment of a non-empty stack trace, without `# `: the context
   /// lines before the first `File ` line, `File: path:N` and `code: ...`, joined by `, `.
   [[nodiscard]] static std::string summary_1_13(std::string_view stack_trace);
-  /// The seed's standalone tag line (§8.2), or nullopt when the node has no tags.
+  /// The seed's standalone tag line (docs/spec/readable-text.md §8.2), or nullopt when the node has
+  /// no tags.
   [[nodiscard]] std::optional<std::string> seed_tag_line(const Meta& meta) const;
   /// True when the meta dict would be empty in Python.
   [[nodiscard]] bool empty(const Meta& meta) const;
-  /// The `key: pformat(str(value))` lines of the FX_GRAPH_SHOW_META block (§4.5).
+  /// The `key: pformat(str(value))` lines of the FX_GRAPH_SHOW_META block
+  /// (docs/spec/readable-text.md §4.5).
   [[nodiscard]] std::vector<std::string> full_meta_lines(const Node& node) const;
 
  private:

@@ -1,4 +1,4 @@
-// The named eras of print_readable's text (fx-readable spec §10).
+// The named eras of print_readable's text (docs/spec/readable-text.md §10).
 #include "remat/print/print_options.h"
 
 #include <array>

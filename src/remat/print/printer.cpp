@@ -1,4 +1,4 @@
-// torch.fx's python_code / print_readable, rule by rule (docs: fx-readable spec §1-§8).
+// torch.fx's python_code / print_readable, rule by rule (docs: docs/spec/readable-text.md §1-§8).
 #include "remat/print/printer.h"
 
 #include <algorithm>

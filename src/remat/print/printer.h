@@ -17,8 +17,8 @@ struct PrintedCode {
 };
 
 /// `gm.print_readable(print_output=False, ...)`: the `class ...(torch.nn.Module):` text with
-/// nested submodule classes, byte-identical to torch.fx (fx-readable spec), recompute tags
-/// placed by `options.tag_style`. The text has no final newline; print() adds one.
+/// nested submodule classes, byte-identical to torch.fx (docs/spec/readable-text.md), recompute
+/// tags placed by `options.tag_style`. The text has no final newline; print() adds one.
 PrintedCode print_readable(const GraphModule& module, const PrintOptions& options = {});
 
 /// `gm.code`: the non-verbose `forward` source (no annotations or stack-trace comments; the

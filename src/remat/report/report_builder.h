@@ -1,5 +1,5 @@
 // `remat report`: a TORCH_TRACE log (remat's or PyTorch's) as a static site in tlparse's layout
-// (trace-log spec A.7): index.html, compile_directory.json, raw.jsonl, raw.log,
+// (docs/spec/trace-log.md §A.7): index.html, compile_directory.json, raw.jsonl, raw.log,
 // failures_and_restarts.html, chromium_events.json, per-compile-id folders whose artifacts are
 // numbered by one report-wide counter, payloads/ for what no page claims. Beyond tlparse: graph
 // pages with checkpoint regions and partition marks, a partition summary per compile id, node

@@ -1,5 +1,5 @@
 // Selective activation checkpointing: the policy that decides, per recorded op inside a
-// checkpoint region, whether its outputs are saved or recomputed (aot-partition spec §1).
+// checkpoint region, whether its outputs are saved or recomputed (docs/spec/partitioning.md §1).
 #pragma once
 
 #include <functional>

@@ -1,4 +1,4 @@
-// Compile ids (trace-log spec A.6): [frame/frame_compile], attempts, compiled autograd.
+// Compile ids (docs/spec/trace-log.md §A.6): [frame/frame_compile], attempts, compiled autograd.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The glog-style prefix of a trace-log line (trace-log spec A.4):
+// The glog-style prefix of a trace-log line (docs/spec/trace-log.md §A.4):
 // `V1206 15:18:20.253000 1500233 torch/_logging/structured.py:22] {json}`.
 #pragma once
 

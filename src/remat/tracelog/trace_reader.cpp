@@ -13,7 +13,7 @@ namespace {
 
 constexpr size_t kChunk = 4 << 20;  // bytes read at a time
 
-// Envelope keys of the format (trace-log spec A.5): context first, then events.
+// Envelope keys of the format (docs/spec/trace-log.md §A.5): context first, then events.
 constexpr std::string_view kContextKeys[] = {
     "rank",    "compiled_autograd_id", "frame_id", "frame_compile_id",
     "attempt", "has_payload",          "stack"};

@@ -1,6 +1,6 @@
-// Streaming reader of TORCH_TRACE logs (trace-log spec A.4-A.9): reads a file in fixed-size
-// chunks, so memory stays flat however long the log is, and never stops at a bad line: each is
-// counted and skipped.
+// Streaming reader of TORCH_TRACE logs (docs/spec/trace-log.md §A.4-A.9): reads a file in
+// fixed-size chunks, so memory stays flat however long the log is, and never stops at a bad line:
+// each is counted and skipped.
 #pragma once
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Writer of TORCH_TRACE logs (trace-log spec A.3-A.4), in the file PyTorch would write:
+// Writer of TORCH_TRACE logs (docs/spec/trace-log.md §A.3-A.4), in the file PyTorch would write:
 // `<dir>/dedicated_log_torch_trace_<random>.log`, readable by tlparse and by TraceReader.
 #pragma once
 

@@ -46,8 +46,8 @@ struct GroupMeta {
   std::optional<bool> truncated;  // an Annotation value over 40 characters: false
 };
 
-/// What the text shows of the rules and options it was printed with (fx-readable spec §10);
-/// nullopt where nothing in the text tells.
+/// What the text shows of the rules and options it was printed with (docs/spec/readable-text.md
+/// §10); nullopt where nothing in the text tells.
 struct StyleEvidence {
   bool torch_1_13 = false;  // the body starts with a blank line, then a comment
   std::optional<bool> quoted, stride, device, expanded_def, names_function, deep_comments,

@@ -1,5 +1,5 @@
-// Graph text (trace-log spec A.5): `<event>_<N>.txt` and its page, regions colored; a joint
-// graph's page waits for its compile's end (finish_compile) to mark its partition.
+// Graph text (docs/spec/trace-log.md §A.5): `<event>_<N>.txt` and its page, regions colored; a
+// joint graph's page waits for its compile's end (finish_compile) to mark its partition.
 #include <algorithm>
 #include <filesystem>
 #include <functional>
