@@ -6,12 +6,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <unistd.h>
 
 #include "remat/passes/pass_registry.h"
+#include "remat/support/file_io.h"
 #include "testing/file_check.h"
 #include "testing/golden.h"
 
@@ -21,10 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  Expected<std::string> text = read_file(path.string());
+  return text ? *text : std::string();
 }
 
 std::vector<fs::path> text_tests() {

@@ -2,30 +2,13 @@
 
 #include <optional>
 
+#include "remat/fxtext/text_scan.h"
+
 namespace remat::testing {
 namespace {
 
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t at = 0;
-  while (at <= text.size()) {
-    size_t nl = text.find('\n', at);
-    if (nl == std::string_view::npos) {
-      if (at < text.size()) lines.push_back(text.substr(at));
-      break;
-    }
-    lines.push_back(text.substr(at, nl - at));
-    at = nl + 1;
-  }
-  return lines;
-}
-
-std::string_view trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
+using fxtext::split_lines;
+using fxtext::trim;
 
 // Where a match ended: the output line (0-based) and the column after it.
 struct Position {
