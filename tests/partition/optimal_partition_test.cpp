@@ -7,6 +7,7 @@
 #include "remat/autodiff/joint_graph.h"
 #include "remat/models/model_zoo.h"
 #include "remat/partition/knapsack.h"
+#include "remat/partition/memory_timeline.h"
 #include "remat/partition/milp.h"
 #include "remat/partition/optimal_partition.h"
 #include "remat/partition/partition_joint.h"
@@ -285,10 +286,20 @@ TEST(OptimalPartition, OffloadIsAThirdChoice) {
     EXPECT_LE(r.activation_bytes.value_or(0), budget) << bandwidth;
     EXPECT_LE(r.recompute_flops.value_or(0), p.recompute_flops.value_or(0)) << bandwidth;
     EXPECT_TRUE(check_validity(joint, off->graphs, r).empty());
+    EXPECT_EQ(off->graphs.offloaded.size(), offloaded);
+    EXPECT_EQ(r.peak_memory_bytes, peak_live_bytes(off->graphs));
     if (bandwidth > 1e6) {
       EXPECT_GT(offloaded, 0u);
       EXPECT_LT(r.recompute_flops.value_or(0), p.recompute_flops.value_or(0));
       EXPECT_NE(r.text().find("offloaded to host memory"), std::string::npos);
+      // The peak is the device's (the timeline's with the offloaded values off the device):
+      // never above the same graphs with every value kept there.
+      ForwardBackward on_device = {off->graphs.forward.clone(),
+                                   off->graphs.backward.clone(),
+                                   off->graphs.saved_values,
+                                   off->graphs.saved_symints,
+                                   {}};
+      EXPECT_LE(r.peak_memory_bytes, peak_live_bytes(on_device));
     } else {
       EXPECT_EQ(offloaded, 0u);
       EXPECT_EQ(r.recompute_flops, p.recompute_flops);

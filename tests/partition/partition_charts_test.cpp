@@ -2,6 +2,8 @@
 // estimate), what is alive at a step, the budget sweep and its knee, the region map.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <numeric>
 
 #include "remat/autodiff/joint_graph.h"
@@ -43,6 +45,34 @@ TEST(MemoryTimeline, HandCountedForward) {
   EXPECT_EQ(t.steps[t.forward_steps].node, nullptr);
   EXPECT_EQ(t.peak_bytes(), p->report.peak_memory_bytes);
   for (const LiveStep& s : t.steps) EXPECT_LE(s.live, t.peak_bytes());
+}
+
+// An offloaded saved value leaves the device after its last forward use and comes back at its
+// first backward use (ForwardBackward::offloaded, the optimum's third choice).
+TEST(MemoryTimeline, OffloadedValuesLeaveTheDeviceBetweenTheirUses) {
+  GraphModule joint = sin_cos_sum_joint();
+  auto p = partition_joint(joint, Strategy::Default);
+  ASSERT_TRUE(p.ok()) << format_all(p.errors());
+  ASSERT_NE(std::find(p->graphs.saved_values.begin(), p->graphs.saved_values.end(), "sin"),
+            p->graphs.saved_values.end());
+  MemoryTimeline kept = memory_timeline(p->graphs);
+  p->graphs.offloaded = {"sin"};
+  MemoryTimeline off = memory_timeline(p->graphs);
+  ASSERT_EQ(off.steps.size(), kept.steps.size());
+  ASSERT_EQ(off.forward_steps, kept.forward_steps);
+  // The forward: x, sin, cos (sin's last use: it leaves), then sum without sin's 64 bytes.
+  std::vector<int64_t> forward;
+  for (size_t i = 0; i < off.forward_steps; ++i) forward.push_back(off.steps[i].live);
+  EXPECT_EQ(forward, (std::vector<int64_t>{64, 128, 192, 132}));
+  // The backward starts without it, and has it back once a node reads it.
+  EXPECT_EQ(off.steps[off.forward_steps].live, kept.steps[kept.forward_steps].live - 64);
+  bool back = false;
+  for (size_t i = off.forward_steps + 1; i < off.steps.size(); ++i) {
+    EXPECT_LE(off.steps[i].live, kept.steps[i].live) << i;
+    back = back || off.steps[i].live == kept.steps[i].live;
+  }
+  EXPECT_TRUE(back);
+  EXPECT_LE(off.peak_bytes(), kept.peak_bytes());
 }
 
 TEST(MemoryTimeline, CountsStorageAndHoldsTheStepsInputs) {

@@ -100,7 +100,7 @@ TEST(PassPipeline, APairPassNeedsAPartition) {
   EXPECT_NE(format_all(runs.errors()).find("needs a partition's forward and backward"),
             std::string::npos);
   // Over a partition, a graph pass runs on each graph, and says which.
-  ForwardBackward graphs{small_module(), small_module(), {}, {}};
+  ForwardBackward graphs{small_module(), small_module(), {}, {}, {}};
   PassPipeline dce;
   dce.add("dce");
   auto both = dce.run(graphs, timer);
@@ -126,6 +126,9 @@ TEST(PassRegistry, FindsEachPassByNameAndNamesTheUnknown) {
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 2U);
   EXPECT_EQ((*list)[1]->name, "cse");
+  auto none = parse_pass_list("");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
   auto bad = parse_pass_list("dce,dead-code,");
   ASSERT_FALSE(bad.ok());
   ASSERT_EQ(bad.errors().size(), 2U);

@@ -53,7 +53,8 @@ TEST_P(PassText, OutputMatchesItsChecks) {
   const fs::path& file = GetParam();
   std::string text = slurp(file);
   std::string run = directive(text, "RUN");
-  ASSERT_EQ(run.rfind("opt ", 0), 0U) << file << ": needs a '# RUN: opt ARGS' line";
+  ASSERT_TRUE(run == "opt" || run.rfind("opt ", 0) == 0U)
+      << file << ": needs a '# RUN: opt ARGS' line";
   std::vector<std::string> bad;
   std::vector<testing::CheckLine> checks = testing::check_lines(text, &bad);
   EXPECT_TRUE(bad.empty()) << file << ": " << (bad.empty() ? "" : bad.front());
@@ -63,8 +64,8 @@ TEST_P(PassText, OutputMatchesItsChecks) {
                      ("remat_pass_text_" + std::to_string(getpid()) + "_" + file.stem().string());
   fs::create_directories(scratch);
   std::string out = (scratch / "stdout").string(), err = (scratch / "stderr").string();
-  std::string cmd = std::string(REMAT_EXE) + " opt " + file.string() + " " + run.substr(4) + " >" +
-                    out + " 2>" + err;
+  std::string cmd =
+      std::string(REMAT_EXE) + " opt " + file.string() + run.substr(3) + " >" + out + " 2>" + err;
   int status = std::system(cmd.c_str());
   std::string output = slurp(out) + slurp(err);
   fs::remove_all(scratch);

@@ -46,7 +46,7 @@ std::vector<std::string> module_texts(std::string_view text) {
 // The backward's placeholders say what the forward saved: symbolic sizes, then tensors, then
 // the tangents.
 ForwardBackward as_partition(GraphModule forward, GraphModule backward) {
-  ForwardBackward graphs{std::move(forward), std::move(backward), {}, {}};
+  ForwardBackward graphs{std::move(forward), std::move(backward), {}, {}, {}};
   for (const Node* p : graphs.backward.graph().placeholders()) {
     if (is_tangent(*p)) continue;
     (p->meta.sym_value() ? graphs.saved_symints : graphs.saved_values).push_back(p->name());

@@ -14,6 +14,9 @@ struct ForwardBackward {
   GraphModule backward;  ///< saved symints + saved tensors + tangents -> gradients
   std::vector<std::string> saved_values;   ///< tensors the forward returns for the backward
   std::vector<std::string> saved_symints;  ///< symbolic sizes it returns for the backward
+  /// Saved values that wait in host memory: off the device after their last use in the forward,
+  /// back just before their first use in the backward (the optimum's offload).
+  std::vector<std::string> offloaded;
 };
 
 }  // namespace remat

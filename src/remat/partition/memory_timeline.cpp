@@ -18,6 +18,9 @@ namespace {
 /// name. `outside` is what they weigh beyond the placeholders of the graph walked.
 struct StepInputs {
   absl::flat_hash_set<std::string_view> names;
+  /// Saved values in host memory between the graphs (ForwardBackward::offloaded): the forward
+  /// frees them after their last use there, the backward places them at their first use.
+  absl::flat_hash_set<std::string_view> offloaded;
   int64_t outside = 0;
   /// Of the backward's inputs that the forward saved as views: the forward value whose storage
   /// they live in (a transposed weight is the weight's storage).
@@ -43,8 +46,16 @@ void walk_graph(const Graph& g, const StepInputs& inputs, bool track_alive, OnSt
       storage.allocate(n->id(), value_bytes(*n));
   };
   std::vector<const Node*> views;
+  NodeSet in_host(g);  // offloaded inputs not yet brought back
   for (const Node* n : g.nodes()) {
     uses[n] = n->users().size();
+    if (inputs.offloaded.contains(n->name())) {
+      if (n->op() == OpKind::Placeholder) {
+        in_host.insert(n);
+        continue;
+      }
+      for (const Node* u : n->users()) uses[n] -= u->op() == OpKind::Output ? 1 : 0;
+    }
     if (n->op() != OpKind::Placeholder) continue;
     if (inputs.saved_views.contains(n->name()))
       views.push_back(n);  // once the storage it views is placed
@@ -63,10 +74,15 @@ void walk_graph(const Graph& g, const StepInputs& inputs, bool track_alive, OnSt
   on_step(nullptr, storage);
   for (const Node* n : g.nodes()) {
     if (n->op() != OpKind::CallFunction) continue;
+    n->collect_input_nodes(ins);
+    for (Node* in : ins)
+      if (in_host.contains(in)) {
+        in_host.erase(in);
+        place(in);
+      }
     place(n);
     on_step(n, storage);
-    if (uses[n] == 0) storage.release(n->id());  // dead code: freed as soon as it ran
-    n->collect_input_nodes(ins);
+    if (uses[n] == 0) storage.release(n->id());  // dead code (or offloaded): freed once it ran
     for (Node* in : ins)
       if (uses[in] > 0 && --uses[in] == 0) storage.release(in->id());
   }
@@ -77,6 +93,8 @@ template <class OnStep>
 void walk_partition(const ForwardBackward& graphs, bool track_alive, OnStep&& on_step) {
   StepInputs forward, backward;
   for (const Node* p : graphs.forward.graph().placeholders()) forward.names.insert(p->name());
+  forward.offloaded.insert(graphs.offloaded.begin(), graphs.offloaded.end());
+  backward.offloaded = forward.offloaded;
   walk_graph(graphs.forward.graph(), forward, track_alive, on_step);
   // The backward's own placeholders count there; the step's other inputs weigh from outside.
   backward.names = forward.names;

@@ -2,8 +2,9 @@
 // backward's, each storage freed after the last use of any value in it (a view or detach shares
 // its base's storage and adds none). The step's inputs (parameters, the batch) are alive
 // throughout, as their owners hold them; the saved values the forward returns live until the
-// backward's last use. Its peak is the report's peak-memory estimate; the report draws it as the
-// memory timeline.
+// backward's last use, or, offloaded to host memory, from the forward's last use to the
+// backward's first only off the device. Its peak is the report's peak-memory estimate; the report
+// draws it as the memory timeline.
 #pragma once
 
 #include <cstddef>

@@ -9,6 +9,7 @@
 #include "remat/ops/op_registry.h"
 #include "remat/partition/budget_ladder.h"
 #include "remat/partition/memory_budget.h"
+#include "remat/partition/memory_timeline.h"
 #include "remat/partition/op_classes.h"
 #include "remat/partition/reproducing_policy.h"
 #include "remat/partition/value_bytes.h"
@@ -303,10 +304,12 @@ class RecomputeProgram {
   int budget_row_ = -1, flops_row_ = -1;
 };
 
-/// The offloaded values among `report`'s saved ones: marked, with the transfer as their reason;
-/// the activation memory is the device's (what the offloaded values alone kept leaves it).
+/// The offloaded values among the partition's saved ones: marked, with the transfer as their
+/// reason; the activation memory and the peak are the device's (the offloaded values leave it
+/// from their last use in the forward to their first in the backward).
 void mark_offloaded(const PreparedJoint& prepared, const std::vector<const Node*>& offloaded,
-                    const OptimalOptions& options, PartitionReport& report) {
+                    const OptimalOptions& options, MinCutPartition& partition) {
+  PartitionReport& report = partition.report;
   NodeSet off(prepared.joint.graph());
   for (const Node* n : offloaded) off.insert(n);
   int64_t host_bytes = 0;
@@ -316,6 +319,7 @@ void mark_offloaded(const PreparedJoint& prepared, const std::vector<const Node*
     if (n == nullptr) continue;
     if (off.contains(n)) {
       v.offloaded = true;
+      partition.graphs.offloaded.push_back(v.name);
       host_bytes += v.bytes;
       double seconds = 2 * static_cast<double>(v.bytes) / *options.offload_bandwidth;
       v.reason = fmt::format(
@@ -327,6 +331,7 @@ void mark_offloaded(const PreparedJoint& prepared, const std::vector<const Node*
     on_device.push_back(n);
   }
   report.activation_bytes = activation_bytes(on_device);
+  report.peak_memory_bytes = peak_live_bytes(partition.graphs);
   double seconds = 2 * static_cast<double>(host_bytes) / *options.offload_bandwidth;
   report.notes.push_back(fmt::format(
       "offload: {} value{} ({}) wait in host memory, out and back in {:.3g} ms at {}/s; the "
@@ -506,7 +511,7 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
                  static_cast<int>(program.problem.rows().size())};
   PartitionReport& report = result->report;
   report.set_stage(PartitionStage::Optimal);
-  if (!offloaded.empty()) mark_offloaded(*prepared, offloaded, options, report);
+  if (!offloaded.empty()) mark_offloaded(*prepared, offloaded, options, *result);
   std::string budget_note = "budget: " + bytes_text(budget) + " of activation memory";
   if (!options.budget_bytes)
     budget_note += fmt::format(

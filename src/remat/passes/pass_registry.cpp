@@ -33,6 +33,7 @@ const PassInfo* find_pass(std::string_view name) {
 
 Expected<std::vector<const PassInfo*>> parse_pass_list(std::string_view list) {
   std::vector<const PassInfo*> out;
+  if (list.empty()) return out;  // no passes: the graph as it is
   Diagnostics errors;
   size_t at = 0;
   while (at <= list.size()) {

@@ -15,8 +15,8 @@ const std::vector<PassInfo>& registered_passes();
 /// The pass named `name`, or nullptr.
 const PassInfo* find_pass(std::string_view name);
 
-/// A comma-separated list of pass names ("dce,cse"), in order; an error naming each unknown one
-/// and the passes there are.
+/// A comma-separated list of pass names ("dce,cse"), in order (empty: none); an error naming
+/// each unknown or empty name and the passes there are.
 Expected<std::vector<const PassInfo*>> parse_pass_list(std::string_view list);
 
 }  // namespace remat::passes
