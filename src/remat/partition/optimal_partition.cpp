@@ -24,7 +24,8 @@ namespace {
 //   kept[r]       in [0, 1]: storage r is saved (a saved view keeps its base's storage)
 // with available[n] >= computed[n]; available[u] >= computed[n] for each input u of n (what the
 // backward computes, it computes from what it has); available[n] = 1 where the backward reads n;
-// kept[root(n)] >= available[n] - computed[n] (n saved); sum bytes(r) kept[r] <= budget.
+// kept[root(n)] >= available[n] - computed[n] (n saved); sum bytes(r) kept[r] <= budget;
+// kept[r] + computed[r] >= available[v] for a view v of storage r (the LP's strength, in build).
 // Minimise the FLOPs of forward nodes computed again, plus a tie-breaker under one FLOP in all
 // that prefers less memory among equal recompute costs.
 class RecomputeProgram {
@@ -108,7 +109,7 @@ class RecomputeProgram {
     // storage for a view half saved and half computed from its half-saved base, and its bound
     // is so weak (at 32 GPT-2 layers, 4% of the optimum) that branch and bound cannot close
     // the gap in minutes; with it the bound is within 0.2% and the root node proves most
-    // optima (docs/partitioner.md, "Solver time").
+    // optima (docs/partitioner.md, "The optimum": solver time as the graph grows).
     for (const Node* n : nodes()) {
       const Node& root = storage_root(*n);
       if (&root == n || kept_[&root] < 0 || n->meta.sym_value()) continue;

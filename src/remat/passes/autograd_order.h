@@ -1,5 +1,5 @@
-// The order a partition's graphs run in, as PyTorch's extraction leaves them (docs/partitioner.md,
-// "Extraction"): passes `autograd-order` and `raise-getitems`.
+// The order a partition's graphs run in, as PyTorch's extraction leaves them
+// (docs/spec/partitioning.md §8.5-§8.6): passes `autograd-order` and `raise-getitems`.
 #pragma once
 
 #include "remat/ir/graph.h"

@@ -1,5 +1,5 @@
-// Common-subexpression elimination over a graph (docs/partitioner.md, "Before the cut"): nodes
-// with the same target and arguments are merged into the first (pass `cse`).
+// Common-subexpression elimination over a graph (docs/spec/partitioning.md §6.1): nodes with the
+// same target and arguments are merged into the first (pass `cse`).
 #pragma once
 
 #include <functional>

@@ -1,4 +1,5 @@
-// Dead-code elimination, as torch.fx's Graph.eliminate_dead_code does it (pass `dce`).
+// Dead-code elimination, as torch.fx's Graph.eliminate_dead_code does it (pass `dce`;
+// docs/spec/partitioning.md §6.1, §8.1).
 #pragma once
 
 #include <functional>

@@ -1,5 +1,5 @@
-// The tag clean-up both partitioners run before deciding (docs/partitioner.md, "Before the
-// cut"; passes `tag-cleanup` and `tag-cleanup-default`).
+// The tag clean-up both partitioners run before deciding (docs/spec/partitioning.md §6.2; passes
+// `tag-cleanup` and `tag-cleanup-default`).
 #pragma once
 
 #include "remat/ir/graph.h"

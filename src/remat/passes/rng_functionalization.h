@@ -1,6 +1,5 @@
-// Random ops the backward recomputes must draw what the forward drew (docs/partitioner.md,
-// "Extraction": the path for CPU and other non-graph-safe devices; pass
-// `rng-functionalization`).
+// Random ops the backward recomputes must draw what the forward drew (docs/spec/partitioning.md
+// §8.4: the path for CPU and other non-graph-safe devices; pass `rng-functionalization`).
 #pragma once
 
 #include <string>
