@@ -14,7 +14,7 @@ namespace remat::cli {
 namespace {
 
 struct OptArgs {
-  std::string file, passes, output;
+  std::string file, passes, output = "-";
   bool list = false, verify_each = false, print_after_all = false, stats = false, remarks = false;
   PrintFlags flags;
 };
@@ -131,10 +131,6 @@ Expected<int> run_opt(const OptArgs& a) {
     print(graphs.backward);
   } else {
     print(modules[0]);
-  }
-  if (a.output.empty()) {
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    return kExitOk;
   }
   REMAT_TRY(write_file_atomic(a.output, out));
   return kExitOk;
