@@ -27,18 +27,24 @@ Status PassPipeline::after(const PassRun& run, std::string_view graph,
   return {};
 }
 
+Status PassPipeline::run_on(const PassInfo& pass, GraphModule& module, std::string_view graph,
+                            std::vector<PassRun>& runs, StageTimer& timer) const {
+  auto result = pass.on_graph(module);
+  timer.lap(pass.name);  // verify() and the callback are not the pass's time
+  REMAT_TRY(result);
+  runs.push_back({pass.name, std::string(graph), std::move(*result)});
+  REMAT_TRY(after(runs.back(), graph, module));
+  timer.skip();
+  return {};
+}
+
 Expected<std::vector<PassRun>> PassPipeline::run(GraphModule& module, StageTimer& timer) const {
   std::vector<PassRun> runs;
   for (const PassInfo* pass : passes_) {
     if (pass->needs_pair())
       return error_message("the pass '" + pass->name +
                            "' needs a partition's forward and backward, not one graph");
-    auto result = pass->on_graph(module);
-    timer.lap(pass->name);  // verify() and the callback are not the pass's time
-    REMAT_TRY(result);
-    runs.push_back({pass->name, "", std::move(*result)});
-    REMAT_TRY(after(runs.back(), "", module));
-    timer.skip();
+    REMAT_TRY(run_on(*pass, module, "", runs, timer));
   }
   return runs;
 }
@@ -56,15 +62,8 @@ Expected<std::vector<PassRun>> PassPipeline::run(ForwardBackward& graphs, StageT
       timer.skip();
       continue;
     }
-    for (auto [graph, module] :
-         {std::pair{"forward", &graphs.forward}, std::pair{"backward", &graphs.backward}}) {
-      auto result = pass->on_graph(*module);
-      timer.lap(pass->name);
-      REMAT_TRY(result);
-      runs.push_back({pass->name, graph, std::move(*result)});
-      REMAT_TRY(after(runs.back(), graph, *module));
-      timer.skip();
-    }
+    REMAT_TRY(run_on(*pass, graphs.forward, "forward", runs, timer));
+    REMAT_TRY(run_on(*pass, graphs.backward, "backward", runs, timer));
   }
   return runs;
 }

@@ -52,6 +52,9 @@ class PassPipeline {
 
  private:
   Status after(const PassRun& run, std::string_view graph, const GraphModule& module) const;
+  /// One graph pass on one graph ("forward", "backward" or empty), timed, recorded in `runs`.
+  Status run_on(const PassInfo& pass, GraphModule& module, std::string_view graph,
+                std::vector<PassRun>& runs, StageTimer& timer) const;
 
   PassOptions options_;
   std::vector<const PassInfo*> passes_;
