@@ -63,43 +63,51 @@ Expected<CheckOutcome> read_check_result(std::string_view text, const std::strin
   json::JsonPath top;
   json::dom::object obj;
   if (!r.get_object(*root, top, obj)) return r.error();
-  CheckOutcome outcome;
+  auto field = [](json::dom::object o, const char* key) -> std::optional<json::dom::element> {
+    json::dom::element e;
+    if (o[key].get(e) != simdjson::SUCCESS) return std::nullopt;
+    return e;
+  };
   // The four numbers say it is a result; non-finite errors are written as "inf" or "nan".
-  for (const char* key : {"values", "beyond_tolerance", "max_abs_error", "max_rel_error"}) {
-    json::dom::element v;
-    if (obj[key].get(v) != simdjson::SUCCESS)
-      return file_error(file, std::string("not a remat-check result (no \"") + key + "\")");
+  std::optional<json::dom::element> values = field(obj, "values"),
+                                    beyond = field(obj, "beyond_tolerance"),
+                                    abs_error = field(obj, "max_abs_error"),
+                                    rel_error = field(obj, "max_rel_error");
+  for (const auto& [key, e] :
+       {std::pair{"values", values}, std::pair{"beyond_tolerance", beyond},
+        std::pair{"max_abs_error", abs_error}, std::pair{"max_rel_error", rel_error}}) {
+    if (!e) return file_error(file, std::string("not a remat-check result (no \"") + key + "\")");
   }
-  json::JsonPath values = top.field("values"), beyond = top.field("beyond_tolerance"),
-                 abs_error = top.field("max_abs_error"), rel_error = top.field("max_rel_error");
-  if (!r.get_int(obj["values"], values, outcome.values) ||
-      !r.get_int(obj["beyond_tolerance"], beyond, outcome.beyond_tolerance) ||
-      !r.get_number(obj["max_abs_error"], abs_error, outcome.max_abs_error) ||
-      !r.get_number(obj["max_rel_error"], rel_error, outcome.max_rel_error))
+  CheckOutcome outcome;
+  json::JsonPath values_path = top.field("values"), beyond_path = top.field("beyond_tolerance"),
+                 abs_path = top.field("max_abs_error"), rel_path = top.field("max_rel_error");
+  if (!r.get_int(*values, values_path, outcome.values) ||
+      !r.get_int(*beyond, beyond_path, outcome.beyond_tolerance) ||
+      !r.get_number(*abs_error, abs_path, outcome.max_abs_error) ||
+      !r.get_number(*rel_error, rel_path, outcome.max_rel_error))
     return r.error();
   outcome.ok = outcome.beyond_tolerance == 0;
-  json::dom::element memory;
-  if (obj["memory"].get(memory) != simdjson::SUCCESS) return outcome;
+  std::optional<json::dom::element> memory = field(obj, "memory");
+  if (!memory) return outcome;
   json::JsonPath steps = top.field("memory");
   json::dom::array arr;
-  if (!r.get_array(memory, steps, arr)) return r.error();
+  if (!r.get_array(*memory, steps, arr)) return r.error();
   size_t i = 0;
   for (json::dom::element e : arr) {
     json::JsonPath at = steps.at(i++);
     json::dom::object step;
     if (!r.get_object(e, at, step)) return r.error();
-    std::string_view node;
+    std::optional<json::dom::element> node = field(step, "node"), live = field(step, "live"),
+                                      backward = field(step, "backward");
+    if (!node || !live) return r.error_at(at, "a memory step without its node or live bytes");
+    std::string_view name;
     CheckOutcome::Measured m;
-    json::JsonPath node_path = at.field("node"), live = at.field("live"),
-                   backward = at.field("backward");
-    json::dom::element v;
-    if (step["node"].get(v) != simdjson::SUCCESS || step["live"].get(v) != simdjson::SUCCESS)
-      return r.error_at(at, "a memory step without its node or live bytes");
-    if (!r.get_string(step["node"], node_path, node) || !r.get_int(step["live"], live, m.live))
+    json::JsonPath node_path = at.field("node"), live_path = at.field("live"),
+                   backward_path = at.field("backward");
+    if (!r.get_string(*node, node_path, name) || !r.get_int(*live, live_path, m.live) ||
+        (backward && !r.get_bool(*backward, backward_path, m.backward)))
       return r.error();
-    if (step["backward"].get(v) == simdjson::SUCCESS && !r.get_bool(v, backward, m.backward))
-      return r.error();
-    m.node = std::string(node);
+    m.node = std::string(name);
     outcome.memory.push_back(std::move(m));
   }
   return outcome;
