@@ -13,14 +13,15 @@
 namespace remat::partition {
 namespace {
 
-// Which nodes of `joint` a graph with `inputs` can compute: the inputs, then every call_function
-// (not tagged `invalid_tag`) whose inputs are all available (docs/spec/partitioning.md §8.1).
+// Which nodes of `joint` a graph with `inputs` can compute: the inputs, every get_attr (a module
+// attribute, such as a lifted tensor constant, is there for both graphs), then every call_function
+// whose inputs are all available; none tagged `invalid_tag` (docs/spec/partitioning.md §8.1).
 NodeSet available_nodes(const GraphModule& joint, const InputLists& input_lists,
                         const std::vector<const Node*>& inputs, PartitionerTag invalid_tag) {
   NodeSet available(joint.graph());
   for (const Node* in : inputs) available.insert(in);
   for (const Node* n : joint.graph().nodes()) {
-    if (n->op() != OpKind::CallFunction || n->meta.partitioner_tag == invalid_tag) continue;
+    if (!is_computed_in_graph(*n) || n->meta.partitioner_tag == invalid_tag) continue;
     auto ins = input_lists.of(n);
     if (std::all_of(ins.begin(), ins.end(), [&](const Node* in) { return available.contains(in); }))
       available.insert(n);
@@ -54,7 +55,7 @@ bool mutates_only_an_intermediate(const Node& n) {
 }
 
 // The subgraph of `joint` computable from `inputs` that produces `outputs`: placeholders for
-// the inputs, then the call_functions the outputs (and impure available nodes) need, in joint
+// the inputs, then the get_attrs and call_functions the outputs (and impure available nodes) need, in joint
 // order. Only needed nodes are copied, so nothing is created to be removed again.
 Expected<GraphModule> extract_subgraph(const GraphModule& joint, const InputLists& input_lists,
                                        const std::vector<const Node*>& inputs,
@@ -116,7 +117,7 @@ Expected<GraphModule> extract_subgraph(const GraphModule& joint, const InputList
     return copy;
   };
   for (const Node* n : joint.graph().nodes()) {
-    if (n->op() != OpKind::CallFunction || env[n] != nullptr || !needed.contains(n)) continue;
+    if (!is_computed_in_graph(*n) || env[n] != nullptr || !needed.contains(n)) continue;
     Node* c = g.append_copy(*n, mapped);  // joint nodes not among the inputs: names unique
     env[n] = c;
     origin_of(c) = n;

@@ -14,6 +14,10 @@ bool is_multi_output_parent(const Node& n) {
   return true;
 }
 
+bool is_computed_in_graph(const Node& n) {
+  return n.op() == OpKind::CallFunction || n.op() == OpKind::GetAttr;
+}
+
 NodeSet forward_dataflow_nodes(const GraphModule& joint) {
   NodeSet computable(joint.graph());
   std::vector<Node*> ins;
@@ -22,7 +26,7 @@ NodeSet forward_dataflow_nodes(const GraphModule& joint) {
       if (!is_tangent(*n)) computable.insert(n);
       continue;
     }
-    if (n->op() != OpKind::CallFunction) continue;
+    if (!is_computed_in_graph(*n)) continue;
     if (n->meta.partitioner_tag == PartitionerTag::MustBeInBackward) continue;
     n->collect_input_nodes(ins);
     bool ok = true;

@@ -32,6 +32,11 @@ inline constexpr int64_t kFarFromBackward = 1'000'000'000;
 /// saved; its elements are.
 bool is_multi_output_parent(const Node& n);
 
+/// A node a partition places as it places any computation: a call_function, or a get_attr (a
+/// module attribute such as a lifted tensor constant, which the forward and the backward, both cut
+/// from the joint's module, read alike). Placeholders and the output are not.
+bool is_computed_in_graph(const Node& n);
+
 /// The nodes the forward outputs need, computed from the primals (every primal included).
 NodeSet forward_dataflow_nodes(const GraphModule& joint);
 

@@ -2,7 +2,6 @@
 
 #include "remat/ir/graph.h"
 #include "remat/ir/node_set.h"
-#include "remat/ops/op_registry.h"
 
 namespace remat::partition {
 
@@ -13,16 +12,6 @@ int64_t value_bytes(const Node& n) {
     for (const auto& e : *tuple) total += e ? e->estimated_nbytes().value_or(0) : 0;
   }
   return total;
-}
-
-const Node& storage_root(const Node& n) {
-  const Node* at = &n;
-  while (at->op() == OpKind::CallFunction && !at->args().empty() && at->args()[0].is_node() &&
-         (node_is(*at, OpCategory::View) || at->target().view() == "aten.detach.default" ||
-          at->target().view() == "aten._unsafe_view.default")) {
-    at = at->args()[0].as_node();
-  }
-  return *at;
 }
 
 int64_t activation_bytes(std::span<const Node* const> saved) {

@@ -6,14 +6,13 @@
 #include <span>
 
 #include "remat/ir/node.h"
+#include "remat/ops/storage_root.h"  // storage_root: whose storage a value is counted in
 
 namespace remat::partition {
 
 /// Bytes of a node's value: tensor numel x itemsize (tuples: the sum; symbolic shapes: by their
 /// numel_hint, as PyTorch sizes them), 0 for symbolic values and shapes without a hint.
 int64_t value_bytes(const Node& n);
-/// The node whose storage `n`'s value lives in: through views, detach and _unsafe_view.
-const Node& storage_root(const Node& n);
 /// Activation memory: the bytes of the distinct storages `saved` keeps alive beyond the inputs'
 /// (a view or detach counts its base, once). All nodes of one graph.
 int64_t activation_bytes(std::span<const Node* const> saved);

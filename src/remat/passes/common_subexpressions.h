@@ -19,7 +19,9 @@ struct Merge {
 /// Merges call_function nodes with the same target, args and kwargs, keeping the first;
 /// placeholders, `empty` and the nodes `never_merge` names (the partitioner's random ops) are
 /// kept, as is any node whose arguments hold values compared by text only (None, complex,
-/// tensor constants, reprs). Returns each merge, in graph order.
+/// tensor constants, reprs), and any node sharing a storage with one of the graph's outputs (two
+/// returned tensors made alike are still two tensors to the caller, and their views stay apart
+/// too, as in PyTorch's CSE). Returns each merge, in graph order.
 std::vector<Merge> eliminate_common_subexpressions(
     Graph& graph, const std::function<bool(const Node&)>& never_merge);
 

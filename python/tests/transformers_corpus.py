@@ -1,0 +1,334 @@
+"""The real-model corpus: transformers' own architectures, built tiny from configs in code (no
+downloads), trained for a few SGD steps under torch.compile with PyTorch 2.13's min-cut and with
+remat.partition_fn, and compared: the same saved values, the same forward and backward code, and
+bit-identical losses and parameters.
+
+Used by python/tests/test_transformers_models.py (a subset, in CI) and tools/model_sweep.py (every
+architecture the library's model mappings name, writing docs/models.md).
+
+A configuration is (architecture, kind, variant): kind is the task head (causal-lm, masked-lm,
+seq2seq-lm, image-classification, audio-classification), variant a combination of gradient
+checkpointing, the attention implementation and torch._functorch.config.activation_memory_budget.
+"""
+
+import dataclasses
+import inspect
+import time
+import traceback
+import warnings
+
+import torch
+
+STEPS = 3
+BATCH, SEQUENCE = 2, 8
+IMAGE, PATCH = 32, 8
+AUDIO_SAMPLES = 4000
+
+# The tiny sizes, by the names configs use for them (a config's attribute_map translates the
+# standard ones; only the keywords its constructor takes are passed).
+_SIZES = {
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_layers": 2,
+    "n_layer": 2,
+    "num_decoder_layers": 2,
+    "encoder_layers": 2,
+    "decoder_layers": 2,
+    "num_attention_heads": 4,
+    "encoder_attention_heads": 4,
+    "decoder_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "d_model": 64,
+    "d_kv": 16,
+    "d_ff": 128,
+    "encoder_ffn_dim": 128,
+    "decoder_ffn_dim": 128,
+    "vocab_size": 256,
+    "max_position_embeddings": 64,
+    "num_local_experts": 4,
+    "num_experts": 4,
+    "n_routed_experts": 4,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 32,
+    "shared_expert_intermediate_size": 32,
+    "image_size": IMAGE,
+    "patch_size": PATCH,
+    "num_labels": 3,
+}
+
+KINDS = {
+    "causal-lm": ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "AutoModelForCausalLM"),
+    "masked-lm": ("MODEL_FOR_MASKED_LM_MAPPING_NAMES", "AutoModelForMaskedLM"),
+    "seq2seq-lm": ("MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", "AutoModelForSeq2SeqLM"),
+    "image-classification": ("MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES", "AutoModelForImageClassification"),
+    "audio-classification": ("MODEL_FOR_AUDIO_CLASSIFICATION_MAPPING_NAMES", "AutoModelForAudioClassification"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    checkpointed: bool = False
+    attention: str = "eager"  # or "sdpa"
+    budget: float | None = None  # torch._functorch.config.activation_memory_budget
+
+    @property
+    def name(self):
+        parts = ["checkpointed" if self.checkpointed else "plain", self.attention]
+        if self.budget is not None:
+            parts.append(f"budget {self.budget:g}")
+        return ", ".join(parts)
+
+
+ALL_VARIANTS = tuple(
+    Variant(c, a, b) for c in (False, True) for a in ("eager", "sdpa") for b in (None, 0.5)
+)
+
+
+@dataclasses.dataclass
+class Outcome:
+    """One configuration's result. status: "identical", "differs" (remat's), "remat-error"
+    (remat's), "torch-error" (PyTorch's min-cut or torch.compile fails too), "unbuildable" (no
+    tiny model from a config: neither's), "unsupported" (the model lacks the variant)."""
+
+    arch: str
+    kind: str
+    variant: Variant
+    status: str
+    detail: str = ""
+    torch_seconds: float = 0.0  # time in PyTorch's min-cut (every joint of the run)
+    remat_seconds: float = 0.0  # time in remat.partition_fn
+    joints: int = 0
+    joint_nodes: int = 0
+
+    @property
+    def whose(self):
+        return {
+            "identical": "",
+            "differs": "remat's",
+            "remat-error": "remat's",
+            "torch-error": "PyTorch's",
+            "unbuildable": "transformers'",
+            "unsupported": "",
+        }[self.status]
+
+
+def architectures(kind):
+    """Model types of one kind, in the library's mapping order."""
+    from transformers.models.auto import modeling_auto
+
+    return list(getattr(modeling_auto, KINDS[kind][0]))
+
+
+def _constructor_keywords(config_class):
+    params = inspect.signature(config_class.__init__).parameters
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return None  # takes anything: only what its defaults name
+    return set(params)
+
+
+def tiny_config(model_type, variant):
+    from transformers import AutoConfig
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    config_class = CONFIG_MAPPING[model_type]
+    defaults = config_class().to_dict()
+    takes = _constructor_keywords(config_class)
+    known = set(defaults) | set(getattr(config_class, "attribute_map", {}) or {})
+    kwargs = {}
+    for name, size in _SIZES.items():
+        if (takes is None and name in known) or (takes is not None and name in takes):
+            kwargs[name] = size
+    for name, v in defaults.items():
+        if isinstance(v, float) and ("dropout" in name or name.endswith("_pdrop") or name == "layerdrop"):
+            if takes is None or name in takes:
+                kwargs[name] = 0.0
+    for name in ("mask_time_prob", "mask_feature_prob"):  # SpecAugment: random masks in training
+        if name in defaults:
+            kwargs[name] = 0.0
+    kwargs["attn_implementation"] = variant.attention
+    config = AutoConfig.for_model(model_type, **kwargs)
+    config.use_cache = False
+    for name in ("pad_token_id", "decoder_start_token_id"):  # seq2seq models shift labels right
+        if getattr(config, name, None) is None:
+            setattr(config, name, 0)
+    return config
+
+
+def build(model_type, kind, variant, seed=0):
+    import transformers
+
+    config = tiny_config(model_type, variant)
+    torch.manual_seed(seed)
+    model = getattr(transformers, KINDS[kind][1]).from_config(config, attn_implementation=variant.attention)
+    model.train()
+    if variant.checkpointed:
+        if not model.supports_gradient_checkpointing:
+            raise _Unsupported("the model does not support gradient checkpointing")
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    return model, config
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def inputs(kind, config, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    vocab = int(getattr(config, "vocab_size", 256) or 256)
+    if kind in ("causal-lm", "masked-lm"):
+        ids = torch.randint(3, vocab, (BATCH, SEQUENCE), generator=g)
+        return {"input_ids": ids, "labels": ids.clone()}
+    if kind == "seq2seq-lm":
+        ids = torch.randint(3, vocab, (BATCH, SEQUENCE), generator=g)
+        return {"input_ids": ids, "labels": torch.randint(3, vocab, (BATCH, SEQUENCE), generator=g)}
+    labels = torch.randint(0, config.num_labels, (BATCH,), generator=g)
+    if kind == "image-classification":
+        channels = int(getattr(config, "num_channels", 3) or 3)
+        size = getattr(config, "image_size", IMAGE)
+        size = size if isinstance(size, int) else IMAGE
+        return {"pixel_values": torch.randn(BATCH, channels, size, size, generator=g), "labels": labels}
+    if kind == "audio-classification":
+        return {"input_values": torch.randn(BATCH, AUDIO_SAMPLES, generator=g), "labels": labels}
+    raise ValueError(kind)
+
+
+@dataclasses.dataclass
+class Run:
+    losses: list
+    parameters: dict
+    saved: list  # per joint: the saved values' names
+    code: list  # per joint: (forward code, backward code)
+    seconds: float = 0.0
+    joint_nodes: int = 0
+
+
+def _saved_names(fw, num_fwd_outputs):
+    output = next(n for n in fw.graph.nodes if n.op == "output")
+    return [getattr(a, "name", repr(a)) for a in output.args[0][num_fwd_outputs:]]
+
+
+def train(model, batch, partition, variant, steps=STEPS):
+    """`steps` SGD steps of the compiled model with `partition` as AOTAutograd's partition_fn."""
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch import config as functorch_config
+
+    run = Run([], {}, [], [])
+
+    def recording(joint, joint_inputs, **kwargs):
+        run.joint_nodes += len(joint.graph.nodes)
+        start = time.perf_counter()
+        fw, bw = partition(joint, joint_inputs, **kwargs)
+        run.seconds += time.perf_counter() - start
+        run.saved.append(_saved_names(fw, kwargs["num_fwd_outputs"]))
+        run.code.append((fw.code, bw.code))
+        return fw, bw
+
+    def boxed(gm, _example_inputs):
+        return make_boxed_func(gm)
+
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend=aot_autograd(fw_compiler=boxed, partition_fn=recording))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    patch = {} if variant.budget is None else {"activation_memory_budget": variant.budget}
+    with functorch_config.patch(patch), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss = compiled(**batch).loss
+            loss.backward()
+            optimizer.step()
+            run.losses.append(loss.detach().clone())
+    run.parameters = {k: v.detach().clone() for k, v in model.named_parameters()}
+    torch._dynamo.reset()
+    return run
+
+
+def _first_line(e):
+    text = f"{type(e).__name__}: {e}".strip()
+    return text.splitlines()[0][:300] if text else type(e).__name__
+
+
+def _bitwise_equal(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a.view(-1), b.view(-1)) or (
+        a.is_floating_point() and torch.equal(torch.nan_to_num(a, nan=0.125), torch.nan_to_num(b, nan=0.125))
+    )
+
+
+def difference(theirs, ours):
+    """The first difference between PyTorch's run and remat's, or None."""
+    if len(theirs.saved) != len(ours.saved):
+        return f"{len(theirs.saved)} joints under PyTorch, {len(ours.saved)} under remat"
+    for i, (t, o) in enumerate(zip(theirs.saved, ours.saved)):
+        if t != o:
+            only_t = [x for x in t if x not in o][:4]
+            only_o = [x for x in o if x not in t][:4]
+            return f"joint {i}: saved {len(o)} values where PyTorch saves {len(t)} (only PyTorch: {only_t}, only remat: {only_o})"
+    for i, ((tf, tb), (of, ob)) in enumerate(zip(theirs.code, ours.code)):
+        if tf != of:
+            return f"joint {i}: the forward's code differs"
+        if tb != ob:
+            return f"joint {i}: the backward's code differs"
+    for step, (t, o) in enumerate(zip(theirs.losses, ours.losses)):
+        if not _bitwise_equal(t, o):
+            return f"step {step}: loss {o.item()!r} where PyTorch's is {t.item()!r}"
+    for name, t in theirs.parameters.items():
+        if not _bitwise_equal(t, ours.parameters[name]):
+            return f"parameter {name} differs after {STEPS} steps"
+    return None
+
+
+def torch_min_cut(joint, joint_inputs, **kwargs):
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    return min_cut_rematerialization_partition(joint, joint_inputs, **kwargs)
+
+
+def remat_partition(joint, joint_inputs, **kwargs):
+    import remat
+
+    return remat.partition_fn(joint, joint_inputs, **kwargs)
+
+
+def compare(arch, kind, variant):
+    """Runs one configuration under both partitioners and says how they compare."""
+    outcome = Outcome(arch, kind, variant, "identical")
+    try:
+        model, config = build(arch, kind, variant)
+        batch = inputs(kind, config)
+        if variant.attention == "sdpa" and getattr(model.config, "_attn_implementation", "sdpa") != "sdpa":
+            raise _Unsupported("the model has no sdpa attention")
+    except _Unsupported as e:
+        outcome.status, outcome.detail = "unsupported", str(e)
+        return outcome
+    except Exception as e:  # noqa: BLE001: the library cannot build it tiny
+        outcome.status, outcome.detail = "unbuildable", _first_line(e)
+        return outcome
+    try:
+        theirs = train(model, batch, torch_min_cut, variant)
+    except Exception as e:  # noqa: BLE001
+        outcome.status, outcome.detail = "torch-error", _first_line(e)
+        return outcome
+    try:
+        model, _ = build(arch, kind, variant)  # afresh: a run may leave state in the modules
+        ours = train(model, batch, remat_partition, variant)
+    except Exception as e:  # noqa: BLE001
+        outcome.status, outcome.detail = "remat-error", _first_line(e)
+        outcome.torch_seconds = theirs.seconds
+        return outcome
+    outcome.torch_seconds, outcome.remat_seconds = theirs.seconds, ours.seconds
+    outcome.joints, outcome.joint_nodes = len(theirs.saved), theirs.joint_nodes
+    diff = difference(theirs, ours)
+    if diff is not None:
+        outcome.status, outcome.detail = "differs", diff
+    return outcome
+
+
+def compare_quietly(arch, kind, variant):
+    """compare(), with any escape (an import error of one model's module...) as its outcome."""
+    try:
+        return compare(arch, kind, variant)
+    except Exception as e:  # noqa: BLE001
+        return Outcome(arch, kind, variant, "unbuildable", _first_line(e) + " | " + traceback.format_exc(limit=1))
