@@ -7,6 +7,10 @@ line (`aten.bitwise_not`, `prims.iota`, `operator.add`). remat's partitioner rea
 (partition/op_classes.cpp), so that an op outside remat's own registry is classified as PyTorch
 classifies it.
 
+src/remat/partition/data/torch_unrecomputable_ops.txt: the ops PyTorch's min-cut bans from
+recomputation when its allowlist is off (under a memory budget), by class, one `CLASS packet` a
+line (`random aten.native_dropout`, `compute-intensive aten.mm`): whatever else it may recompute.
+
 src/remat/ops/data/aten_overloads_torch2.txt: the aten/prims overloads this PyTorch has that
 Debian's libtorch 1.13 (ops/data/aten_overloads.txt) lacks, one a line
 (`aten._scaled_dot_product_flash_attention_for_cpu.default`): remat reads them as real operators,
@@ -21,6 +25,7 @@ import sys
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "remat")
 RECOMPUTABLE = os.path.join(SRC, "partition", "data", "torch_recomputable_ops.txt")
+UNRECOMPUTABLE = os.path.join(SRC, "partition", "data", "torch_unrecomputable_ops.txt")
 LIBTORCH_OVERLOADS = os.path.join(SRC, "ops", "data", "aten_overloads.txt")
 NEWER_OVERLOADS = os.path.join(SRC, "ops", "data", "aten_overloads_torch2.txt")
 
@@ -46,6 +51,15 @@ def recomputable_text():
     return header() + "\n".join(names) + "\n"
 
 
+def unrecomputable_text():
+    from torch._functorch.partitioners import get_default_op_list
+
+    ops = get_default_op_list()
+    lines = [f"random {n}" for n in sorted({n for n in map(packet_name, ops.random_ops) if n})]
+    lines += [f"compute-intensive {n}" for n in sorted({n for n in map(packet_name, ops.compute_intensive_ops) if n})]
+    return header() + "\n".join(lines) + "\n"
+
+
 def newer_overloads_text():
     import torch
 
@@ -62,7 +76,11 @@ def newer_overloads_text():
 
 
 def main():
-    files = {RECOMPUTABLE: recomputable_text(), NEWER_OVERLOADS: newer_overloads_text()}
+    files = {
+        RECOMPUTABLE: recomputable_text(),
+        UNRECOMPUTABLE: unrecomputable_text(),
+        NEWER_OVERLOADS: newer_overloads_text(),
+    }
     status = 0
     for path, text in files.items():
         if "--check" in sys.argv:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs remat's build dependencies from Debian's packages and PyTorch 2.13.0 and tlparse 0.4.3
-# from PyPI into the machine's pip Python (`python3`; skipping what is present), builds HiGHS from
-# PyPI's highspy source (tools/build_highs.sh), then configures
-# and builds the remat and remat-check executables into build/. Safe to run again.
+# Installs remat's build dependencies from Debian's packages and PyTorch 2.13.0, tlparse 0.4.3 and
+# transformers 5.23.0 from PyPI into the machine's pip Python (`python3`; skipping what is
+# present), builds HiGHS from PyPI's highspy source (tools/build_highs.sh), then configures and
+# builds the remat and remat-check executables into build/. Safe to run again.
 #   tools/setup.sh              install what is missing, then build
 #   tools/setup.sh --deps-only  only install what is missing
 set -euo pipefail
@@ -44,12 +44,13 @@ else
 fi
 
 # PyPI: PyTorch 2.13 (the live oracle of the Python tests: torch.compile, its partitioner, its
-# printer and its TORCH_TRACE logs), tlparse (the report's peer), pytest, ruff (the Python
-# formatter tools/format.sh checks). torch is pinned exactly:
+# printer and its TORCH_TRACE logs), tlparse (the report's peer), transformers (the real-model
+# corpus: python/tests/transformers_corpus.py), pytest, ruff (the Python formatter
+# tools/format.sh checks). torch is pinned exactly:
 # the CPU build lies on the machine, an unpinned torch would pull a CUDA build of several GB.
 # `python3` is the machine's pip Python; Debian's /usr/bin/python3 keeps its own torch 1.13.
 PIP_PYTHON="${REMAT_PYTHON:-python3}"
-PIP_PACKAGES=(torch==2.13.0 tlparse==0.4.3 pytest ruff==0.17.6)
+PIP_PACKAGES=(torch==2.13.0 tlparse==0.4.3 transformers==5.23.0 pytest ruff==0.17.6)
 pip_present() {
   "$PIP_PYTHON" - "$@" <<'PY'
 import sys

@@ -253,7 +253,7 @@ _SWITCHES = (
 _SOLVERS = ("dp", "greedy", "ilp", "dynamic_memory_budget_dp")
 
 
-def _torch_settings(joint_module):
+def _torch_settings(joint_module, num_fwd_outputs):
     """(budget, switches) as PyTorch's min-cut reads them: torch._functorch.config, then a
     memory_budget in a node's meta (MemoryBudgetMode), then a region annotation
     (torch.autograd.graph.region_activation_memory_budget). (None, {}) on PyTorch 1.13."""
@@ -291,14 +291,53 @@ def _torch_settings(joint_module):
         from torch.fx.traceback import _get_memory_budget_annotation
     except ImportError:
         return budget, switches
-    annotated = {b for b in map(_get_memory_budget_annotation, joint_module.graph.nodes) if b is not None}
+    graphs = [joint_module.graph] + [
+        sub.graph
+        for _, sub in joint_module.named_modules()
+        if isinstance(getattr(sub, "graph", None), type(joint_module.graph)) and sub.graph is not joint_module.graph
+    ]
+    annotated = {b for g in graphs for b in map(_get_memory_budget_annotation, g.nodes) if b is not None}
     if len(annotated) > 1:
         raise PartitionError(
             f"region_activation_memory_budget: conflicting budgets in one joint graph: {sorted(annotated)}"
         )
     if annotated:
+        # As PyTorch: the region must cover every op the forward needs, in HOP bodies too.
+        bare = [n.name for n in _forward_calls(joint_module, num_fwd_outputs) if _get_memory_budget_annotation(n) is None]
+        bare += [n.name for g in graphs[1:] for n in g.nodes if n.op == "call_function" and _get_memory_budget_annotation(n) is None]
+        if bare:
+            raise PartitionError(
+                "region_activation_memory_budget must cover the entire forward of a graph (HOP bodies "
+                f"included), but {len(bare)} forward op(s) are outside it: {', '.join(bare[:10])}"
+                f"{', ...' if len(bare) > 10 else ''}. Wrap the whole forward in one region, or use a "
+                "graph break to give different graphs different budgets."
+            )
         budget = next(iter(annotated))
     return budget, switches
+
+
+def _forward_calls(joint_module, num_fwd_outputs):
+    """The call_functions the forward outputs are computed from, tangents aside (PyTorch's
+    required forward nodes)."""
+    from_tangents = set()
+    for node in joint_module.graph.nodes:
+        if (node.op == "placeholder" and "tangents" in str(node.target)) or any(
+            x in from_tangents for x in node.all_input_nodes
+        ):
+            from_tangents.add(node)
+    output = next(n for n in reversed(joint_module.graph.nodes) if n.op == "output")
+    import torch.utils._pytree as pytree
+
+    outputs = pytree.tree_leaves(output.args[0], is_leaf=lambda x: x is None)
+    stack = [x for x in outputs[:num_fwd_outputs] if hasattr(x, "op")]
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if node in seen or node in from_tangents:
+            continue
+        seen.add(node)
+        stack.extend(node.all_input_nodes)
+    return [n for n in joint_module.graph.nodes if n in seen and n.op == "call_function"]
 
 
 def _milp_knapsack(memory, runtime, capacity):
@@ -440,7 +479,7 @@ def partition_fn(
                 extra["static_lifetime_input_indices"] = list(torch_kwargs["static_lifetime_input_indices"])
             joint_json = export(joint_module, extra=extra, device=_device_of(joint_inputs), indent=None)
             timings["export"] = clock() - start
-            torch_budget, switches = _torch_settings(joint_module)
+            torch_budget, switches = _torch_settings(joint_module, k)
             if budget is None:
                 budget = 1.0 if torch_budget is None else torch_budget
             rng_recompute = _has_recomputed_random_ops(joint_module)

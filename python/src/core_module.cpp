@@ -88,6 +88,7 @@ partition::MinCutConfig min_cut_config(const py::dict& switches) {
       {"recompute_views", &partition::MinCutConfig::recompute_views},
       {"treat_parameters_as_free_to_save",
        &partition::MinCutConfig::treat_parameters_as_free_to_save},
+      {"ban_recompute_unknown_ops", &partition::MinCutConfig::ban_recompute_unknown_ops},
   };
   for (const auto& [key, value] : switches) {
     const std::string name = py::str(key);

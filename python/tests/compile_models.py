@@ -171,6 +171,41 @@ class CheckpointedAttention(Attention):
         return (torch.randn(rows, 8, 16, generator=g),)
 
 
+class TensorConstants(nn.Module):
+    """Constants the way real models hold them (Llama's masks, T5's position buckets): a
+    registered constant buffer, and tensors made from Python numbers in forward, which
+    torch.compile lifts into get_attr constants (`_tensor_constant0` read by lift_fresh_copy), one
+    inside a checkpoint region and one outside."""
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(d, d), nn.Linear(d, d)
+        self.register_buffer("scale", torch.linspace(0.5, 1.5, d), persistent=False)
+
+    def block(self, x):
+        return torch.sin(self.fc2(x) * torch.tensor([0.25, 0.5, 2.0, 4.0]).repeat(4))
+
+    def forward(self, x):
+        x = torch.tanh(self.fc1(x)) + torch.tensor(1.5)
+        y = checkpoint(self.block, x, use_reentrant=False)
+        return (y * self.scale).pow(2).mean()
+
+    @staticmethod
+    def batch(g, rows=4):
+        return (torch.randn(rows, 16, generator=g),)
+
+
+def copy_of_joint(joint):
+    """A joint graph to hand a second partitioner (both edit theirs): the nodes copied, their
+    meta dicts shallow-copied, the module's attributes (tensor constants) shared. A deepcopy fails
+    on a joint holding a lifted constant (its fake value's storage is on another device)."""
+    graph = torch.fx.Graph()
+    graph._codegen = joint.graph._codegen
+    output = graph.graph_copy(joint.graph, {})
+    graph.output(output)
+    return torch.fx.GraphModule(joint, graph)
+
+
 def loss_of(output):
     """A scalar to call backward on, whatever the model returns."""
     if isinstance(output, tuple):
@@ -192,4 +227,5 @@ MODELS = {
     "views_in_place": lambda: ViewsAndInPlace(),
     "several_outputs": lambda: SeveralOutputs(),
     "attention": lambda: CheckpointedAttention(),
+    "tensor_constants": lambda: TensorConstants(),
 }

@@ -3,7 +3,7 @@ compile_models.py the forward saves exactly what PyTorch's own min-cut saves (sa
 and training is bit-identical over several steps; the same under dynamic shapes and memory
 budgets. Skipped under PyTorch 1.13, which has no torch.compile."""
 
-import copy
+import contextlib
 import difflib
 import os
 import subprocess
@@ -23,7 +23,7 @@ from torch._functorch.partitioners import min_cut_rematerialization_partition  #
 import remat  # noqa: E402
 
 pytest.importorskip("remat._core", reason="remat's C++ extension is not built (cmake --build build)")
-from compile_models import MODELS, loss_of  # noqa: E402
+from compile_models import MODELS, copy_of_joint, loss_of  # noqa: E402
 
 STEPS = 4
 REMAT = os.environ.get(
@@ -52,7 +52,7 @@ def both_partitions(name, dynamic=False, rows=4):
 
     def compare(joint, joint_inputs, **kwargs):
         k = kwargs["num_fwd_outputs"]
-        theirs, _ = min_cut_rematerialization_partition(copy.deepcopy(joint), joint_inputs, **kwargs)
+        theirs, _ = min_cut_rematerialization_partition(copy_of_joint(joint), joint_inputs, **kwargs)
         ours, bw = remat.partition_fn(joint, joint_inputs, **kwargs)
         pairs.append((saved_names(theirs, k), saved_names(ours, k)))
         return ours, bw
@@ -129,6 +129,49 @@ def test_memory_budget_saves_what_pytorch_saves(solver):
                 assert ours == theirs, name
 
 
+class RegionBudgets(torch.nn.Module):
+    """Two linear layers, each under a region budget (or none)."""
+
+    def __init__(self, first, second):
+        super().__init__()
+        self.a, self.b, self.budgets = torch.nn.Linear(8, 8), torch.nn.Linear(8, 8), (first, second)
+
+    def forward(self, x):
+        y = x
+        for layer, budget in zip((self.a, self.b), self.budgets):
+            region = torch.autograd.graph.region_activation_memory_budget(budget) if budget is not None else None
+            with region if region is not None else contextlib.nullcontext():
+                y = torch.sin(layer(y))
+                y = y.sum() if layer is self.b else y
+        return y
+
+
+@pytest.mark.skipif(
+    not hasattr(torch.autograd.graph, "region_activation_memory_budget"), reason="no region budgets"
+)
+@pytest.mark.parametrize(
+    "budgets,error",
+    [((0.5, None), "must cover the entire forward"), ((0.5, 0.3), "conflicting budgets"), ((0.5, 0.5), None)],
+)
+def test_region_budgets_are_refused_where_pytorch_refuses_them(budgets, error):
+    def run(partition_fn):
+        torch._dynamo.reset()
+        model = RegionBudgets(*budgets)
+        compiled = torch.compile(model, backend=aot_autograd(fw_compiler=boxed, partition_fn=partition_fn))
+        compiled(torch.randn(4, 8, requires_grad=True)).backward()
+
+    if error is None:
+        run(min_cut_rematerialization_partition)
+        run(remat.partition_fn)
+        assert remat.last_report().budget == 0.5
+        return
+    with pytest.raises(Exception, match=error):
+        run(min_cut_rematerialization_partition)
+    with pytest.raises(Exception, match=error) as raised:
+        run(remat.partition_fn)
+    assert "remat" in type(raised.value).__module__ or "PartitionError" in str(raised.value)
+
+
 def inductor_train(name, partitioner, steps=2):
     """train() under torch.compile's default backend (Inductor), with remat's partitioner or
     (None) Inductor's own."""
@@ -179,7 +222,7 @@ def compiled_graphs(name):
     graphs = {}
 
     def capture(joint, joint_inputs, **kwargs):
-        graphs["joint"] = copy.deepcopy(joint)
+        graphs["joint"] = copy_of_joint(joint)
         graphs["forward"], graphs["backward"] = remat.partition_fn(joint, joint_inputs, **kwargs)
         return graphs["forward"], graphs["backward"]
 

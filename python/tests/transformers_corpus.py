@@ -21,7 +21,7 @@ import torch
 
 STEPS = 3
 BATCH, SEQUENCE = 2, 8
-IMAGE, PATCH = 32, 8
+IMAGE, PATCH = 64, 8
 AUDIO_SAMPLES = 4000
 
 # The tiny sizes, by the names configs use for them (a config's attribute_map translates the
@@ -56,6 +56,13 @@ _SIZES = {
     "image_size": IMAGE,
     "patch_size": PATCH,
     "num_labels": 3,
+}
+
+_LAYER_COUNTS = ("num_hidden_layers", "num_layers", "n_layer", "num_decoder_layers", "encoder_layers", "decoder_layers")
+
+# Configs whose fields must agree with the tiny depth in a form of their own.
+_QUIRKS = {
+    "gpt_neo": {"attention_types": [[["global", "local"], 1]], "window_size": 4},
 }
 
 KINDS = {
@@ -147,8 +154,23 @@ def tiny_config(model_type, variant):
     for name in ("mask_time_prob", "mask_feature_prob"):  # SpecAugment: random masks in training
         if name in defaults:
             kwargs[name] = 0.0
+    # Per-layer lists sized for the default depth follow the new one (layer_types...).
+    layers = next((defaults[k] for k in _LAYER_COUNTS if isinstance(defaults.get(k), int)), None)
+    for name, v in defaults.items():
+        if isinstance(v, list) and layers and len(v) == layers and (takes is None or name in takes):
+            kwargs[name] = v[: _SIZES["num_hidden_layers"]]
+    vocab = kwargs.get("vocab_size")
+    for name in ("pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_token_id", "sep_token_id"):
+        if vocab and isinstance(defaults.get(name), int) and defaults[name] >= vocab and (takes is None or name in takes):
+            kwargs[name] = {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2}.get(name, 2)
+    kwargs.update(_QUIRKS.get(model_type, {}))
     kwargs["attn_implementation"] = variant.attention
-    config = AutoConfig.for_model(model_type, **kwargs)
+    try:
+        config = AutoConfig.for_model(model_type, **kwargs)
+    except Exception:  # noqa: BLE001: a config that validates its depth its own way: keep its depth
+        for k in _LAYER_COUNTS:
+            kwargs.pop(k, None)
+        config = AutoConfig.for_model(model_type, **kwargs)
     config.use_cache = False
     for name in ("pad_token_id", "decoder_start_token_id"):  # seq2seq models shift labels right
         if getattr(config, name, None) is None:
@@ -302,6 +324,12 @@ def compare(arch, kind, variant):
             raise _Unsupported("the model has no sdpa attention")
     except _Unsupported as e:
         outcome.status, outcome.detail = "unsupported", str(e)
+        return outcome
+    except ValueError as e:
+        if "does not support an attention implementation" not in str(e):
+            outcome.status, outcome.detail = "unbuildable", _first_line(e)
+            return outcome
+        outcome.status, outcome.detail = "unsupported", f"no {variant.attention} attention"
         return outcome
     except Exception as e:  # noqa: BLE001: the library cannot build it tiny
         outcome.status, outcome.detail = "unbuildable", _first_line(e)

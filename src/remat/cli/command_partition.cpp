@@ -24,7 +24,7 @@ struct PartitionArgs {
                                             knapsack = "dp";
   std::string budget = "1", dump_milp, offload_bandwidth, flops_per_second;
   double time_limit = 60, gap_percent = 0;
-  bool pareto = false, within_regions = false;
+  bool pareto = false, within_regions = false, ban_unknown_ops = false;
   bool explain = false, verify = false, overwrite = false;
   struct {  // given or not: what applies to which strategy
     const CLI::Option *budget, *time_limit, *gap, *dump_milp, *within_regions, *offload, *knapsack,
@@ -88,6 +88,7 @@ Expected<int> run_partition(const PartitionArgs& a) {
   REMAT_TRY(memory_budget);
   config.knapsack = *partition::parse_knapsack_solver(a.knapsack);  // CLI11 checked the name
   config.passes.verify_each = a.verify;
+  config.ban_recompute_unknown_ops = a.ban_unknown_ops;
   Status dump_failed;
   if (!a.dump_passes.empty()) {
     REMAT_TRY(make_folder(a.dump_passes));
@@ -170,6 +171,10 @@ void add_partition_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output-dir", a->out_dir, "where to write the graphs and the report");
   cmd->add_flag("--overwrite", a->overwrite, "write into the output folder though it holds files");
   cmd->add_flag("--explain", a->explain, "print the whole report (default: the summary line)");
+  cmd->add_flag("--ban-unknown-ops", a->ban_unknown_ops,
+                "under a budget, never recompute an op outside remat's registry or one it knows as "
+                "random (more careful than PyTorch, which bans only its random and "
+                "compute-intensive ops there)");
   auto* html = cmd->add_option(
       "--html", a->html,
       "write the partition as one HTML page: memory over time, the budget curve, the region map, "

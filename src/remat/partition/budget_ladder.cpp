@@ -38,9 +38,10 @@ std::string budget_text(double budget) {
   return "memory budget " + std::to_string(budget);
 }
 
-// Budget 0: only the primals, except what nothing says is safe to run twice (1.13's in-place
-// `bernoulli_` draws new dropout masks): forward ops outside the registry that the backward needs.
-BudgetChoice inputs_only(const GraphModule& joint, const NodeInfo& info) {
+// Budget 0: only the primals, except what is never assumed safe to run twice (1.13's in-place
+// `bernoulli_` draws new dropout masks) that the backward needs.
+BudgetChoice inputs_only(const GraphModule& joint, const NodeInfo& info,
+                         const MinCutConfig& config) {
   BudgetChoice choice;
   choice.cut.saved = info.inputs;
   choice.stage = PartitionStage::InputsOnly;
@@ -49,7 +50,7 @@ BudgetChoice inputs_only(const GraphModule& joint, const NodeInfo& info) {
       "values included (as PyTorch does)");
   for (const Node* n : joint.graph().nodes()) {
     int64_t dist = info.dist_from_bw[n];
-    if (n->op() != OpKind::CallFunction || is_getitem(*n) || node_op(*n) || dist == 0 ||
+    if (!recompute_never_assumed_safe(*n, config.ban_recompute_unknown_ops) || dist == 0 ||
         dist >= kFarFromBackward)
       continue;
     choice.cut.saved.push_back(n);
@@ -74,7 +75,8 @@ Expected<BudgetChoice> knapsack_over_bans(const GraphModule& joint, const NodeIn
     if (!most_relaxed.banned_nodes.contains(n) || n->op() == OpKind::Placeholder ||
         info.dist_from_bw[n] >= kFarFromBackward)
       continue;
-    bool keep = n->meta.recompute == CheckpointPolicy::MustSave || node_op(*n) == nullptr;
+    bool keep = n->meta.recompute == CheckpointPolicy::MustSave ||
+                recompute_never_assumed_safe(*n, relaxed.ban_recompute_unknown_ops);
     (keep ? must_save : candidates).push_back(n);
   }
   std::stable_sort(candidates.begin(), candidates.end(),
@@ -136,7 +138,7 @@ std::optional<KnapsackSolver> parse_knapsack_solver(std::string_view name) {
 Expected<BudgetChoice> cut_within_budget(const GraphModule& joint, const NodeInfo& info,
                                          const MinCutConfig& config) {
   double budget = config.memory_budget;
-  if (budget == 0) return inputs_only(joint, info);
+  if (budget == 0) return inputs_only(joint, info, config);
   auto plain = solve_cut(joint, info, config, NodeSet());
   REMAT_TRY(plain);
   double lo = static_cast<double>(total_bytes(info.inputs)),

@@ -59,11 +59,14 @@ class NetworkBuilder {
     if (config_.ban_recompute_not_in_allowlist) {
       if (!info_.ops.recomputable(n))
         return "not in the recomputable-ops allowlist (" + std::string(n->target().view()) + ")";
-    } else if (!node_op(*n)) {
-      // Nothing says recomputing it is safe (it may be random or in-place): PyTorch's rule too.
+    } else if (is_torch_random_op(n->target().view())) {
+      return "random op";
+    } else if (is_torch_compute_intensive_op(n->target().view())) {
+      return "compute-intensive op";
+    } else if (recompute_never_assumed_safe(*n, config_.ban_recompute_unknown_ops)) {
       return "outside remat's op registry (" + std::string(n->target().view()) + ")";
-    } else if (info_.ops.random(n) || node_op(*n)->is(OpCategory::ComputeIntensive)) {
-      return info_.ops.random(n) ? "random op" : "compute-intensive op";
+    } else if (config_.ban_recompute_unknown_ops && info_.ops.random(n)) {
+      return "random op";  // remat's registry knows more random ops than PyTorch's list
     }
     if (config_.ban_recompute_materialized_backward && materialized_backwards(n))
       return "its output is materialized in the backward";

@@ -36,6 +36,10 @@ struct MinCutConfig {
   bool ban_recompute_materialized_backward = true;
   bool ban_recompute_not_in_allowlist = true;
   bool ban_recompute_reductions = true;
+  /// Where the allowlist is off (a memory budget, aggressive recomputation), PyTorch bans only
+  /// its random and compute-intensive ops; this also bans ops outside remat's registry and the
+  /// registry's random ops (remat's caution, off by default so that remat decides as PyTorch).
+  bool ban_recompute_unknown_ops = false;
   bool recompute_views = false;
   bool treat_parameters_as_free_to_save = true;
   MaxFlowAlgorithm algorithm = MaxFlowAlgorithm::PushRelabel;

@@ -3,33 +3,64 @@
 #include <absl/container/flat_hash_set.h>
 
 #include "remat/fxtext/text_scan.h"
+#include "remat/ir/purity.h"
 #include "remat/ops/op_registry.h"
 
 namespace remat::partition {
 
 extern const char* const kTorchRecomputableOpsText;
+extern const char* const kTorchUnrecomputableOpsText;
 
 namespace {
 
-const absl::flat_hash_set<std::string_view>& torch_recompute_allowlist() {
-  static const auto* packets = [] {
-    auto* set = new absl::flat_hash_set<std::string_view>();
-    for (std::string_view line : fxtext::split_lines(kTorchRecomputableOpsText))
-      if (!line.empty() && line.front() != '#') set->insert(line);
-    return set;
-  }();
-  return *packets;
+using PacketSet = absl::flat_hash_set<std::string_view>;
+
+// The lines of an embedded list (comments skipped); with a class word, those of that class.
+PacketSet read_packets(const char* text, std::string_view op_class = {}) {
+  PacketSet set;
+  for (std::string_view line : fxtext::split_lines(text)) {
+    if (line.empty() || line.front() == '#') continue;
+    if (op_class.empty()) {
+      set.insert(line);
+    } else if (line.starts_with(op_class) && line.size() > op_class.size() &&
+               line[op_class.size()] == ' ') {
+      set.insert(line.substr(op_class.size() + 1));
+    }
+  }
+  return set;
+}
+
+// aten.X.overload and prims.X.overload by their packet; operator.X as it is.
+std::string_view packet_of(std::string_view target) {
+  if (target.starts_with("aten.") || target.starts_with("prims.")) {
+    size_t dot = target.rfind('.');
+    if (dot > target.find('.')) target = target.substr(0, dot);
+  }
+  return target;
 }
 
 }  // namespace
 
 bool in_torch_recompute_allowlist(std::string_view target) {
-  // aten.X.overload and prims.X.overload by their packet; operator.X as it is.
-  if (target.starts_with("aten.") || target.starts_with("prims.")) {
-    size_t dot = target.rfind('.');
-    if (dot > target.find('.')) target = target.substr(0, dot);
-  }
-  return torch_recompute_allowlist().contains(target);
+  static const PacketSet& packets = *new PacketSet(read_packets(kTorchRecomputableOpsText));
+  return packets.contains(packet_of(target));
+}
+
+bool is_torch_random_op(std::string_view target) {
+  static const PacketSet& packets =
+      *new PacketSet(read_packets(kTorchUnrecomputableOpsText, "random"));
+  return packets.contains(packet_of(target));
+}
+
+bool is_torch_compute_intensive_op(std::string_view target) {
+  static const PacketSet& packets =
+      *new PacketSet(read_packets(kTorchUnrecomputableOpsText, "compute-intensive"));
+  return packets.contains(packet_of(target));
+}
+
+bool recompute_never_assumed_safe(const Node& n, bool ban_unknown_ops) {
+  if (n.op() != OpKind::CallFunction || is_getitem(n) || node_op(n) != nullptr) return false;
+  return ban_unknown_ops || is_in_place(n);
 }
 
 bool is_random(const Node& n) {

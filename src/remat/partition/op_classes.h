@@ -17,6 +17,16 @@ bool is_random(const Node& n);
 /// PyTorch it was generated with: a fixed list plus every op with a pointwise overload), by the
 /// target's operator packet: `aten.bitwise_not.default` is in it as `aten.bitwise_not`.
 bool in_torch_recompute_allowlist(std::string_view target);
+/// What PyTorch's min-cut bans from recomputation when its allowlist is off (under a memory
+/// budget; partition/data/torch_unrecomputable_ops.txt), by operator packet: its random ops
+/// (native_dropout, rand_like, randn_like) and its compute-intensive ops (mm, convolution, the
+/// CUDA attention kernels...). Every other op it may recompute, CPU attention included.
+bool is_torch_random_op(std::string_view target);
+bool is_torch_compute_intensive_op(std::string_view target);
+/// A call remat never assumes safe to run twice, whatever the budget: an in-place op outside its
+/// registry (PyTorch 1.13's dropout, `bernoulli_` on an `empty_like`, draws new masks), and with
+/// `ban_unknown_ops` (MinCutConfig::ban_recompute_unknown_ops) any op outside it.
+bool recompute_never_assumed_safe(const Node& n, bool ban_unknown_ops);
 
 /// The classes of every node of one graph, worked out in one sweep: the cut's ban heuristics
 /// ask them per node and per edge, several times per partition.

@@ -1,0 +1,53 @@
+"""The models people train: transformers' own architectures (tiny, random weights, no downloads)
+under torch.compile with aot_autograd, PyTorch 2.13's min-cut against remat.partition_fn: the same
+saved values, the same forward and backward code, bit-identical losses and parameters over 3 SGD
+steps. A subset of the corpus, across the kinds and variants; tools/model_sweep.py runs every
+architecture and writes docs/models.md."""
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed (tools/setup.sh installs 2.13)")
+if not hasattr(torch, "compile"):
+    pytest.skip("torch.compile needs PyTorch 2.x", allow_module_level=True)
+pytest.importorskip("transformers", reason="transformers is not installed (tools/setup.sh installs it)")
+pytest.importorskip("remat._core", reason="remat's C++ extension is not built (cmake --build build)")
+
+from transformers_corpus import Variant, compare  # noqa: E402
+
+PLAIN = Variant(checkpointed=False, attention="eager")
+PLAIN_SDPA = Variant(checkpointed=False, attention="sdpa")
+CHECKPOINTED = Variant(checkpointed=True, attention="sdpa")
+PLAIN_BUDGET = Variant(checkpointed=False, attention="sdpa", budget=0.5)
+CHECKPOINTED_BUDGET = Variant(checkpointed=True, attention="eager", budget=0.5)
+
+# (architecture, kind, variants): every kind, checkpointed and not, with and without a budget.
+# Llama, Qwen2, Mistral, GPT-2, Mixtral and T5 hold lifted tensor constants without checkpointing;
+# GPT-Neo holds one outside its checkpoint regions; BERT and ViT with sdpa under a budget recompute
+# attention as PyTorch does.
+CORPUS = [
+    ("llama", "causal-lm", (PLAIN, CHECKPOINTED, PLAIN_BUDGET)),
+    ("qwen2", "causal-lm", (PLAIN_SDPA, CHECKPOINTED_BUDGET)),
+    ("mistral", "causal-lm", (PLAIN, CHECKPOINTED)),
+    ("gpt2", "causal-lm", (PLAIN, CHECKPOINTED)),
+    ("mixtral", "causal-lm", (PLAIN, CHECKPOINTED)),
+    ("gpt_neo", "causal-lm", (PLAIN, CHECKPOINTED)),
+    ("phi3", "causal-lm", (PLAIN_SDPA, CHECKPOINTED)),
+    ("bert", "masked-lm", (PLAIN, CHECKPOINTED, PLAIN_BUDGET)),
+    ("roberta", "masked-lm", (PLAIN_SDPA, CHECKPOINTED_BUDGET)),
+    ("t5", "seq2seq-lm", (PLAIN, CHECKPOINTED)),
+    ("bart", "seq2seq-lm", (PLAIN_SDPA, CHECKPOINTED)),
+    ("vit", "image-classification", (PLAIN, CHECKPOINTED, PLAIN_BUDGET)),
+    ("convnext", "image-classification", (PLAIN, CHECKPOINTED)),
+    ("wav2vec2", "audio-classification", (PLAIN, CHECKPOINTED)),
+]
+
+
+@pytest.mark.parametrize(
+    "arch,kind,variant",
+    [(arch, kind, v) for arch, kind, variants in CORPUS for v in variants],
+    ids=lambda x: x.name.replace(", ", "-").replace(" ", "") if isinstance(x, Variant) else x,
+)
+def test_trains_bit_for_bit_like_pytorch_min_cut(arch, kind, variant):
+    outcome = compare(arch, kind, variant)
+    assert outcome.status == "identical", f"{outcome.status}: {outcome.detail}"
+    assert outcome.joints >= 1
