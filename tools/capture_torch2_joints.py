@@ -4,13 +4,12 @@ each, for remat's C++ tests (tests/data/torch-2.13/).
 
   python3 tools/capture_torch2_joints.py OUT_DIR [MODEL ...]
 
-For each model of python/tests/compile_models.py (default: attention batch_norm dropout) writes
+For each model of python/tests/compile_models.py (default: attention batch_norm dropout tensor_constants) writes
 <m>_joint.json (the joint graph handed to the partitioner, with the keyword arguments PyTorch
 passed), <m>_fw.json and <m>_bw.json (what PyTorch's min_cut_rematerialization_partition made of
 it), in fxgraph-json/1 by remat's exporter (python/remat/export.py).
 """
 
-import copy
 import os
 import sys
 import warnings
@@ -22,7 +21,7 @@ import torch  # noqa: E402
 from functorch.compile import make_boxed_func, min_cut_rematerialization_partition  # noqa: E402
 from torch._dynamo.backends.common import aot_autograd  # noqa: E402
 
-from compile_models import MODELS  # noqa: E402
+from compile_models import MODELS, copy_of_joint  # noqa: E402
 from remat.export import export  # noqa: E402
 
 
@@ -32,7 +31,7 @@ def capture(name, out):
         if kwargs.get("static_lifetime_input_indices") is not None:
             extra["static_lifetime_input_indices"] = list(kwargs["static_lifetime_input_indices"])
         graphs = {"joint": export(joint, extra=extra)}
-        fw, bw = min_cut_rematerialization_partition(copy.deepcopy(joint), joint_inputs, **kwargs)
+        fw, bw = min_cut_rematerialization_partition(copy_of_joint(joint), joint_inputs, **kwargs)
         graphs.update(fw=export(fw), bw=export(bw))
         for kind, text in graphs.items():
             with open(os.path.join(out, f"{name}_{kind}.json"), "w") as f:
@@ -52,7 +51,7 @@ def main():
         print(__doc__)
         return 2
     warnings.simplefilter("ignore")
-    for name in sys.argv[2:] or ["attention", "batch_norm", "dropout"]:
+    for name in sys.argv[2:] or ["attention", "batch_norm", "dropout", "tensor_constants"]:
         capture(name, sys.argv[1])
     return 0
 

@@ -120,7 +120,9 @@ def sweep(tasks, jobs, timeout, on_result):
             next_task(key.data, json.loads(line) if line else failed)
         for i, w in enumerate(slots):
             if w.task and time.monotonic() - w.started > timeout:
-                next_task(i, dict(zip(("arch", "kind", "variant"), w.task), status="timeout", detail=f"over {timeout:g} s"))
+                next_task(
+                    i, dict(zip(("arch", "kind", "variant"), w.task), status="timeout", detail=f"over {timeout:g} s")
+                )
     for w in slots:
         w.stop()
 

@@ -303,8 +303,15 @@ def _torch_settings(joint_module, num_fwd_outputs):
         )
     if annotated:
         # As PyTorch: the region must cover every op the forward needs, in HOP bodies too.
-        bare = [n.name for n in _forward_calls(joint_module, num_fwd_outputs) if _get_memory_budget_annotation(n) is None]
-        bare += [n.name for g in graphs[1:] for n in g.nodes if n.op == "call_function" and _get_memory_budget_annotation(n) is None]
+        bare = [
+            n.name for n in _forward_calls(joint_module, num_fwd_outputs) if _get_memory_budget_annotation(n) is None
+        ]
+        bare += [
+            n.name
+            for g in graphs[1:]
+            for n in g.nodes
+            if n.op == "call_function" and _get_memory_budget_annotation(n) is None
+        ]
         if bare:
             raise PartitionError(
                 "region_activation_memory_budget must cover the entire forward of a graph (HOP bodies "

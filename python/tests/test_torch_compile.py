@@ -146,9 +146,7 @@ class RegionBudgets(torch.nn.Module):
         return y
 
 
-@pytest.mark.skipif(
-    not hasattr(torch.autograd.graph, "region_activation_memory_budget"), reason="no region budgets"
-)
+@pytest.mark.skipif(not hasattr(torch.autograd.graph, "region_activation_memory_budget"), reason="no region budgets")
 @pytest.mark.parametrize(
     "budgets,error",
     [((0.5, None), "must cover the entire forward"), ((0.5, 0.3), "conflicting budgets"), ((0.5, 0.5), None)],

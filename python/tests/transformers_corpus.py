@@ -88,9 +88,7 @@ class Variant:
         return ", ".join(parts)
 
 
-ALL_VARIANTS = tuple(
-    Variant(c, a, b) for c in (False, True) for a in ("eager", "sdpa") for b in (None, 0.5)
-)
+ALL_VARIANTS = tuple(Variant(c, a, b) for c in (False, True) for a in ("eager", "sdpa") for b in (None, 0.5))
 
 
 @dataclasses.dataclass
@@ -161,7 +159,12 @@ def tiny_config(model_type, variant):
             kwargs[name] = v[: _SIZES["num_hidden_layers"]]
     vocab = kwargs.get("vocab_size")
     for name in ("pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_token_id", "sep_token_id"):
-        if vocab and isinstance(defaults.get(name), int) and defaults[name] >= vocab and (takes is None or name in takes):
+        if (
+            vocab
+            and isinstance(defaults.get(name), int)
+            and defaults[name] >= vocab
+            and (takes is None or name in takes)
+        ):
             kwargs[name] = {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2}.get(name, 2)
     kwargs.update(_QUIRKS.get(model_type, {}))
     kwargs["attn_implementation"] = variant.attention
@@ -274,8 +277,11 @@ def _first_line(e):
 
 
 def _bitwise_equal(a, b):
-    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a.view(-1), b.view(-1)) or (
-        a.is_floating_point() and torch.equal(torch.nan_to_num(a, nan=0.125), torch.nan_to_num(b, nan=0.125))
+    return (
+        a.dtype == b.dtype
+        and a.shape == b.shape
+        and torch.equal(a.view(-1), b.view(-1))
+        or (a.is_floating_point() and torch.equal(torch.nan_to_num(a, nan=0.125), torch.nan_to_num(b, nan=0.125)))
     )
 
 

@@ -55,8 +55,8 @@ bool mutates_only_an_intermediate(const Node& n) {
 }
 
 // The subgraph of `joint` computable from `inputs` that produces `outputs`: placeholders for
-// the inputs, then the get_attrs and call_functions the outputs (and impure available nodes) need, in joint
-// order. Only needed nodes are copied, so nothing is created to be removed again.
+// the inputs, then the get_attrs and call_functions the outputs (and impure available nodes) need,
+// in joint order. Only needed nodes are copied, so nothing is created to be removed again.
 Expected<GraphModule> extract_subgraph(const GraphModule& joint, const InputLists& input_lists,
                                        const std::vector<const Node*>& inputs,
                                        const std::vector<Argument>& outputs, std::string_view what,
