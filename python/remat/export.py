@@ -251,6 +251,37 @@ def _meta(node, device):
     return out
 
 
+# Constants up to this many elements carry their values (remat check runs them); larger ones
+# are described by their metadata alone.
+_CONSTANT_VALUES_LIMIT = 4096
+
+
+def _constant_values(gm, target):
+    """{"values": [...]} of a small tensor attribute (a lifted constant), flattened; else None."""
+    torch = _torch()
+    value = gm
+    for part in str(target).split("."):
+        value = getattr(value, part, None)
+    if not isinstance(value, torch.Tensor) or value.numel() > _CONSTANT_VALUES_LIMIT or value.is_complex():
+        return None
+    try:
+        from torch.utils._mode_utils import no_dispatch
+
+        with no_dispatch():  # partition_fn runs under the compile's fake-tensor mode
+            flat = value.detach().to("cpu").reshape(-1).tolist()
+    except Exception:  # a fake or meta tensor has no values
+        return None
+    return {"values": [_constant_number(x) for x in flat]}
+
+
+def _constant_number(x):
+    if isinstance(x, bool):
+        return int(x)
+    if isinstance(x, float) and not math.isfinite(x):
+        return _float(x)["float"]  # "inf", "-inf", "nan"
+    return x
+
+
 def _output_names(graph):
     out = [n for n in graph.nodes if n.op == "output"]
     if not out:
@@ -309,6 +340,10 @@ def graph_object(gm, name=None, device=None, extra=None):
             if type_text is not None:
                 entry["type"] = type_text
             entry["meta"] = _meta(n, device)
+            if n.op == "get_attr" and hasattr(gm, "graph"):
+                constant = _constant_values(gm, n.target)
+                if constant is not None:
+                    entry["attr_value"] = constant
         except ExportError:
             raise
         except Exception as e:  # anything unexpected still names the node

@@ -9,6 +9,7 @@
 
 #include "remat/exec/aten_call.h"
 #include "remat/ops/shape_rules.h"
+#include "remat/support/json_reader.h"
 
 namespace remat::exec {
 namespace {
@@ -150,6 +151,56 @@ Expected<c10::IValue> run_with_rng(const Node& n, bool with_state,
   return c10::IValue(c10::ivalue::Tuple::create({c10::IValue(saved), std::move(result)}));
 }
 
+// A get_attr's tensor (a lifted constant such as torch.tensor(...) in a forward): the values
+// remat.export recorded in the node's `attr_value` field, else a fill that depends only on the
+// attribute's name, so that a joint and the graphs cut from it read the same constant.
+Expected<at::Tensor> attribute_value(const Node& n) {
+  const TensorMeta* t = n.meta.tensor();
+  if (!t) return node_error(n, "a get_attr without tensor metadata cannot be given a value");
+  shape_rules::ConcreteTensor c;
+  try {
+    c = shape_rules::concrete(*t);
+  } catch (const shape_rules::InferError& e) {
+    return node_error(n, e.what());
+  }
+  auto dtype = to_scalar_type(t->dtype);
+  if (!dtype) return node_error(n, "unsupported dtype " + std::string(dtype_name(t->dtype)));
+  at::Tensor x = at::empty_strided(c.sizes, c.strides, at::TensorOptions().dtype(*dtype));
+  const auto& fields = n.meta.node_fields();
+  auto recorded = std::find_if(fields.begin(), fields.end(),
+                               [](const RawJsonField& f) { return f.key == "attr_value"; });
+  if (recorded == fields.end()) {
+    if (at::isFloatingType(*dtype) || at::isComplexType(*dtype)) {
+      at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(
+          std::hash<std::string_view>{}(n.target().view()));
+      x.normal_(0, 1, gen);
+    } else {
+      x.zero_();
+    }
+    return x;
+  }
+  json::JsonReader reader("node " + n.name() + " attr_value");
+  std::optional<json::dom::element> root = reader.parse(recorded->json);
+  json::JsonPath top, values_path = top.field("values");
+  json::dom::object object;
+  json::dom::array values;
+  if (!root || !reader.get_object(*root, top, object)) return reader.error();
+  auto field = object["values"];
+  if (field.error()) return node_error(n, "attr_value has no values");
+  if (!reader.get_array(field.value_unsafe(), values_path, values)) return reader.error();
+  std::vector<double> numbers;
+  for (json::dom::element e : values) {
+    double v = 0;
+    if (!reader.get_number(e, values_path.at(numbers.size()), v)) return reader.error();
+    numbers.push_back(v);
+  }
+  if (static_cast<int64_t>(numbers.size()) != x.numel())
+    return node_error(n, "attr_value holds " + std::to_string(numbers.size()) + " values for " +
+                             std::to_string(x.numel()) + " elements");
+  x.copy_(at::tensor(numbers, at::kDouble).reshape(c.sizes));
+  return x;
+}
+
 }  // namespace
 
 int64_t storage_bytes(const std::vector<const c10::IValue*>& values) {
@@ -246,12 +297,15 @@ Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
           out.push_back(a.is_node() ? values.at(a.as_node()) : literal(a));
         return out;
       }
+      case OpKind::GetAttr: {
+        Expected<at::Tensor> value = attribute_value(*n);
+        REMAT_TRY(value);
+        values[n] = std::move(*value);
+        if (n->users().empty()) values.erase(n);
+        break;
+      }
       default:
-        return node_error(
-            *n,
-            "the executor does not run " +
-                std::string(n->op() == OpKind::GetAttr ? "get_attr" : "call_method/call_module") +
-                " nodes");
+        return node_error(*n, "the executor does not run call_method/call_module nodes");
     }
   }
   return std::vector<c10::IValue>{};
