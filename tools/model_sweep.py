@@ -77,20 +77,30 @@ class Worker:
             text=True,
             env=env,
         )
-        self.task, self.started = None, 0.0
+        self.task, self.started, self.recycle = None, 0.0, False
 
     def give(self, task):
         self.task, self.started = task, time.monotonic()
         self.proc.stdin.write(json.dumps(task) + "\n")
         self.proc.stdin.flush()
 
+    def rss_bytes(self):
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as f:
+                line = next(x for x in f if x.startswith("VmRSS:"))
+            return int(line.split()[1]) * 1024
+        except (OSError, StopIteration):
+            return 0
+
     def stop(self):
         self.proc.kill()
         self.proc.wait()
 
 
-def sweep(tasks, jobs, timeout, on_result):
-    """Runs `tasks` on `jobs` workers; a worker that dies or overruns is replaced."""
+def sweep(tasks, jobs, timeout, memory_limit, on_result):
+    """Runs `tasks` on `jobs` workers; a worker that dies, overruns its time or grows past
+    `memory_limit` bytes is replaced (one that grew past half of it after a task too: compiled
+    models leave caches behind)."""
     pending = collections.deque(tasks)
     sel = selectors.DefaultSelector()
     slots = [None] * min(jobs, len(pending))
@@ -102,7 +112,7 @@ def sweep(tasks, jobs, timeout, on_result):
     def next_task(i, result):
         on_result(result)
         slots[i].task = None
-        if result["status"] in ("crashed", "timeout"):
+        if result["status"] in ("crashed", "timeout") or slots[i].recycle or slots[i].rss_bytes() > memory_limit // 2:
             sel.unregister(slots[i].proc.stdout)
             slots[i].stop()
             fresh(i)
@@ -219,6 +229,7 @@ def main():
     parser.add_argument("--archs", default=None, help="only these model types (comma-separated)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=300, help="seconds one configuration may take")
+    parser.add_argument("--memory", type=float, default=6, help="GiB a worker may hold")
     parser.add_argument("-o", "--output", default=os.path.join(HERE, "..", "docs", "models.md"))
     parser.add_argument("--results", default=None, help="also write every result as JSON lines here")
     args = parser.parse_args()
@@ -247,7 +258,7 @@ def main():
             flush=True,
         )
 
-    sweep(tasks, args.jobs, args.timeout, on_result)
+    sweep(tasks, args.jobs, args.timeout, int(args.memory * 2**30), on_result)
     write_table(results, variants, args.output, time.monotonic() - start)
     counted = [r for r in results if r["status"] in COUNTED]
     identical = sum(r["status"] == "identical" for r in counted)

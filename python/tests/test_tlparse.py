@@ -5,6 +5,7 @@ for each, and on a log PyTorch 2.13 writes here while remat.partition_fn partiti
 and Inductor): that log's every graph reads and prints back, and its report marks every value
 remat saved or recomputed."""
 
+import importlib.util
 import json
 import os
 import shutil
@@ -109,7 +110,11 @@ def torch_213_logs(tmp_path_factory):
         "aot": ["checkpoint", "sac_must_save", "dropout", "views_in_place"],
         "dynamic": ["--dynamic", "checkpoint", "several_outputs"],
         "inductor": ["--inductor", "checkpoint", "sac_must_recompute"],
+        # The models people train (transformers, tiny): lifted constants, T5's encoder-decoder.
+        "transformers": ["hf:llama:causal-lm", "hf:t5:seq2seq-lm", "hf:bert:masked-lm:checkpointed"],
     }.items():
+        if kind == "transformers" and importlib.util.find_spec("transformers") is None:
+            continue
         folder = tmp_path_factory.mktemp(f"trace_{kind}")
         # Inductor's caches in a folder of their own: nothing of this run is reused elsewhere.
         env = dict(
@@ -125,8 +130,10 @@ def torch_213_logs(tmp_path_factory):
     return logs
 
 
-@pytest.mark.parametrize("kind", ["aot", "dynamic", "inductor"])
+@pytest.mark.parametrize("kind", ["aot", "dynamic", "inductor", "transformers"])
 def test_pytorch_213_log_reads_back_and_reports(kind, torch_213_logs, tmp_path):
+    if kind not in torch_213_logs:
+        pytest.skip("transformers is not installed (tools/setup.sh installs it)")
     log = torch_213_logs[kind]
     info = subprocess.run([REMAT, "info", str(log)], capture_output=True, text=True, check=True).stdout
     graphs = next(line for line in info.splitlines() if line.startswith("graphs: "))

@@ -4,6 +4,9 @@ is set, so that PyTorch writes its own structured log (with remat's partition re
 
     TORCH_TRACE=DIR python3 python/tests/trace_run.py [--inductor] [--dynamic] MODEL ...
 
+MODEL is a name of compile_models.py, or `hf:ARCH:KIND[:checkpointed]` for a transformers
+architecture of the real-model corpus (transformers_corpus.py), e.g. `hf:llama:causal-lm`.
+
 The tests run it in a child process (PyTorch opens the log when torch is imported); it also
 captured tests/data/torch-2.13/*.log."""
 
@@ -25,19 +28,32 @@ def boxed(gm, _example_inputs):
     return make_boxed_func(gm)
 
 
+def corpus_model(spec):
+    """(model, keyword inputs) of `hf:ARCH:KIND[:checkpointed]`."""
+    import transformers_corpus as corpus
+
+    _, arch, kind, *rest = spec.split(":")
+    variant = corpus.Variant(checkpointed=rest == ["checkpointed"], attention="eager")
+    model, config = corpus.build(arch, kind, variant)
+    return model, corpus.inputs(kind, config)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("models", nargs="+", choices=sorted(MODELS))
+    parser.add_argument("models", nargs="+", help=f"{', '.join(sorted(MODELS))}, or hf:ARCH:KIND[:checkpointed]")
     parser.add_argument("--inductor", action="store_true", help="Inductor with remat.inductor_partitioner()")
     parser.add_argument("--dynamic", action="store_true", help="torch.compile(dynamic=True)")
     parser.add_argument("--steps", type=int, default=2)
     args = parser.parse_args()
     if not os.environ.get("TORCH_TRACE"):
         parser.error("set TORCH_TRACE=DIR: PyTorch writes the log there")
+    for name in args.models:
+        if name not in MODELS and not name.startswith("hf:"):
+            parser.error(f"unknown model {name!r}")
     warnings.simplefilter("ignore")
     for name in args.models:
         torch.manual_seed(0)
-        model = MODELS[name]()
+        model, batch = (MODELS[name](), None) if name in MODELS else corpus_model(name)
         if args.inductor:
             step = torch.compile(
                 model, dynamic=args.dynamic, options={"custom_partitioner_fn": remat.inductor_partitioner()}
@@ -47,7 +63,10 @@ def main():
             step = torch.compile(model, backend=backend, dynamic=args.dynamic)
         generator = torch.Generator().manual_seed(1)
         for _ in range(args.steps):
-            loss_of(step(*model.batch(generator, 4))).backward()
+            if batch is not None:
+                step(**batch).loss.backward()
+            else:
+                loss_of(step(*model.batch(generator, 4))).backward()
         print(f"{name}: {args.steps} steps")
 
 

@@ -308,6 +308,18 @@ def difference(theirs, ours):
     return None
 
 
+def _eager_error(arch, kind, variant):
+    """The first line of what a forward and backward without torch.compile raise, or None."""
+    try:
+        model, config = build(arch, kind, variant)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model(**inputs(kind, config)).loss.backward()
+    except Exception as e:  # noqa: BLE001
+        return _first_line(e)
+    return None
+
+
 def torch_min_cut(joint, joint_inputs, **kwargs):
     from torch._functorch.partitioners import min_cut_rematerialization_partition
 
@@ -344,6 +356,9 @@ def compare(arch, kind, variant):
         theirs = train(model, batch, torch_min_cut, variant)
     except Exception as e:  # noqa: BLE001
         outcome.status, outcome.detail = "torch-error", _first_line(e)
+        eager_error = _eager_error(arch, kind, variant)
+        if eager_error is not None:  # the tiny model does not run at all: no partitioner's fault
+            outcome.status, outcome.detail = "unbuildable", "fails without torch.compile too: " + eager_error
         return outcome
     try:
         model, _ = build(arch, kind, variant)  # afresh: a run may leave state in the modules
@@ -358,6 +373,76 @@ def compare(arch, kind, variant):
     if diff is not None:
         outcome.status, outcome.detail = "differs", diff
     return outcome
+
+
+def inductor_train(model, batch, partition, variant, steps=STEPS):
+    """train() under torch.compile's default backend (Inductor) with `partition` as its
+    custom_partitioner_fn (called as Inductor calls its partitioner), caches off so that every
+    compile partitions."""
+    from torch._functorch import config as functorch_config
+    from torch._inductor import config as inductor_config
+    from torch._inductor.custom_graph_pass import CustomPartitionerFn
+
+    run = Run([], {}, [], [])
+
+    class Recording(CustomPartitionerFn):
+        def __call__(self, gm, joint_inputs, **kwargs):
+            start = time.perf_counter()
+            fw, bw = partition(gm, joint_inputs, **kwargs)
+            run.seconds += time.perf_counter() - start
+            run.saved.append(_saved_names(fw, kwargs["num_fwd_outputs"]))
+            return fw, bw
+
+        def uuid(self):
+            return None
+
+    torch._dynamo.reset()
+    compiled = torch.compile(model, options={"custom_partitioner_fn": Recording()})
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    patch = {} if variant.budget is None else {"activation_memory_budget": variant.budget}
+    with (
+        functorch_config.patch(enable_autograd_cache=False, **patch),
+        inductor_config.patch(fx_graph_cache=False),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore")
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss = compiled(**batch).loss
+            loss.backward()
+            optimizer.step()
+            run.losses.append(loss.detach().clone())
+    run.parameters = {k: v.detach().clone() for k, v in model.named_parameters()}
+    torch._dynamo.reset()
+    return run
+
+
+def inductor_difference(arch, kind, variant, rtol=1e-4, atol=1e-5):
+    """Inductor with PyTorch's min-cut against Inductor with remat.inductor_partitioner(): the
+    first difference in saved values, or in losses and parameters beyond the tolerance (Inductor's
+    CPU kernels are not bitwise reproducible from run to run for every model), or None."""
+    import remat
+
+    def pytorch(gm, joint_inputs, **kwargs):
+        from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+        return min_cut_rematerialization_partition(gm, joint_inputs, **kwargs)
+
+    remats = remat.inductor_partitioner()
+    runs = []
+    for partition in (pytorch, remats):
+        model, config = build(arch, kind, variant)
+        runs.append(inductor_train(model, inputs(kind, config), partition, variant))
+    theirs, ours = runs
+    if theirs.saved != ours.saved:
+        return f"saved {ours.saved} where PyTorch saves {theirs.saved}"
+    for step, (t, o) in enumerate(zip(theirs.losses, ours.losses)):
+        if not torch.allclose(t, o, rtol=rtol, atol=atol):
+            return f"step {step}: loss {o.item()!r} where PyTorch's is {t.item()!r}"
+    for name, t in theirs.parameters.items():
+        if not torch.allclose(t, ours.parameters[name], rtol=rtol, atol=atol):
+            return f"parameter {name} differs after {STEPS} steps beyond rtol {rtol}"
+    return None
 
 
 def compare_quietly(arch, kind, variant):

@@ -6,6 +6,7 @@
 
 #include "remat/io/graph_json.h"
 #include "remat/ir/graph.h"
+#include "remat/ops/op_registry.h"
 #include "remat/partition/default_partition.h"
 #include "remat/partition/min_cut_partition.h"
 #include "remat/partition/op_classes.h"
@@ -85,6 +86,32 @@ TEST(AgainstPyTorch213, OnlyAnInPlaceUnknownOpOrTheUsersCautionBansRecomputation
   EXPECT_TRUE(recompute_never_assumed_safe(*in_place, false));
   EXPECT_FALSE(recompute_never_assumed_safe(*known, true));
   EXPECT_FALSE(recompute_never_assumed_safe(*x, true));
+}
+
+TEST(AgainstPyTorch213, AttentionFlopsAreFlopCounterModes) {
+  // torch.utils.flop_counter.sdpa_flop_count((2, 4, 8, 16), (2, 4, 10, 16), (2, 4, 10, 12)):
+  // 35840. The lower-level kernels take (batch, seq, heads, dim); CPU attention counts 0.
+  Graph g;
+  auto input = [&](const char* name, std::vector<SymInt> sizes) {
+    Node* p = g.placeholder(name);
+    p->meta.set_tensor(TensorMeta(DType::Float32, sizes));
+    return Argument::node(p);
+  };
+  std::vector<Argument> bhsd = {input("q", {2, 4, 8, 16}), input("k", {2, 4, 10, 16}),
+                                input("v", {2, 4, 10, 12})};
+  std::vector<Argument> bshd = {input("q2", {2, 8, 4, 16}), input("k2", {2, 10, 4, 16}),
+                                input("v2", {2, 10, 4, 12})};
+  EXPECT_EQ(flop_counter_flops(
+                *g.call_function("aten._scaled_dot_product_flash_attention.default", bhsd)),
+            35840);
+  EXPECT_EQ(flop_counter_flops(
+                *g.call_function("aten._scaled_dot_product_efficient_attention.default", bhsd)),
+            35840);
+  EXPECT_EQ(flop_counter_flops(*g.call_function("aten._flash_attention_forward.default", bshd)),
+            35840);
+  EXPECT_EQ(flop_counter_flops(
+                *g.call_function("aten._scaled_dot_product_flash_attention_for_cpu.default", bhsd)),
+            0);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "remat/ops/attention_flops.h"
 #include "remat/ops/detail/op_tables.h"
 #include "remat/ops/shape_rules.h"
 #include "remat/support/assert.h"
@@ -94,6 +95,7 @@ int64_t count_flops(const OpInfo& op, const BoundCall& call, const InferredOutpu
 }
 
 int64_t flop_counter_flops(const Node& node) {
+  if (std::optional<int64_t> attention = attention_flops(node)) return *attention;
   return node_is(node, OpCategory::ComputeIntensive) ? node_flops(node) : 0;
 }
 

@@ -35,8 +35,9 @@ int64_t count_flops(const OpInfo& op, const BoundCall& call, const InferredOutpu
 /// nodes without metadata.
 int64_t node_flops(const Node& node);
 /// FLOPs as PyTorch's FlopCounterMode counts them: compute-intensive ops (matrix multiplies,
-/// convolutions) only, every other op 0. The memory budget's runtime estimate
-/// (docs/spec/partitioning.md §7.2) and PyTorch's memory-budget tests measure this.
+/// convolutions) and the fused attention kernels it has a formula for, every other op 0. The memory
+/// budget's runtime estimate (docs/spec/partitioning.md §7.2) and PyTorch's memory-budget tests
+/// measure this.
 int64_t flop_counter_flops(const Node& node);
 
 }  // namespace remat
