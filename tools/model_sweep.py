@@ -15,6 +15,7 @@ crashes the interpreter is recorded as such (--timeout seconds) and the sweep go
 
 import argparse
 import collections
+import itertools
 import json
 import os
 import selectors
@@ -149,7 +150,7 @@ MARK = {
 }
 
 
-def write_table(results, variants, path, seconds):
+def write_table(results, variants, path, total):
     import torch
     import transformers
 
@@ -160,7 +161,8 @@ def write_table(results, variants, path, seconds):
         "# The models people train: transformers' architectures under remat.partition_fn",
         "",
         f"Written by `tools/model_sweep.py` (transformers {transformers.__version__}, PyTorch "
-        f"{torch.__version__.split('+')[0]}, {len(results)} configurations in {seconds / 60:.0f} min). Each "
+        f"{torch.__version__.split('+')[0]}; {len(results)} of {total} configurations"
+        f"{'' if len(results) == total else ' so far, the rest not yet run'}). Each "
         "architecture is built tiny from its config in code (hidden size 64, 2 layers, vocabulary 256, no "
         "dropout, random weights), trained 3 SGD steps under `torch.compile` with `aot_autograd`, once with "
         "PyTorch's `min_cut_rematerialization_partition` and once with `remat.partition_fn`. *identical*: the "
@@ -232,34 +234,45 @@ def main():
     parser.add_argument("--memory", type=float, default=6, help="GiB a worker may hold")
     parser.add_argument("-o", "--output", default=os.path.join(HERE, "..", "docs", "models.md"))
     parser.add_argument("--results", default=None, help="also write every result as JSON lines here")
+    parser.add_argument("--resume", default=None, help="a --results file of an earlier sweep: run only what it lacks")
     args = parser.parse_args()
     variants = args.variants.split(",")
     for v in variants:
         if v not in VARIANTS:
             parser.error(f"unknown variant {v!r}: {', '.join(VARIANTS)}")
-    tasks = []
+    per_kind = []
     for kind in args.kinds.split(","):
         archs = corpus.architectures(kind)
         if args.archs:
             archs = [a for a in archs if a in args.archs.split(",")]
-        tasks += [(arch, kind, v) for arch in archs for v in variants]
-    print(f"sweep: {len(tasks)} configurations on {args.jobs} workers", flush=True)
-    results, start = [], time.monotonic()
-    out = open(args.results, "w") if args.results else None
+        per_kind.append([(arch, kind, v) for arch in archs for v in variants])
+    # Kinds interleaved: a sweep stopped early has covered every kind.
+    tasks = [t for group in itertools.zip_longest(*per_kind) for t in group if t is not None]
+    results = []
+    if args.resume:
+        with open(args.resume) as f:
+            results = [json.loads(line) for line in f if line.strip()]
+        done = {(r["arch"], r["kind"], r["variant"]) for r in results}
+        tasks = [t for t in tasks if t not in done]
+    total = len(tasks) + len(results)
+    print(f"sweep: {len(tasks)} configurations on {args.jobs} workers ({len(results)} done before)", flush=True)
+    out = open(args.resume or args.results, "a") if (args.resume or args.results) else None
 
     def on_result(r):
         results.append(r)
         if out:
             out.write(json.dumps(r) + "\n")
             out.flush()
+        if len(results) % 20 == 0:  # the table so far: a sweep stopped early still leaves one
+            write_table(results, variants, args.output, total)
         print(
-            f"[{len(results)}/{len(tasks)}] {r['kind']} {r['arch']} ({r['variant']}): {r['status']}"
+            f"[{len(results)}/{total}] {r['kind']} {r['arch']} ({r['variant']}): {r['status']}"
             + (f": {r['detail'][:160]}" if r["status"] not in ("identical",) and r.get("detail") else ""),
             flush=True,
         )
 
     sweep(tasks, args.jobs, args.timeout, int(args.memory * 2**30), on_result)
-    write_table(results, variants, args.output, time.monotonic() - start)
+    write_table(results, variants, args.output, total)
     counted = [r for r in results if r["status"] in COUNTED]
     identical = sum(r["status"] == "identical" for r in counted)
     print(f"sweep: {identical} of {len(counted)} configurations PyTorch's min-cut compiles are identical under remat")

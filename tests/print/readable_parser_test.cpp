@@ -212,6 +212,44 @@ TEST(ReadableParser, OlderFormsUnquotedAnnotationsAndColors) {
   EXPECT_FALSE(w.graph().find("sin")->meta.stack_trace.is_null());
 }
 
+TEST(ReadableParser, EllipsisReadsAsPythonsEllipsis) {
+  // transformers' rotary embeddings index `position_ids[..., None]`; Dynamo's graph prints it
+  // `position_ids[(Ellipsis, None)]` (found on Llama's TORCH_TRACE log).
+  std::string text =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, x: \"i64[1, 8]\"):\n"
+      "        getitem: \"i64[1, 8, 1]\" = x[(Ellipsis, None)];  x = None\n"
+      "        return (getitem,)\n";
+  GraphModule m = must_parse(text, "ellipsis.txt");
+  const Node* getitem = m.graph().find("getitem");
+  ASSERT_NE(getitem, nullptr);
+  const Argument& index = getitem->args()[1];
+  ASSERT_TRUE(index.is(ArgKind::Tuple));
+  ASSERT_TRUE(index.elements()[0].is(ArgKind::Repr));
+  EXPECT_EQ(index.elements()[0].repr_text(), "Ellipsis");
+  EXPECT_NE(print_readable(m).text.find("x[(Ellipsis, None)]"), std::string::npos);
+}
+
+TEST(ReadableParser, SetitemStatementsReadBack) {
+  // T5 shifts its labels right with `ids[..., 1:] = ...`; Dynamo prints operator.setitem as a
+  // statement, then the node's own name as an alias (found on T5's TORCH_TRACE log).
+  std::string text =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, x: \"i64[2, 8]\", y: \"i64[2, 7]\"):\n"
+      "        x[(Ellipsis, slice(1, None, None))] = y;  setitem = x;  y = setitem = None\n"
+      "        x[(Ellipsis, 0)] = 0;  setitem_1 = x;  setitem_1 = None\n"
+      "        return (x,)\n";
+  GraphModule m = must_parse(text, "setitem.txt");
+  const Node* setitem = m.graph().find("setitem");
+  ASSERT_NE(setitem, nullptr);
+  EXPECT_EQ(setitem->target().view(), "operator.setitem");
+  ASSERT_EQ(setitem->args().size(), 3U);
+  EXPECT_EQ(setitem->args()[0].as_node()->name(), "x");
+  EXPECT_EQ(setitem->args()[2].as_node()->name(), "y");
+  EXPECT_TRUE(m.graph().find("setitem_1")->args()[2].is(ArgKind::Int));
+  EXPECT_NE(print_readable(m).text.find("x[(Ellipsis, 0)] = 0;  setitem_1 = x"), std::string::npos);
+}
+
 TEST(ReadableParser, FuzzFindingInvalidUtf8InAStringIsRejected) {
   // Found by fuzz_readable: an invalid UTF-8 byte inside a quoted string changed meaning between
   // a parse and the next (the printer escapes it as \x92, which reads back as U+0092).

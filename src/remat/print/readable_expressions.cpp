@@ -126,6 +126,12 @@ bool ReadableParser::parse_value(Argument& out, size_t depth) {
                              : Argument::floating(std::numeric_limits<double>::quiet_NaN());
         return true;
       }
+      if (n == "Ellipsis" &&
+          node_named(n) == nullptr) {  // `x[..., None]` prints `x[(Ellipsis, None)]`
+        ++tok_;
+        out = Argument::repr("Ellipsis", "ellipsis");  // as remat.export writes Python's `...`
+        return true;
+      }
       if (Node* node = node_named(n); node != nullptr && !at_op(".", 1)) {
         ++tok_;
         out = Argument::node(node);

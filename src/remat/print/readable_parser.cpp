@@ -318,7 +318,20 @@ bool ReadableParser::parse_statement(GraphModule& m) {
               fxtext::operator_by_token(fxtext::OperatorForm::InPlace, toks_[k].text))
         in_place_op = op->name;
     }
-    if (!in_place_op.empty()) {
+    if (in_place_op.empty() && toks_.size() > 2 && toks_[0].kind == TokenKind::Name &&
+        toks_[1].kind == TokenKind::Op && toks_[1].text == "[") {
+      // `a[i] = v;  setitem = a;  ...`: operator.setitem (T5's `ids[..., 1:] = ...`).
+      Argument target, index, value;
+      if (!parse_value(target) || !expect_op("[") || !parse_value(index) || !expect_op("]") ||
+          !expect_op("=") || !parse_value(value))
+        return false;
+      if (peek().kind != TokenKind::End) return fail_at(peek(), "expected the end of setitem");
+      in_place_op = "setitem";
+      in_place_args = {std::move(target), std::move(index), std::move(value)};
+      stmt_offset += parts[0].size() + 3;
+      stmt = parts[1];
+      tokenized = false;
+    } else if (!in_place_op.empty()) {
       Argument lhs, rhs;
       if (!parse_value(lhs)) return false;
       ++tok_;  // the operator
