@@ -130,10 +130,13 @@ def sweep(tasks, jobs, timeout, memory_limit, on_result):
             failed = dict(zip(("arch", "kind", "variant"), w.task), status="crashed", detail="the worker died")
             next_task(key.data, json.loads(line) if line else failed)
         for i, w in enumerate(slots):
+            task = dict(zip(("arch", "kind", "variant"), w.task or ()))
             if w.task and time.monotonic() - w.started > timeout:
-                next_task(
-                    i, dict(zip(("arch", "kind", "variant"), w.task), status="timeout", detail=f"over {timeout:g} s")
-                )
+                next_task(i, dict(task, status="timeout", detail=f"over {timeout:g} s"))
+            elif w.task and w.rss_bytes() > memory_limit:
+                # A config the tiny sizes do not reach (a sub-config of its own): not tiny.
+                w.recycle = True
+                next_task(i, dict(task, status="unbuildable", detail=f"over {memory_limit / 2**30:g} GiB: not tiny"))
     for w in slots:
         w.stop()
 

@@ -118,13 +118,13 @@ std::vector<Merge> eliminate_common_subexpressions(
   seen.reserve(graph.size());  // growing would hash every node's arguments again at each rehash
   NodeSet output_storages(graph);
   if (const Node* out = graph.output_node()) {
-    for (const Node* x : out->input_nodes()) output_storages.insert(&storage_root(*x));
+    for (const Node* x : out->input_nodes()) output_storages.insert(&alias_root(*x));
   }
   std::vector<Node*> duplicates;
   std::vector<Merge> merged;
   for (Node* n : graph.nodes()) {
     if (n->op() != OpKind::CallFunction || never_merge(*n)) continue;
-    if (output_storages.contains(&storage_root(*n))) continue;
+    if (output_storages.contains(&alias_root(*n))) continue;
     if (n->target().view().starts_with("aten.empty")) continue;
     bool comparable = std::all_of(n->args().begin(), n->args().end(), mergeable) &&
                       std::all_of(n->kwargs().begin(), n->kwargs().end(),
