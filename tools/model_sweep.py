@@ -128,6 +128,20 @@ def sweep(tasks, jobs, timeout, memory_limit, on_result):
             w = slots[key.data]
             line = w.proc.stdout.readline()
             failed = dict(zip(("arch", "kind", "variant"), w.task), status="crashed", detail="the worker died")
+            if not line:
+                try:
+                    code = w.proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    code = None
+                # SIGKILL here is the kernel's out-of-memory killer (the sweep itself kills only on
+                # a timeout or its memory guard); any other death may be remat's, and counts so.
+                failed["detail"] = (
+                    "the worker was killed (out of memory: the config is not tiny)"
+                    if code == -9
+                    else f"the worker died (exit code {code})"
+                )
+                if code != -9:
+                    failed["status"] = "remat-error"
             next_task(key.data, json.loads(line) if line else failed)
         for i, w in enumerate(slots):
             task = dict(zip(("arch", "kind", "variant"), w.task or ()))
@@ -148,8 +162,8 @@ MARK = {
     "torch-error": "PyTorch fails",
     "unbuildable": "not built",
     "unsupported": "n/a",
-    "crashed": "crashed",
-    "timeout": "timeout",
+    "crashed": "too big",
+    "timeout": "too big",
 }
 
 
@@ -175,8 +189,8 @@ def write_table(results, variants, path, total):
         "",
         "Of the configurations PyTorch's own min-cut compiles (identical + differs + remat fails):",
         "",
-        "| variant | PyTorch compiles | identical | share | differs | remat fails | PyTorch fails | not built | n/a |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| variant | PyTorch compiles | identical | share | differs | remat fails | PyTorch fails | not built | too big | n/a |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name in variants:
         c = by_variant[name]
@@ -184,13 +198,15 @@ def write_table(results, variants, path, total):
         share = f"{100 * c['identical'] / compiled:.1f}%" if compiled else "-"
         lines.append(
             f"| {name} | {compiled} | {c['identical']} | {share} | {c['differs']} | {c['remat-error']} | "
-            f"{c['torch-error'] + c['crashed'] + c['timeout']} | {c['unbuildable']} | {c['unsupported']} |"
+            f"{c['torch-error']} | {c['unbuildable']} | {c['crashed'] + c['timeout']} | {c['unsupported']} |"
         )
     lines += [
         "",
-        "*PyTorch fails*: PyTorch's own min-cut or torch.compile fails on the model (or it crashed or timed "
-        "out); *not built*: the library cannot build the architecture from a small config without downloads; "
-        "*n/a*: the model has no such variant (no sdpa attention, no gradient checkpointing).",
+        "*PyTorch fails*: PyTorch's own min-cut or torch.compile fails on the model; *not built*: the library "
+        "cannot build the architecture from a small config without downloads, or the tiny model fails without "
+        "torch.compile too; *too big*: the config keeps sub-configs the tiny sizes do not reach (a multimodal "
+        "model's full-size language model), so the worker ran out of memory or time; *n/a*: the model has no "
+        "such variant (no sdpa attention, no gradient checkpointing).",
         "",
     ]
     by_kind = collections.defaultdict(dict)
@@ -214,7 +230,13 @@ def write_table(results, variants, path, total):
     if failures:
         lines += ["## Failures, each with its first line and whose it is", ""]
         lines += ["| architecture | kind | variant | whose | first line |", "|---|---|---|---|---|"]
-        whose = {"differs": "remat's", "remat-error": "remat's", "unbuildable": "transformers'"}
+        whose = {
+            "differs": "remat's",
+            "remat-error": "remat's",
+            "unbuildable": "the tiny config's",
+            "crashed": "the tiny config's",
+            "timeout": "the tiny config's",
+        }
         for r in sorted(failures, key=lambda r: (r["status"], r["kind"], r["arch"], r["variant"])):
             detail = r["detail"].replace("|", "\\|").replace("\n", " ")[:240]
             lines.append(
@@ -238,6 +260,7 @@ def main():
     parser.add_argument("-o", "--output", default=os.path.join(HERE, "..", "docs", "models.md"))
     parser.add_argument("--results", default=None, help="also write every result as JSON lines here")
     parser.add_argument("--resume", default=None, help="a --results file of an earlier sweep: run only what it lacks")
+    parser.add_argument("--table-only", action="store_true", help="with --resume: write the table of what it holds")
     args = parser.parse_args()
     variants = args.variants.split(",")
     for v in variants:
@@ -258,6 +281,8 @@ def main():
         done = {(r["arch"], r["kind"], r["variant"]) for r in results}
         tasks = [t for t in tasks if t not in done]
     total = len(tasks) + len(results)
+    if args.table_only:
+        tasks = []
     print(f"sweep: {len(tasks)} configurations on {args.jobs} workers ({len(results)} done before)", flush=True)
     out = open(args.resume or args.results, "a") if (args.resume or args.results) else None
 

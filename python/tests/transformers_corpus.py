@@ -170,7 +170,7 @@ def tiny_config(model_type, variant):
     kwargs["attn_implementation"] = variant.attention
     try:
         config = AutoConfig.for_model(model_type, **kwargs)
-    except Exception:  # noqa: BLE001: a config that validates its depth its own way: keep its depth
+    except Exception:  # noqa: BLE001  (a config that validates its depth its own way: keep its depth)
         for k in _LAYER_COUNTS:
             kwargs.pop(k, None)
         config = AutoConfig.for_model(model_type, **kwargs)
@@ -349,7 +349,7 @@ def compare(arch, kind, variant):
             return outcome
         outcome.status, outcome.detail = "unsupported", f"no {variant.attention} attention"
         return outcome
-    except Exception as e:  # noqa: BLE001: the library cannot build it tiny
+    except Exception as e:  # noqa: BLE001  (the library cannot build it tiny)
         outcome.status, outcome.detail = "unbuildable", _first_line(e)
         return outcome
     try:
