@@ -154,9 +154,13 @@ def tiny_config(model_type, variant):
             kwargs[name] = 0.0
     # Per-layer lists sized for the default depth follow the new one (layer_types...).
     layers = next((defaults[k] for k in _LAYER_COUNTS if isinstance(defaults.get(k), int)), None)
-    for name, v in defaults.items():
-        if isinstance(v, list) and layers and len(v) == layers and (takes is None or name in takes):
-            kwargs[name] = v[: _SIZES["num_hidden_layers"]]
+    per_layer = [
+        name
+        for name, v in defaults.items()
+        if isinstance(v, list) and layers and len(v) == layers and (takes is None or name in takes)
+    ]
+    for name in per_layer:
+        kwargs[name] = defaults[name][: _SIZES["num_hidden_layers"]]
     vocab = kwargs.get("vocab_size")
     for name in ("pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_token_id", "sep_token_id"):
         if (
@@ -171,7 +175,7 @@ def tiny_config(model_type, variant):
     try:
         config = AutoConfig.for_model(model_type, **kwargs)
     except Exception:  # noqa: BLE001  (a config that validates its depth its own way: keep its depth)
-        for k in _LAYER_COUNTS:
+        for k in (*_LAYER_COUNTS, *per_layer):
             kwargs.pop(k, None)
         config = AutoConfig.for_model(model_type, **kwargs)
     config.use_cache = False
