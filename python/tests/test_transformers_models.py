@@ -26,6 +26,9 @@ CHECKPOINTED_BUDGET = Variant(checkpointed=True, attention="eager", budget=0.5)
 # GPT-Neo holds one outside its checkpoint regions (and has no sdpa attention); T5's encoder output
 # is a forward output whose views PyTorch's CSE keeps apart; BERT and ViT with sdpa under a budget
 # recompute attention as PyTorch does; ConvNeXt is a convolutional network (no checkpointing).
+# Found by the full sweep (tools/model_sweep.py): Falcon's backward reads a lifted constant's copy
+# (PyTorch never bans recomputing lift_fresh_copy); FSMT's encoder output is reached through a
+# transpose, whose views PyTorch's CSE keeps apart.
 CORPUS = [
     ("llama", "causal-lm", (PLAIN, CHECKPOINTED, PLAIN_BUDGET)),
     ("qwen2", "causal-lm", (PLAIN_SDPA, CHECKPOINTED_BUDGET)),
@@ -34,10 +37,12 @@ CORPUS = [
     ("mixtral", "causal-lm", (PLAIN, CHECKPOINTED)),
     ("gpt_neo", "causal-lm", (PLAIN, CHECKPOINTED_EAGER)),
     ("phi3", "causal-lm", (PLAIN_SDPA, CHECKPOINTED)),
+    ("falcon", "causal-lm", (PLAIN,)),
     ("bert", "masked-lm", (PLAIN, CHECKPOINTED, PLAIN_BUDGET)),
     ("roberta", "masked-lm", (PLAIN_SDPA, CHECKPOINTED_BUDGET)),
     ("t5", "seq2seq-lm", (PLAIN, CHECKPOINTED)),
     ("bart", "seq2seq-lm", (PLAIN_SDPA, CHECKPOINTED)),
+    ("fsmt", "seq2seq-lm", (PLAIN,)),
     ("vit", "image-classification", (PLAIN, CHECKPOINTED, PLAIN_BUDGET)),
     ("convnext", "image-classification", (PLAIN, Variant(budget=0.5))),
     ("wav2vec2", "audio-classification", (PLAIN, CHECKPOINTED)),

@@ -56,6 +56,11 @@ class NetworkBuilder {
     if (n->op() != OpKind::CallFunction || is_getitem(*n)) return std::nullopt;
     if (n->meta.recompute == CheckpointPolicy::MustSave) return "marked MUST_SAVE";
     if (config_.recompute_views && info_.ops.view(n)) return std::nullopt;
+    // A lifted tensor constant's copy is never banned, as in PyTorch: it is cheap, and banned it
+    // would be saved wherever the backward reads a constant (Falcon's rotary scale).
+    std::string_view target = n->target().view();
+    if (target == "aten.lift_fresh_copy.default" || target == "aten.lift_fresh.default")
+      return std::nullopt;
     if (config_.ban_recompute_not_in_allowlist) {
       if (!info_.ops.recomputable(n))
         return "not in the recomputable-ops allowlist (" + std::string(n->target().view()) + ")";
