@@ -260,9 +260,16 @@ def train(model, batch, partition, variant, steps=STEPS):
 
     torch._dynamo.reset()
     compiled = torch.compile(model, backend=aot_autograd(fw_compiler=boxed, partition_fn=recording))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     patch = {} if variant.budget is None else {"activation_memory_budget": variant.budget}
-    with functorch_config.patch(patch), warnings.catch_warnings():
+    with functorch_config.patch(patch):
+        _sgd_steps(compiled, model, batch, steps, run)
+    return run
+
+
+def _sgd_steps(compiled, model, batch, steps, run):
+    """`steps` SGD steps of `compiled`, their losses and the parameters after them into `run`."""
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(steps):
             optimizer.zero_grad()
@@ -272,7 +279,6 @@ def train(model, batch, partition, variant, steps=STEPS):
             run.losses.append(loss.detach().clone())
     run.parameters = {k: v.detach().clone() for k, v in model.named_parameters()}
     torch._dynamo.reset()
-    return run
 
 
 def _first_line(e):
@@ -402,22 +408,9 @@ def inductor_train(model, batch, partition, variant, steps=STEPS):
 
     torch._dynamo.reset()
     compiled = torch.compile(model, options={"custom_partitioner_fn": Recording()})
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     patch = {} if variant.budget is None else {"activation_memory_budget": variant.budget}
-    with (
-        functorch_config.patch(enable_autograd_cache=False, **patch),
-        inductor_config.patch(fx_graph_cache=False),
-        warnings.catch_warnings(),
-    ):
-        warnings.simplefilter("ignore")
-        for _ in range(steps):
-            optimizer.zero_grad()
-            loss = compiled(**batch).loss
-            loss.backward()
-            optimizer.step()
-            run.losses.append(loss.detach().clone())
-    run.parameters = {k: v.detach().clone() for k, v in model.named_parameters()}
-    torch._dynamo.reset()
+    with functorch_config.patch(enable_autograd_cache=False, **patch), inductor_config.patch(fx_graph_cache=False):
+        _sgd_steps(compiled, model, batch, steps, run)
     return run
 
 
