@@ -326,6 +326,8 @@ def _torch_settings(joint_module, num_fwd_outputs):
 def _forward_calls(joint_module, num_fwd_outputs):
     """The call_functions the forward outputs are computed from, tangents aside (PyTorch's
     required forward nodes)."""
+    import torch.utils._pytree as pytree
+
     from_tangents = set()
     for node in joint_module.graph.nodes:
         if (node.op == "placeholder" and "tangents" in str(node.target)) or any(
@@ -333,8 +335,6 @@ def _forward_calls(joint_module, num_fwd_outputs):
         ):
             from_tangents.add(node)
     output = next(n for n in reversed(joint_module.graph.nodes) if n.op == "output")
-    import torch.utils._pytree as pytree
-
     outputs = pytree.tree_leaves(output.args[0], is_leaf=lambda x: x is None)
     stack = [x for x in outputs[:num_fwd_outputs] if hasattr(x, "op")]
     seen = set()
