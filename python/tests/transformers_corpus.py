@@ -287,12 +287,15 @@ def _first_line(e):
 
 
 def _bitwise_equal(a, b):
-    return (
-        a.dtype == b.dtype
-        and a.shape == b.shape
-        and torch.equal(a.view(-1), b.view(-1))
-        or (a.is_floating_point() and torch.equal(torch.nan_to_num(a, nan=0.125), torch.nan_to_num(b, nan=0.125)))
-    )
+    """Equal element for element, a NaN where the other has a NaN too (a tiny model may diverge)."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if torch.equal(a, b):
+        return True
+    if not a.is_floating_point():
+        return False
+    nan = a.isnan()
+    return torch.equal(nan, b.isnan()) and torch.equal(a.masked_fill(nan, 0), b.masked_fill(nan, 0))
 
 
 def difference(theirs, ours):
