@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 # A fixed number of inputs per target, so that a commit passes or fails the same way every time.
 FUZZ_RUNS="${REMAT_FUZZ_RUNS:-200000}"
 
+# The wheel's build (tools/test_pip_install.sh, build-wheel/) compiles the same objects as build/:
+# with paths taken relative to the checkout, ccache serves them from the first build.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+
 tools/setup.sh --deps-only
 
 total_passed=0
@@ -36,13 +40,26 @@ run_ctest() {  # run_ctest BUILD_DIR LABEL
 }
 
 status=0
-echo "== build (warnings as errors)"
+# Each part's wall time, printed as it ends and summed up at the end: CI's budget is 45 minutes.
+timings=()
+part_started=$SECONDS
+part() {  # part TITLE: ends the running part (if any) and starts the next
+  if [[ -n "${part_title:-}" ]]; then
+    local took=$((SECONDS - part_started))
+    echo "   ($part_title: ${took} s)"
+    timings+=("$part_title ${took} s")
+  fi
+  part_title="${1:-}"
+  part_started=$SECONDS
+  [[ -z "$part_title" ]] || echo "== $part_title"
+}
+part "build (warnings as errors)"
 # REMAT_BUILD_PYTHON=ON: without pybind11 this fails here instead of skipping the Python tests.
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREMAT_WERROR=ON -DREMAT_BUILD_PYTHON=ON >/dev/null
 cmake --build build
 run_ctest build "gcc" || status=1
 
-echo "== format (clang-format and ruff)"
+part "format (clang-format and ruff)"
 format_log=$(mktemp)
 if tools/format.sh --check >"$format_log" 2>&1; then
   total_passed=$((total_passed + 1))
@@ -76,14 +93,14 @@ run_pytest() {  # run_pytest LABEL PYTHON: the Python tests under one interprete
   return "$rc"
 }
 
-echo "== Python (pytest, PyTorch 2.13 from pip)"
+part "Python (pytest, PyTorch 2.13 from pip)"
 run_pytest "python (torch 2.13)" python3 || status=1
 if /usr/bin/python3 -c "import torch" 2>/dev/null; then
-  echo "== Python (pytest, Debian's python3-torch)"
+  part "Python (pytest, Debian's python3-torch)"
   run_pytest "python (Debian's torch)" /usr/bin/python3 || status=1
 fi
 
-echo "== pip install . (a fresh venv)"
+part "pip install . (a fresh venv)"
 pip_log=$(mktemp)
 pip_rc=0
 tools/test_pip_install.sh >"$pip_log" 2>&1 || pip_rc=$?
@@ -96,14 +113,16 @@ total_passed=$((total_passed + ${pip_passed:-0}))
 total_failed=$((total_failed + ${pip_failed:-1}))
 [[ "$pip_rc" -eq 0 ]] || status=1
 
-echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+part "AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DREMAT_WERROR=ON -DREMAT_SANITIZE=ON -DREMAT_BUILD_PYTHON=OFF \
   -DREMAT_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest build-asan "asan+ubsan" || status=1
 
-echo "== fuzzing (${FUZZ_RUNS} inputs per target)"
+part "fuzzing (${FUZZ_RUNS} inputs per target)"
 tools/fuzz.sh --runs "$FUZZ_RUNS" || status=1
 
+part
+(IFS=","; echo "test: times: ${timings[*]}; all ${SECONDS} s")
 echo "tests: ${total_passed} passed, ${total_failed} failed"
 exit "$status"

@@ -25,7 +25,8 @@ CHECKPOINTED_BUDGET = Variant(checkpointed=True, attention="eager", budget=0.5)
 # Llama, Qwen2, Mistral, GPT-2, Mixtral and T5 hold lifted tensor constants without checkpointing;
 # GPT-Neo holds one outside its checkpoint regions (and has no sdpa attention); T5's encoder output
 # is a forward output whose views PyTorch's CSE keeps apart; BERT and ViT with sdpa under a budget
-# recompute attention as PyTorch does; ConvNeXt is a convolutional network (no checkpointing).
+# recompute attention as PyTorch does; ConvNeXt is a convolutional network (no checkpointing). The
+# slowest configurations (ConvNeXt and wav2vec2 without either) are left to the sweep: CI's time.
 # Found by the full sweep (tools/model_sweep.py): Falcon's backward reads a lifted constant's copy
 # (PyTorch never bans recomputing lift_fresh_copy); FSMT's encoder output is reached through a
 # transpose, whose views PyTorch's CSE keeps apart.
@@ -44,8 +45,8 @@ CORPUS = [
     ("bart", "seq2seq-lm", (PLAIN_SDPA, CHECKPOINTED)),
     ("fsmt", "seq2seq-lm", (PLAIN,)),
     ("vit", "image-classification", (PLAIN, CHECKPOINTED, PLAIN_BUDGET)),
-    ("convnext", "image-classification", (PLAIN, Variant(budget=0.5))),
-    ("wav2vec2", "audio-classification", (PLAIN, CHECKPOINTED)),
+    ("convnext", "image-classification", (Variant(budget=0.5),)),
+    ("wav2vec2", "audio-classification", (CHECKPOINTED,)),
 ]
 
 
