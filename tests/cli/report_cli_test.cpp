@@ -333,7 +333,7 @@ TEST(CompileCli, Gpt2WithCheckpointsGivesLogAndReport) {
   CliResult refused = run(
       "compile --model gpt2 --layers 4 --checkpoint each-layer -o " + (dir / "out").string(), dir);
   EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_NE(refused.err.find("out: error: already exists (pass --overwrite to write over it)"),
+  EXPECT_NE(refused.err.find("out: error: already exists (pass --overwrite to replace it)"),
             std::string::npos)
       << refused.err;
   CliResult twice = run("compile --model gpt2 --layers 4 --checkpoint each-layer --overwrite -o " +

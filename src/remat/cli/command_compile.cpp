@@ -10,6 +10,7 @@
 #include "remat/driver/compile.h"
 #include "remat/report/html.h"
 #include "remat/support/file_io.h"
+#include "remat/support/output_folder.h"
 
 namespace remat::cli {
 
@@ -28,7 +29,9 @@ Expected<int> run_compile(const CompileArgs& a) {
   REMAT_TRY(refuse_min_cut_options(a.strategy, {a.budget_flag, a.log_passes_flag}));
   auto model = a.model.resolve("compile");
   REMAT_TRY(model);
-  REMAT_TRY(claim_output_folder(a.out, a.overwrite));
+  // Written into a staging folder that replaces OUT once the compile is done.
+  Expected<OutputFolder> out = OutputFolder::start(a.out, a.overwrite);
+  REMAT_TRY(out);
   std::fprintf(stderr, "remat compile: %s, %s\n", a.model.describe(*model->info).c_str(),
                a.strategy.c_str());
   driver::CompileOptions o;
@@ -36,7 +39,7 @@ Expected<int> run_compile(const CompileArgs& a) {
   o.model_options = model->options;
   o.strategy = *partition::parse_strategy(a.strategy);
   o.config.memory_budget = a.budget;
-  o.out_dir = a.out;
+  o.out_dir = out->staging();
   o.graph_files = a.graphs;
   o.log_passes = a.log_passes;
   o.charts = !a.no_charts;
@@ -60,7 +63,8 @@ Expected<int> run_compile(const CompileArgs& a) {
                  std::string(detail).c_str(), ms);
   };
   Expected<driver::CompileResult> r = driver::compile(o);
-  REMAT_TRY(r);
+  if (!r) return out->rename_in(r.errors());
+  REMAT_TRY(out->commit());
   if (!r->check.ok) std::fputs(r->check.details.c_str(), stderr);
   const partition::PartitionReport& preport = r->partition.report;
   fmt::print("{}: forward graph {}; joint graph {}\n", a.model.model,
@@ -74,8 +78,9 @@ Expected<int> run_compile(const CompileArgs& a) {
   fmt::print("peak memory estimate (forward, then backward): {}\n",
              report::human_bytes(static_cast<uint64_t>(preport.peak_memory_bytes)));
   fmt::print("numeric check: {}\n", r->check.summary);
-  if (!r->graphs_dir.empty()) fmt::print("graphs: {}\n", r->graphs_dir);
-  fmt::print("log: {}\nreport: {}/index.html\n", r->log_path, r->report_dir);
+  if (!r->graphs_dir.empty()) fmt::print("graphs: {}\n", out->final_path(r->graphs_dir));
+  fmt::print("log: {}\nreport: {}/index.html\n", out->final_path(r->log_path),
+             out->final_path(r->report_dir));
   return r->check.ok ? kExitOk : kExitCheckFailed;
 }
 
@@ -105,7 +110,8 @@ void add_compile_command(CLI::App& app, int& exit_code) {
                                      "log the joint graph after each partitioner pass that "
                                      "changed it (artifacts remat_pass_NAME)");
   cmd->add_option("-o,--output", a->out, "output folder: trace/ and report/ go in it")->required();
-  cmd->add_flag("--overwrite", a->overwrite, "write into the output folder though it holds files");
+  cmd->add_flag("--overwrite", a->overwrite,
+                "replace the output folder, if remat wrote it (it holds .remat-output)");
   run_verb(*cmd, a, exit_code, &run_compile);
 }
 

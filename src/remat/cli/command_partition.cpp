@@ -73,6 +73,7 @@ Expected<int> run_partition(const PartitionArgs& a) {
   driver::PartitionFiles files;
   files.out_dir = a.out_dir;
   files.overwrite = a.overwrite;
+  files.inputs = {a.file, a.against};
   files.flow = a.dump_flow;
   files.html = a.html;
   files.version = REMAT_VERSION;
@@ -169,7 +170,8 @@ void add_partition_command(CLI::App& app, int& exit_code) {
                   "min-cut, default, or optimal (the least recompute FLOPs within --budget)")
       ->check(CLI::IsMember({"min-cut", "default", "optimal"}));
   cmd->add_option("-o,--output-dir", a->out_dir, "where to write the graphs and the report");
-  cmd->add_flag("--overwrite", a->overwrite, "write into the output folder though it holds files");
+  cmd->add_flag("--overwrite", a->overwrite,
+                "replace the output folder, if remat wrote it (it holds .remat-output)");
   cmd->add_flag("--explain", a->explain, "print the whole report (default: the summary line)");
   cmd->add_flag("--ban-unknown-ops", a->ban_unknown_ops,
                 "under a budget, never recompute an op outside remat's registry or one it knows as "

@@ -180,7 +180,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
       ->required();
   cmd->add_option("-o,--output", a->out, "output folder (default tl_out)");
   cmd->add_flag("--latest", a->latest, "with a folder: report its newest log");
-  cmd->add_flag("--overwrite", a->overwrite, "replace the output folder if it exists");
+  cmd->add_flag("--overwrite", a->overwrite,
+                "replace the output folder, if remat wrote it (it holds .remat-output)");
   cmd->add_flag("--strict", a->strict,
                 "exit 2 if any line is bad (glog prefix, JSON, MD5, other rank)");
   cmd->add_flag("--strict-compile-id", a->flags.strict_compile_id,

@@ -13,6 +13,7 @@
 #include "remat/report/html.h"
 #include "remat/report/partition_html.h"
 #include "remat/support/file_io.h"
+#include "remat/support/output_folder.h"
 
 namespace remat::driver {
 namespace {
@@ -70,7 +71,9 @@ Status write_partition_files(const GraphModule& joint, const partition::Partitio
         files.flow, write_flow_json(to_flow_file(*p.network, rep, joint.graph_name + "_flow"))));
   }
   if (!files.out_dir.empty()) {
-    REMAT_TRY(claim_output_folder(files.out_dir, files.overwrite));
+    // The six files replace the folder as one set.
+    Expected<OutputFolder> out = OutputFolder::start(files.out_dir, files.overwrite, files.inputs);
+    REMAT_TRY(out);
     PrintOptions o = PrintOptions::readable();
     std::vector<std::pair<std::string, std::string>> written = {
         {"forward.json", write_graph_json(p.graphs.forward)},
@@ -79,8 +82,11 @@ Status write_partition_files(const GraphModule& joint, const partition::Partitio
         {"backward.txt", print_readable(p.graphs.backward, o).text + "\n"},
         {"report.json", rep.json()},
         {"report.txt", rep.text()}};
-    for (const auto& [file, text] : written)
-      REMAT_TRY(write_file_atomic((std::filesystem::path(files.out_dir) / file).string(), text));
+    for (const auto& [file, text] : written) {
+      Status s = write_whole_file(out->staging() + "/" + file, text);
+      if (!s.ok()) return out->rename_in(s.errors());
+    }
+    REMAT_TRY(out->commit());
   }
   if (!files.html.empty())
     REMAT_TRY(

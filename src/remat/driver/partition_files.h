@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "remat/ir/graph_module.h"
 #include "remat/partition/partition_joint.h"
@@ -16,9 +17,10 @@ namespace remat::driver {
 
 struct PartitionFiles {
   std::string out_dir;  ///< forward/backward .json and .txt, report.json, report.txt; empty: none
-  bool overwrite = false;  ///< write into an out_dir that already holds files
-  std::string flow;        ///< the flow network as fxgraph-json/1#flow; empty: none
-  std::string html;        ///< the partition page with the joint graph; empty: none
+  bool overwrite = false;  ///< replace an out_dir remat wrote before (support/output_folder.h)
+  std::vector<std::string> inputs;  ///< the files the run read: out_dir never holds them
+  std::string flow;                 ///< the flow network as fxgraph-json/1#flow; empty: none
+  std::string html;                 ///< the partition page with the joint graph; empty: none
   /// With html: another partition record of the joint and its name, shown against this one.
   std::optional<std::pair<records::PartitionRecord, std::string>> against;
   std::string version, command_line;  ///< the html page's footer: remat's, and what ran it

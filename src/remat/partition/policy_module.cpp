@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "remat/support/python_repr.h"
+
 namespace remat::partition {
 namespace {
 
@@ -49,8 +51,23 @@ def policy_for(region):
     return policy_fn
 )py";
 
-std::string quoted(const std::string& s) {
-  return "\"" + s + "\"";
+// The module holds data, never code: every name, op, path and message from the input is a
+// repr()-style literal, or docstring text with its quotes, backslashes, line breaks and
+// non-printable characters escaped, so that no input closes the docstring or a string.
+std::string quoted(std::string_view s) {
+  return python_str_repr(s);
+}
+
+std::string docstring_text(std::string_view s) {
+  std::string r = python_str_repr(s);
+  std::string_view inside = std::string_view(r).substr(1, r.size() - 2);
+  std::string out;
+  out.reserve(inside.size());
+  for (char c : inside) {
+    if (c == '"') out += '\\';  // `"""` never forms, nor a quote before the closing one
+    out += c;
+  }
+  return out;
 }
 
 }  // namespace
@@ -63,7 +80,7 @@ std::string policy_module_text(const ReproducingPolicy& policy, const std::strin
   };
   line("\"\"\"A selective activation checkpointing policy written by remat (remat policy).");
   line("");
-  line(fmt::format("It makes PyTorch's partitioner save what {} chose.", source));
+  line(fmt::format("It makes PyTorch's partitioner save what {} chose.", docstring_text(source)));
   line("Pass context_fn to every checkpoint of the model (the forward enters them in order) and");
   line("compile it: the policy keys the op calls torch.compile traces (eager PyTorch dispatches");
   line("some others, dropout's kernels for one, and the policy warns about those):");
@@ -83,9 +100,9 @@ std::string policy_module_text(const ReproducingPolicy& policy, const std::strin
     line(fmt::format("PyTorch's min-cut with it decides {} of the chosen values otherwise:",
                      policy.mismatches.size()));
     for (const PolicyMismatch& m : policy.mismatches)
-      line(fmt::format("    {} ({} instead of {}): {}", m.name,
+      line(fmt::format("    {} ({} instead of {}): {}", docstring_text(m.name),
                        m.predicted_saved ? "saved" : "not saved",
-                       m.chosen_saved ? "saved" : "not saved", m.why));
+                       m.chosen_saved ? "saved" : "not saved", docstring_text(m.why)));
   }
   line("\"\"\"");
   line("import collections");

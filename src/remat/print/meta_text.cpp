@@ -5,9 +5,9 @@
 
 #include "remat/fxtext/recompute_tags.h"
 #include "remat/fxtext/traceback.h"
-#include "remat/print/python_repr.h"
 #include "remat/support/float_repr.h"
 #include "remat/support/json_text.h"
+#include "remat/support/python_repr.h"
 
 namespace remat {
 namespace {

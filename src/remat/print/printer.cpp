@@ -14,9 +14,9 @@
 #include "remat/ir/node_set.h"
 #include "remat/ir/target.h"
 #include "remat/print/meta_text.h"
-#include "remat/print/python_repr.h"
 #include "remat/support/append_int.h"
 #include "remat/support/float_repr.h"
+#include "remat/support/python_repr.h"
 
 namespace remat {
 namespace {

@@ -7,8 +7,8 @@
 #include "remat/fxtext/text_scan.h"
 #include "remat/print/detail/readable_parser_state.h"
 #include "remat/print/meta_text.h"
-#include "remat/print/python_repr.h"
 #include "remat/support/json_text.h"
+#include "remat/support/python_repr.h"
 
 namespace remat::print_detail {
 

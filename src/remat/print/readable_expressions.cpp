@@ -8,7 +8,7 @@
 #include "remat/ir/naming.h"
 #include "remat/ir/target.h"
 #include "remat/print/detail/readable_parser_state.h"
-#include "remat/print/python_repr.h"
+#include "remat/support/python_repr.h"
 
 namespace remat::print_detail {
 namespace {

@@ -12,8 +12,8 @@
 #include "remat/print/detail/readable_parser_state.h"
 #include "remat/print/meta_text.h"
 #include "remat/print/print_options.h"
-#include "remat/print/python_repr.h"
 #include "remat/support/json_text.h"
+#include "remat/support/python_repr.h"
 
 namespace remat {
 namespace print_detail {

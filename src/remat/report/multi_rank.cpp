@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -580,6 +581,9 @@ Expected<MultiRankResult> write_site(const std::vector<RankLog>& logs, const fs:
 
 }  // namespace
 
+// Far above any job's ranks; a larger number in a file name is not one.
+constexpr int kMaxRank = 1 << 20;
+
 Expected<std::vector<RankLog>> find_rank_logs(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
@@ -590,7 +594,13 @@ Expected<std::vector<RankLog>> find_rank_logs(const std::string& dir) {
     std::smatch m;
     std::string name = e.path().filename().string();
     if (!e.is_regular_file() || !std::regex_match(name, m, kName)) continue;
-    int rank = std::stoi(m[1].str());
+    int rank = 0;
+    const std::string digits = m[1].str();
+    if (auto [end, err] = std::from_chars(digits.data(), digits.data() + digits.size(), rank);
+        err != std::errc() || end != digits.data() + digits.size() || rank > kMaxRank)
+      return file_error(e.path().string(),
+                        "rank " + digits.substr(0, 20) + (digits.size() > 20 ? "..." : "") +
+                            " is not a rank number (0 to " + std::to_string(kMaxRank) + ")");
     for (const RankLog& l : logs)
       if (l.rank == rank)
         return file_error(dir, "two logs for rank " + std::to_string(rank) + ": " + l.path +
@@ -612,7 +622,7 @@ Expected<MultiRankResult> write_multi_rank_report(const std::string& dir,
   auto logs = find_rank_logs(dir);
   REMAT_TRY(logs);
   std::optional<MultiRankResult> result;
-  Status s = write_whole_folder(out_dir, overwrite, [&](const std::string& temp) -> Status {
+  Status s = write_whole_folder(out_dir, overwrite, dir, [&](const std::string& temp) -> Status {
     auto r = write_site(*logs, temp, options, strict);
     REMAT_TRY(r);
     result = std::move(*r);

@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 
 #include "remat/report/site.h"
 #include "remat/support/file_io.h"
+#include "remat/support/output_folder.h"
 
 namespace remat::report {
 
@@ -45,40 +47,12 @@ Expected<std::string> resolve_log(const std::string& path, bool latest) {
   return newest->string();
 }
 
-Status write_whole_folder(const std::string& out_dir, bool overwrite,
+Status write_whole_folder(const std::string& out_dir, bool overwrite, const std::string& input,
                           const std::function<Status(const std::string&)>& fill) {
-  std::error_code ec;
-  fs::path out = fs::path(out_dir).lexically_normal();
-  if (out.filename().empty()) out = out.parent_path();
-  if (fs::exists(out, ec) && !overwrite)
-    return file_error(out_dir, "already exists (pass --overwrite to replace it)");
-  // Errors name the folder the user asked for, never the temporary one beside it.
-  fs::path temp = out;
-  temp += ".remat-tmp-" + std::to_string(::getpid());
-  fs::remove_all(temp, ec);
-  if (!fs::create_directories(temp, ec) || ec) {
-    return file_error(
-        out_dir, "cannot create the output folder" + (ec ? ": " + ec.message() : std::string()));
-  }
-  if (Status s = fill(temp.string()); !s.ok()) {
-    fs::remove_all(temp, ec);
-    return s;
-  }
-  if (fs::exists(out, ec)) {
-    fs::remove_all(out, ec);
-    if (ec) {
-      std::string why = ec.message();
-      fs::remove_all(temp, ec);
-      return file_error(out_dir, "cannot replace it: " + why);
-    }
-  }
-  fs::rename(temp, out, ec);
-  if (ec) {
-    std::string why = ec.message();
-    fs::remove_all(temp, ec);
-    return file_error(out_dir, "cannot move the finished report into place: " + why);
-  }
-  return {};
+  Expected<OutputFolder> out = OutputFolder::start(out_dir, overwrite, {input});
+  REMAT_TRY(out);
+  if (Status s = fill(out->staging()); !s.ok()) return out->rename_in(s.errors());
+  return out->commit();
 }
 
 Status check_strictness(const std::string& log_path, const ReportResult& r, bool strict,
@@ -86,11 +60,11 @@ Status check_strictness(const std::string& log_path, const ReportResult& r, bool
   if (strict && r.stats.failures() + r.fail_parser + r.fail_dynamo_guards_json > 0) {
     Diagnostics errors;
     for (const std::string& p : r.problems) {
-      size_t colon = p.find(": ");
+      size_t colon = std::min(p.find(": "), p.size());
       Diagnostic d;
       d.file = log_path;
-      d.line = std::stoi(p.substr(0, colon));
-      d.message = p.substr(colon + 2);
+      std::from_chars(p.data(), p.data() + colon, d.line);  // 0 when it is no number
+      d.message = p.substr(std::min(colon + 2, p.size()));
       errors.push_back(std::move(d));
     }
     errors.push_back(error_message(
@@ -114,14 +88,15 @@ Expected<ReportResult> write_report_folder(const std::string& log_path, const st
                                            const ReportOptions& options, bool overwrite,
                                            bool strict) {
   std::optional<ReportResult> result;
-  Status s = write_whole_folder(out_dir, overwrite, [&](const std::string& temp) -> Status {
-    auto r = write_report(log_path, temp, options);
-    REMAT_TRY(r);
-    if (Status c = check_strictness(log_path, *r, strict, options.strict_compile_id); !c.ok())
-      return c;
-    result = std::move(*r);
-    return {};
-  });
+  Status s =
+      write_whole_folder(out_dir, overwrite, log_path, [&](const std::string& temp) -> Status {
+        auto r = write_report(log_path, temp, options);
+        REMAT_TRY(r);
+        if (Status c = check_strictness(log_path, *r, strict, options.strict_compile_id); !c.ok())
+          return c;
+        result = std::move(*r);
+        return {};
+      });
   if (!s.ok()) return s.errors();
   return std::move(*result);
 }

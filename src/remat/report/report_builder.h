@@ -87,10 +87,10 @@ Expected<ReportResult> write_report_folder(const std::string& log_path, const st
                                            const ReportOptions& options, bool overwrite,
                                            bool strict);
 
-/// Runs `fill` on a fresh sibling folder `<out_dir>.remat-tmp-<pid>`, then renames it to
-/// `out_dir`: the folder exists whole or not at all. An existing `out_dir` is an error unless
-/// `overwrite` (then it is replaced once `fill` succeeded).
-Status write_whole_folder(const std::string& out_dir, bool overwrite,
+/// Runs `fill` on a staging folder that replaces `out_dir` once `fill` succeeded
+/// (support/output_folder.h: whole or not at all, `overwrite` only of remat's own folders, never
+/// one that holds `input`).
+Status write_whole_folder(const std::string& out_dir, bool overwrite, const std::string& input,
                           const std::function<Status(const std::string&)>& fill);
 
 /// The errors `--strict` (bad lines, with file:line) and `--strict-compile-id` (records outside a

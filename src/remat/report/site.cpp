@@ -238,7 +238,7 @@ Status Site::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   }
   if (record.raw_written) return {};
   if (!record.payload_file && r.has_payload && !r.payload.empty()) {
-    record.payload_file = "payloads/" + *r.has_payload + ".txt";
+    record.payload_file = "payloads/" + safe_file_stem(*r.has_payload) + ".txt";
     write(*record.payload_file, r.payload);
   }
   raw_jsonl(r, record.payload_file);

@@ -25,6 +25,7 @@
 #include "remat/report/provenance_page.h"
 #include "remat/report/report_builder.h"
 #include "remat/support/background_writer.h"
+#include "remat/support/safe_path.h"
 #include "remat/tracelog/trace_reader.h"
 
 namespace remat::report {
@@ -126,10 +127,11 @@ class Site {
   /// Writes `rel` and lists it in its compile's folder with the next artifact number.
   void add_file(size_t dir, std::string rel, std::string_view content, std::string detail = {},
                 std::optional<std::string> readable = std::nullopt);
-  /// `<folder>/<stem>_<N><ext>`: the name the next numbered artifact gets.
+  /// `<folder>/<stem>_<N><ext>`: the name the next numbered artifact gets; the stem (the log's
+  /// text: an artifact's or event's name) made a safe file name (support/safe_path.h).
   [[nodiscard]] std::string numbered(const std::string& folder, const std::string& stem,
                                      std::string_view ext) const {
-    return folder + "/" + stem + "_" + std::to_string(counter) + std::string(ext);
+    return folder + "/" + safe_file_stem(stem) + "_" + std::to_string(counter) + std::string(ext);
   }
   /// A stack (JSON frames) as `file:line in name` lines, the string table resolved.
   std::vector<std::string> frames_of(std::string_view stack_json, tracelog::TraceReader& reader);

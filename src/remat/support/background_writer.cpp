@@ -4,6 +4,7 @@
 #include <set>
 
 #include "remat/support/file_io.h"
+#include "remat/support/safe_path.h"
 
 namespace remat {
 
@@ -60,14 +61,21 @@ void BackgroundWriter::run() {
       const std::string& rel = job.rel;
       if (job.render) job.contents = job.render();
       std::string path = root_ + "/" + rel;
+      // Every name is made safe where it is made (safe_file_stem); this is the last guard.
+      if (!is_safe_relative_path(rel)) {
+        s = file_error(root_, "refused to write " + rel.substr(0, 120) +
+                                  ": not a plain path inside the output folder");
+        failed = true;
+      }
       if (size_t slash = rel.rfind('/');
-          slash != std::string::npos && !folders.contains(std::string_view(rel).substr(0, slash))) {
+          !failed && slash != std::string::npos &&
+          !folders.contains(std::string_view(rel).substr(0, slash))) {
         std::error_code ec;
         std::filesystem::create_directories(std::filesystem::path(root_) / rel.substr(0, slash),
                                             ec);
         folders.insert(rel.substr(0, slash));
       }
-      if (!write_whole_file(path, job.contents).ok()) s = file_error(path, "cannot write");
+      if (!failed) s = write_whole_file(path, job.contents);  // "path: error: write error: why"
     }
     job = Job();  // what the page held is freed off the lock
     lock.lock();

@@ -32,17 +32,6 @@ Status make_folder(const std::string& dir) {
   return {};
 }
 
-Status claim_output_folder(const std::string& dir, bool overwrite) {
-  std::error_code ec;
-  if (std::filesystem::exists(dir, ec)) {
-    if (!std::filesystem::is_directory(dir, ec))
-      return io_error(dir, true, "exists and is not a folder");
-    if (!overwrite && !std::filesystem::is_empty(dir, ec))
-      return io_error(dir, true, "already exists (pass --overwrite to write over it)");
-  }
-  return make_folder(dir);
-}
-
 std::string display_name(const std::string& path, bool output) {
   if (path == "-") return output ? "<stdout>" : "<stdin>";
   return path;

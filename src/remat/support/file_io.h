@@ -23,11 +23,6 @@ Status write_whole_file(const std::string& path, std::string_view contents);
 /// (`permission denied`), not the first file that could then not be written.
 Status make_folder(const std::string& dir);
 
-/// The output folder of a verb (`-o DIR`): made if missing; one that already holds files is
-/// refused unless `overwrite`, the same for every verb (`DIR: error: already exists (pass
-/// --overwrite to write over it)`).
-Status claim_output_folder(const std::string& dir, bool overwrite);
-
 /// The name used for `path` in messages: "<stdin>"/"<stdout>" for "-".
 std::string display_name(const std::string& path, bool output = false);
 

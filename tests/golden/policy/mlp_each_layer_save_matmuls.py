@@ -25,24 +25,24 @@ MUST_SAVE, PREFER_RECOMPUTE = CheckpointPolicy.MUST_SAVE, CheckpointPolicy.PREFE
 REGIONS = [
     {  # region 1: ac_graph_id 1 in the joint graph
         "calls": {
-            "aten.addmm.default": 1,
-            "aten.gelu.default": 1,
-            "aten.t.default": 1,
+            'aten.addmm.default': 1,
+            'aten.gelu.default': 1,
+            'aten.t.default': 1,
         },
         "save": {
-            ("aten.t.default", 0): (),
-            ("aten.addmm.default", 0): ("addmm",),
+            ('aten.t.default', 0): (),
+            ('aten.addmm.default', 0): ('addmm',),
         },
     },
     {  # region 2: ac_graph_id 2 in the joint graph
         "calls": {
-            "aten.addmm.default": 1,
-            "aten.gelu.default": 1,
-            "aten.t.default": 1,
+            'aten.addmm.default': 1,
+            'aten.gelu.default': 1,
+            'aten.t.default': 1,
         },
         "save": {
-            ("aten.addmm.default", 0): ("addmm_1",),
-            ("aten.gelu.default", 0): (),
+            ('aten.addmm.default', 0): ('addmm_1',),
+            ('aten.gelu.default', 0): (),
         },
     },
 ]

@@ -1,4 +1,4 @@
-#include "remat/print/python_repr.h"
+#include "remat/support/python_repr.h"
 
 #include <cmath>
 #include <cstdint>
