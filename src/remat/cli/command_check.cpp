@@ -4,10 +4,13 @@
 #include <chrono>
 #include <cstdio>
 
+#include <unistd.h>
+
 #include "remat/cli/commands.h"
 #include "remat/cli/graph_files.h"
 #include "remat/exec/numeric_check.h"
 #include "remat/support/file_io.h"
+#include "remat/support/saturating_math.h"
 
 namespace remat::cli {
 
@@ -18,12 +21,33 @@ struct CheckArgs {
   exec::CheckOptions options;
 };
 
+// The check runs the graph in real numbers: inputs that alone outgrow half of this machine's
+// memory are refused up front, rather than left to the kernel's out-of-memory killer (a graph
+// file from elsewhere may declare f32[1048576, 1048576]).
+Status refuse_what_does_not_fit(const GraphModule& joint, const std::string& file) {
+  int64_t inputs = 0;
+  for (const Node* n : joint.graph().nodes()) {
+    if (n->op() != OpKind::Placeholder) continue;
+    if (const TensorMeta* t = n->meta.tensor())
+      inputs = sat_add(inputs, t->estimated_nbytes().value_or(0));
+  }
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  int64_t memory = pages > 0 && page > 0 ? sat_mul(pages, page) : kSaturated;
+  if (inputs > memory / 2)
+    return file_error(file, fmt::format("its inputs alone take {} bytes, more than half of this "
+                                        "machine's memory ({} bytes): remat check runs the graph "
+                                        "in real numbers",
+                                        inputs, memory));
+  return {};
+}
+
 Expected<int> run_check(const CheckArgs& a) {
   if (a.fw.empty() != a.bw.empty()) return error_message("check: --fw and --bw go together");
   if (a.options.measure_memory && a.fw.empty())
     return error_message("check: --memory measures a partition: give --fw and --bw");
   Expected<GraphModule> joint = load_graph(a.joint);
   REMAT_TRY(joint);
+  REMAT_TRY(refuse_what_does_not_fit(*joint, a.joint));
   // Long checks say where they are, at most once a second.
   exec::CheckOptions options = a.options;
   options.progress = [last = std::chrono::steady_clock::now()](std::string_view graph, size_t done,

@@ -150,8 +150,11 @@ bool GraphReader::read_tensor_meta(element e, const JsonPath& path, TensorMeta& 
     return r_.fail(path.field("stride"), "stride has " + std::to_string(strides.size()) +
                                              " entries but shape has " +
                                              std::to_string(sizes.size()));
-  out.set_shape(sizes,
-                has_strides ? std::optional<std::span<const SymInt>>(strides) : std::nullopt);
+  std::optional<std::span<const SymInt>> stride_span =
+      has_strides ? std::optional<std::span<const SymInt>>(strides) : std::nullopt;
+  if (std::optional<std::string> why = TensorMeta::shape_problem(sizes, stride_span))
+    return r_.fail(path.field("shape"), *why);
+  out.set_shape(sizes, stride_span);
   if (numel_hint) out.set_numel_hint(numel_hint);
   // numel and nbytes are derived; a file whose values disagree is inconsistent.
   if (numel && out.numel() && *numel != *out.numel())

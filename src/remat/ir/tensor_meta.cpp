@@ -1,5 +1,7 @@
 #include "remat/ir/tensor_meta.h"
 
+#include "remat/support/saturating_math.h"
+
 #include <mutex>
 #include <unordered_set>
 
@@ -61,7 +63,7 @@ const detail::DimsRecord* intern_dims(std::span<const SymInt> sizes,
       key.numel.reset();
       break;
     }
-    *key.numel *= s.value();
+    key.numel = sat_mul(*key.numel, s.value());
   }
   if (!key.numel) key.numel_hint = numel_hint;
   DimsPool& pool = dims_pool();
@@ -98,6 +100,27 @@ void TensorMeta::set_shape(std::span<const SymInt> sizes,
   dims_ = intern_dims(sizes, strides);
 }
 
+std::optional<std::string> TensorMeta::shape_problem(
+    std::span<const SymInt> sizes, std::optional<std::span<const SymInt>> strides) {
+  int64_t numel = 1;
+  for (SymInt s : sizes) {
+    if (s.is_symbolic()) continue;
+    if (s.value() < 0) return "negative size " + std::to_string(s.value());
+    numel = sat_mul(numel, s.value());
+  }
+  if (numel > kMaxTensorElements)
+    return "more than 2^40 elements (" +
+           (numel == kSaturated ? std::string("over 2^63") : std::to_string(numel)) +
+           "): no tensor remat weighs is this large";
+  for (SymInt s : strides.value_or(std::span<const SymInt>())) {
+    if (s.is_symbolic()) continue;
+    if (s.value() < 0) return "negative stride " + std::to_string(s.value());
+    if (s.value() > kMaxTensorElements)
+      return "stride " + std::to_string(s.value()) + " beyond 2^40";
+  }
+  return std::nullopt;
+}
+
 std::vector<SymInt> TensorMeta::contiguous_strides(std::span<const SymInt> sizes) {
   std::vector<SymInt> strides(sizes.size());
   SymInt running(1);
@@ -106,7 +129,7 @@ std::vector<SymInt> TensorMeta::contiguous_strides(std::span<const SymInt> sizes
     SymInt s = sizes[i];
     if (!running.is_symbolic() && !s.is_symbolic()) {
       int64_t dim = s.value() < 1 ? 1 : s.value();
-      running = SymInt(running.value() * dim);
+      running = SymInt(sat_mul(running.value(), dim));
     } else {
       bool unit = !running.is_symbolic() && running.value() == 1;
       running = unit ? s : SymInt::symbolic(s.to_string() + "*" + running.to_string());
@@ -122,7 +145,7 @@ std::optional<int64_t> TensorMeta::numel() const {
 std::optional<int64_t> TensorMeta::nbytes() const {
   std::optional<int64_t> n = numel();
   if (!n || dtype == DType::Unknown) return std::nullopt;
-  return *n * dtype_itemsize(dtype);
+  return sat_mul(*n, dtype_itemsize(dtype));
 }
 
 std::optional<int64_t> TensorMeta::numel_hint() const {
@@ -137,7 +160,7 @@ std::optional<int64_t> TensorMeta::estimated_nbytes() const {
   if (std::optional<int64_t> exact = nbytes()) return exact;
   std::optional<int64_t> hint = numel_hint();
   if (!hint || dtype == DType::Unknown) return std::nullopt;
-  return *hint * dtype_itemsize(dtype);
+  return sat_mul(*hint, dtype_itemsize(dtype));
 }
 
 size_t TensorMeta::hash() const {

@@ -41,6 +41,10 @@ class TensorMeta {
   void set_shape(std::span<const SymInt> sizes,
                  std::optional<std::span<const SymInt>> strides = std::nullopt);
   /// Contiguous (row-major) strides for `sizes`; symbolic sizes give symbolic products.
+  /// Why `sizes`/`strides` describe no tensor remat takes from a file, or nullopt: a negative
+  /// size or stride, or more than kMaxTensorElements elements (support/saturating_math.h).
+  static std::optional<std::string> shape_problem(std::span<const SymInt> sizes,
+                                                  std::optional<std::span<const SymInt>> strides);
   static std::vector<SymInt> contiguous_strides(std::span<const SymInt> sizes);
 
   /// Number of elements, or nullopt when a size is symbolic.

@@ -1,5 +1,7 @@
 #include "remat/ops/attention_flops.h"
 
+#include "remat/support/saturating_math.h"
+
 #include <array>
 #include <string_view>
 
@@ -31,7 +33,7 @@ std::optional<std::array<int64_t, 3>> dims(const Node& node, size_t i, bool seq_
     s[d] = t->sizes()[d].value();
   }
   int64_t heads = seq_before_heads ? s[2] : s[1], seq = seq_before_heads ? s[1] : s[2];
-  return std::array<int64_t, 3>{s[0] * heads, seq, s[3]};
+  return std::array<int64_t, 3>{sat_mul(s[0], heads), seq, s[3]};
 }
 
 }  // namespace
@@ -46,7 +48,8 @@ std::optional<int64_t> attention_flops(const Node& node) {
     auto [bh, s_q, d_q] = *q;
     int64_t s_k = (*key)[1], d_v = (*v)[2];
     // q k^T: (bh, s_q, d_q) x (bh, d_q, s_k); scores v: (bh, s_q, s_k) x (bh, s_k, d_v).
-    return 2 * bh * s_q * d_q * s_k + 2 * bh * s_q * s_k * d_v;
+    return sat_add(sat_mul(sat_mul(sat_mul(2, bh), sat_mul(s_q, d_q)), s_k),
+                   sat_mul(sat_mul(sat_mul(2, bh), sat_mul(s_q, s_k)), d_v));
   }
   return std::nullopt;
 }

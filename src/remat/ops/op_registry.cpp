@@ -6,6 +6,7 @@
 #include "remat/ops/detail/op_tables.h"
 #include "remat/ops/shape_rules.h"
 #include "remat/support/assert.h"
+#include "remat/support/saturating_math.h"
 #include "remat/support/string_hash.h"
 
 namespace remat {
@@ -89,7 +90,7 @@ int64_t count_flops(const OpInfo& op, const BoundCall& call, const InferredOutpu
   if (op.flops) return op.flops(call, out);
   int64_t total = 0;
   for (const auto& v : out.values) {
-    if (v) total += v->numel().value_or(0);
+    if (v) total = sat_add(total, v->numel().value_or(0));
   }
   return total;
 }
@@ -112,7 +113,7 @@ int64_t node_flops(const Node& node) {
     if (const TensorMeta* t = node.meta.tensor()) return t->numel().value_or(0);
     if (const auto* tuple = node.meta.tensor_tuple()) {
       int64_t total = 0;
-      for (const auto& v : *tuple) total += v ? v->numel().value_or(0) : 0;
+      for (const auto& v : *tuple) total = sat_add(total, v ? v->numel().value_or(0) : 0);
       return total;
     }
   }
@@ -125,7 +126,7 @@ int64_t node_flops(const Node& node) {
   } else if (op->infer) {
     // No recorded value (torch.fx prints no annotation for a tuple, and PyTorch 1.13 recorded no
     // tensor_meta for one): the FLOPs do not depend on where the graph came from, so infer it.
-    auto inferred = op->infer(*call);
+    auto inferred = infer_outputs(*op, node.args(), node.kwargs());
     if (!inferred) return 0;
     out = std::move(*inferred);
   } else {
@@ -134,7 +135,7 @@ int64_t node_flops(const Node& node) {
   try {
     return count_flops(*op, *call, out);
   } catch (const shape_rules::InferError&) {
-    return 0;
+    return 0;  // arguments the rule cannot read: no FLOPs known
   }
 }
 

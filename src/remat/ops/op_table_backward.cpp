@@ -69,9 +69,9 @@ int64_t convolution_backward_flops(const BoundCall& c, const InferredOutputs&) {
   bool transposed = c.boolean(7);
   const Dims& positions_of = transposed ? x.sizes : g.sizes;
   int64_t positions = 1;
-  for (size_t i = 2; i < positions_of.size(); ++i) positions *= positions_of[i];
-  int64_t one_conv = 2 * x.sizes[0] * positions * w.numel();
-  return (mask[0] ? one_conv : 0) + (mask[1] ? one_conv : 0);
+  for (size_t i = 2; i < positions_of.size(); ++i) positions = sat_mul(positions, positions_of[i]);
+  int64_t one_conv = sat_mul(sat_mul(sat_mul(2, x.sizes[0]), positions), w.numel());
+  return sat_add(mask[0] ? one_conv : 0, mask[1] ? one_conv : 0);
 }
 
 Expected<InferredOutputs> batch_norm_backward(const BoundCall& c) {

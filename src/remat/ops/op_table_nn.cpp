@@ -63,7 +63,7 @@ Expected<InferredOutputs> bmm(const BoundCall& c) {
 }
 int64_t bmm_flops(const BoundCall& c, const InferredOutputs&) {
   ConcreteTensor a = arg_tensor(c, 0), b = arg_tensor(c, 1);
-  return a.sizes[0] * matmul_flops(a.sizes[1], a.sizes[2], b.sizes[2]);
+  return sat_mul(a.sizes[0], matmul_flops(a.sizes[1], a.sizes[2], b.sizes[2]));
 }
 
 Expected<InferredOutputs> cat(const BoundCall& c) {
@@ -213,8 +213,8 @@ int64_t convolution_flops(const BoundCall& c, const InferredOutputs& out) {
   bool transposed = c.boolean(6);
   const Dims positions_of = transposed ? x.sizes : shape_rules::concrete(*out.values[0]).sizes;
   int64_t positions = 1;
-  for (size_t i = 2; i < positions_of.size(); ++i) positions *= positions_of[i];
-  return 2 * x.sizes[0] * positions * w.numel();
+  for (size_t i = 2; i < positions_of.size(); ++i) positions = sat_mul(positions, positions_of[i]);
+  return sat_mul(sat_mul(sat_mul(2, x.sizes[0]), positions), w.numel());
 }
 
 Expected<InferredOutputs> batch_norm_common(const BoundCall& c, bool legit_functional) {

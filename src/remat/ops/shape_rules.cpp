@@ -1,5 +1,7 @@
 #include "remat/ops/shape_rules.h"
 
+#include "remat/support/saturating_math.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -11,7 +13,7 @@ void fail(const std::string& message) {
 
 int64_t numel(const Dims& sizes) {
   int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  for (int64_t s : sizes) n = sat_mul(n, s);
   return n;
 }
 

@@ -5,13 +5,14 @@
 #include "remat/ops/op_registry.h"
 #include "remat/partition/knapsack.h"
 #include "remat/partition/knapsack_evaluator.h"
+#include "remat/support/saturating_math.h"
 
 namespace remat::partition {
 namespace {
 
 int64_t total_bytes(const std::vector<const Node*>& nodes) {
   int64_t total = 0;
-  for (const Node* n : nodes) total += value_bytes(*n);
+  for (const Node* n : nodes) total = sat_add(total, value_bytes(*n));
   return total;
 }
 

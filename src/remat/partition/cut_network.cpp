@@ -10,6 +10,7 @@
 #include "remat/partition/op_classes.h"
 #include "remat/passes/recompute_tag_cleanup.h"
 #include "remat/support/assert.h"
+#include "remat/support/saturating_math.h"
 
 namespace remat::partition {
 namespace {
@@ -78,7 +79,7 @@ class NetworkBuilder {
     if (config_.ban_recompute_reductions) {
       int64_t inputs = 0;
       for (const Argument& a : n->args()) {
-        if (a.is_node()) inputs += value_bytes(*a.as_node());
+        if (a.is_node()) inputs = sat_add(inputs, value_bytes(*a.as_node()));
       }
       if (4 * value_bytes(*n) < inputs)
         return "reduction op (output under a quarter of its inputs)";

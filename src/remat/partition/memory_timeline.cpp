@@ -9,6 +9,7 @@
 #include "remat/ir/node_set.h"
 #include "remat/partition/value_bytes.h"
 #include "remat/records/live_storage.h"
+#include "remat/support/saturating_math.h"
 
 namespace remat::partition {
 namespace {
@@ -101,7 +102,8 @@ void walk_partition(const ForwardBackward& graphs, bool track_alive, OnStep&& on
   absl::flat_hash_set<std::string_view> in_backward;
   for (const Node* p : graphs.backward.graph().placeholders()) in_backward.insert(p->name());
   for (const Node* p : graphs.forward.graph().placeholders())
-    if (!in_backward.contains(p->name())) backward.outside += value_bytes(*p);
+    if (!in_backward.contains(p->name()))
+      backward.outside = sat_add(backward.outside, value_bytes(*p));
   for (const Node* n : graphs.forward.graph().nodes()) {
     const Node& root = storage_root(*n);
     if (&root != n && in_backward.contains(n->name()))

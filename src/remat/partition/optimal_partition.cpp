@@ -14,6 +14,7 @@
 #include "remat/partition/reproducing_policy.h"
 #include "remat/partition/value_bytes.h"
 #include "remat/passes/recompute_tag_cleanup.h"
+#include "remat/support/saturating_math.h"
 
 namespace remat::partition {
 namespace {
@@ -56,11 +57,11 @@ class RecomputeProgram {
     for (const Node* n : nodes()) {
       const Node& root = storage_root(*n);
       if (savable(*n) && root.op() != OpKind::Placeholder && counted.insert(&root))
-        total_bytes += value_bytes(root);
+        total_bytes = sat_add(total_bytes, value_bytes(root));
     }
     // The objective and its tie-breaker: recompute then memory, or (a FLOP cap) the other way.
     int64_t total_flops = 0;
-    for (const Node* n : nodes()) total_flops += recompute_flops(*n);
+    for (const Node* n : nodes()) total_flops = sat_add(total_flops, recompute_flops(*n));
     double per_byte = flops_cap ? 1 : 0.5 / (static_cast<double>(total_bytes) + 1);
     double per_flop = flops_cap ? 0.5 / (static_cast<double>(total_flops) + 1) : 1;
     std::vector<std::pair<int, double>> flops_row;

@@ -10,6 +10,7 @@
 #include "remat/ops/op_registry.h"
 #include "remat/partition/memory_timeline.h"
 #include "remat/support/assert.h"
+#include "remat/support/saturating_math.h"
 
 namespace remat::partition {
 namespace {
@@ -64,7 +65,7 @@ PartitionReport describe_partition(
     r.saved_values.push_back({name, bytes, it == why.end() ? "read by the backward" : it->second,
                               shape_text(joint_node), joint_node.meta.ac_graph_id(),
                               storage_root(joint_node).op() == OpKind::Placeholder});
-    r.saved_bytes_total += bytes;
+    r.saved_bytes_total = sat_add(r.saved_bytes_total, bytes);
   }
   r.activation_bytes = activation_bytes(origins.saved_values);
   r.saved_symints = graphs.saved_symints;
@@ -96,7 +97,7 @@ PartitionReport describe_partition(
     // The joint's node: a random op replayed with the forward's RNG state is a wrapper here.
     int64_t flops = node_flops(j ? *j : *n);
     r.recomputed.push_back({n->name(), std::string(n->target().view()), reason, flops});
-    recompute_flops += flops;
+    recompute_flops = sat_add(recompute_flops, flops);
   }
   r.recompute_flops = recompute_flops;
   r.peak_memory_bytes = peak_live_bytes(graphs);

@@ -184,6 +184,9 @@ bool ReadableParser::parse_annotation_text(std::string_view text, Meta& meta, si
   bool has_strides = parsed.strides.has_value();
   if (has_strides && !to_symints(*parsed.strides, strides))
     return fail(*line_, column, "malformed strides in annotation");
+  if (std::optional<std::string> why = TensorMeta::shape_problem(
+          sizes, has_strides ? std::optional<std::span<const SymInt>>(strides) : std::nullopt))
+    return fail(*line_, column, "annotation: " + *why);
   std::string_view device = parsed.device;
   seen_.quoted = quoted;
   if (has_strides) seen_.stride = true;

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 
 namespace remat::report {
 
@@ -150,6 +152,20 @@ std::string human_flops(uint64_t flops) {
       return fmt::format("{:.2f} {}", static_cast<double>(flops) / scale, unit);
   }
   return fmt::format("{} FLOPs", flops);
+}
+
+bool is_safe_link(std::string_view url) {
+  size_t end = url.find_first_of(":/?#");
+  if (end == std::string_view::npos || url[end] != ':') {
+    // No scheme; a control character or backslash could still make a browser see one.
+    return std::ranges::none_of(
+        url, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == '\\'; });
+  }
+  std::string scheme;
+  for (char c : url.substr(0, end))
+    scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return (scheme == "http" || scheme == "https") &&
+         std::ranges::none_of(url, [](char c) { return static_cast<unsigned char>(c) < 0x20; });
 }
 
 }  // namespace remat::report

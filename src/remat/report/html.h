@@ -9,6 +9,10 @@ namespace remat::report {
 
 /// Text for element content and attribute values.
 std::string html_escape(std::string_view text);
+
+/// Whether a URL from a log may be a link's href: http(s) or relative (no scheme), never
+/// `javascript:`, `data:` or any other scheme a browser would act on.
+bool is_safe_link(std::string_view url);
 /// The same, appended to `out` (the page builders' hot path: no temporary per piece).
 void append_html_escaped(std::string& out, std::string_view text);
 /// A complete page: title, the shared CSS, `body`, and the footer naming the tool and command.

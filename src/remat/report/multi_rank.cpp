@@ -60,7 +60,7 @@ std::vector<std::pair<std::string, fs::path>> artifacts_named(const fs::path& ra
 
 Json read_json(const fs::path& p) {
   auto text = read_file(p.string());
-  return text ? Json::parse(*text, nullptr, false) : Json();
+  return text ? Json::parse(*text, nullptr, false) : Json();  // the rank sites remat wrote
 }
 
 /// `all_reduce`, `all_gather`...: the collective an op name stands for (tlparse's buckets).

@@ -1,4 +1,5 @@
 #include "remat/report/provenance_page.h"
+#include "remat/report/log_json.h"
 
 #include <map>
 #include <vector>
@@ -91,7 +92,7 @@ std::string pane(const char* id, const char* title, std::string_view text) {
 }  // namespace
 
 Json provenance_line_mappings(const ProvenanceSources& s) {
-  Json mappings = Json::parse(s.node_mappings, nullptr, false);
+  Json mappings = parse_log_json(s.node_mappings);
   Json out = {{"preToPost", Json::object()},     {"postToPre", Json::object()},
               {"pyCodeToPost", Json::object()},  {"postToPyCode", Json::object()},
               {"cppCodeToPost", Json::object()}, {"postToCppCode", Json::object()}};

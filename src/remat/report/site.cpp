@@ -1,4 +1,5 @@
 #include "remat/report/site.h"
+#include "remat/report/log_json.h"
 
 #include <fmt/format.h>
 
@@ -158,7 +159,7 @@ size_t Site::dir_for(const CompileId& id) {
 std::vector<std::string> Site::frames_of(std::string_view stack_json,
                                          tracelog::TraceReader& reader) {
   std::vector<std::string> frames;
-  Json stack = Json::parse(stack_json, nullptr, /*allow_exceptions=*/false);
+  Json stack = parse_log_json(stack_json);
   if (!stack.is_array()) return frames;
   for (const Json& f : stack) {
     if (!f.is_object()) continue;
@@ -186,7 +187,7 @@ std::vector<std::string> Site::frames_of(std::string_view stack_json,
 }
 
 void Site::raw_jsonl(const TraceRecord& r, const std::optional<std::string>& payload_file) {
-  Json envelope = Json::parse(r.envelope, nullptr, false);
+  Json envelope = parse_log_json(r.envelope);
   if (!envelope.is_object()) return;
   for (const char* key : {"timestamp", "thread", "pathname", "lineno", "payload_filename"}) {
     if (envelope.contains(key) && (std::string_view(key) != "payload_filename" || payload_file)) {
@@ -210,7 +211,7 @@ Status Site::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
   if (r.event == "chromium_event") {
     // No page and no raw.jsonl line, but its compile is in the directory (as tlparse lists it).
     (void)dir_for(r.compile_id.value_or(CompileId{}));
-    Json event = Json::parse(r.payload, nullptr, false);
+    Json event = parse_log_json(r.payload);
     if (!event.is_discarded()) {
       chromium_ << (chromium_count_++ ? ",\n" : "\n")
                 << event.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -225,7 +226,7 @@ Status Site::handle(const TraceRecord& r, tracelog::TraceReader& reader) {
                        reader,
                        dir_for(id),
                        id.normalized().directory_name(),
-                       Json::parse(r.metadata.empty() ? "{}" : r.metadata, nullptr, false),
+                       parse_log_json(r.metadata.empty() ? "{}" : r.metadata),
                        std::nullopt,
                        false};
   dirs[record.dir].has_records = true;

@@ -67,6 +67,7 @@ std::string format_glog_header(const GlogHeader& h) {
 bool has_glog_line(std::string_view head) {
   GlogHeader header;
   size_t json_start = 0;
+  if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);  // a byte order mark
   while (!head.empty()) {
     size_t nl = head.find('\n');
     if (parse_glog_header(head.substr(0, nl), header, json_start)) return true;

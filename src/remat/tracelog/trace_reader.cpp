@@ -17,6 +17,11 @@ constexpr size_t kChunk = 4 << 20;  // bytes read at a time
 constexpr std::string_view kContextKeys[] = {
     "rank",    "compiled_autograd_id", "frame_id", "frame_compile_id",
     "attempt", "has_payload",          "stack"};
+// PyTorch numbers its string table's entries 0, 1, 2, ... as it logs them; a few lost lines may
+// leave a gap, a large one is no log's (a 30-byte line naming entry 16,777,215 would otherwise
+// make a table of that many entries).
+constexpr size_t kStringTableGap = 64;
+
 constexpr std::string_view kEventKeys[] = {"str",
                                            "dynamo_start",
                                            "dynamo_output_graph",
@@ -152,10 +157,29 @@ bool TraceReader::fill() {
   return n > 0;
 }
 
+void TraceReader::skip_long_line() {
+  ++lineno_;
+  ++stats_.fail_glog;
+  problem(lineno_, "a line longer than the reader takes (256 MiB), skipped");
+  for (;;) {
+    const void* nl = std::memchr(buffer_.data() + begin_, '\n', end_ - begin_);
+    if (nl != nullptr) {
+      begin_ = static_cast<const char*>(nl) - buffer_.data() + 1;
+      return;
+    }
+    begin_ = end_;  // dropped, and the buffer refilled from its start
+    if (!fill()) return;
+  }
+}
+
 bool TraceReader::next_line(std::string_view& line) {
   for (;;) {
     const char* start = buffer_.data() + begin_;
     const void* nl = std::memchr(start, '\n', end_ - begin_);
+    if (nl == nullptr && end_ - begin_ >= max_line_) {
+      skip_long_line();
+      continue;
+    }
     if (nl == nullptr) {
       if (fill()) continue;
       if (begin_ == end_) return false;
@@ -167,6 +191,8 @@ bool TraceReader::next_line(std::string_view& line) {
       begin_ += len + 1;
     }
     ++lineno_;
+    // A UTF-8 byte order mark (an editor's) before the first line.
+    if (lineno_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (!line.empty()) return true;  // blank lines are log-shipper stutter, never content
   }
@@ -283,12 +309,16 @@ bool TraceReader::next(TraceRecord& r) {
       int64_t index;
       if (json_->parser.parse(r.metadata).get(e) == simdjson::SUCCESS &&
           e.at(0).get_string().get(name) == simdjson::SUCCESS &&
-          e.at(1).get_int64().get(index) == simdjson::SUCCESS && index >= 0 && index < (1 << 24)) {
+          e.at(1).get_int64().get(index) == simdjson::SUCCESS && index >= 0 &&
+          static_cast<uint64_t>(index) <= strings_.size() + kStringTableGap) {
         if (strings_.size() <= static_cast<size_t>(index)) strings_.resize(index + 1);
         strings_[index] = std::string(name);
         ++stats_.str;
       } else {
         ++stats_.fail_json;
+        problem(lineno,
+                "a string table entry that is not [name, index], or whose index skips far past "
+                "the table's end");
       }
       continue;
     }

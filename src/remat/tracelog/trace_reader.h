@@ -59,12 +59,17 @@ class TraceReader {
   [[nodiscard]] const std::vector<std::string>& unknown_fields() const { return unknown_fields_; }
   /// The first bad lines, as `<line>: <what>` (at most 20).
   [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
+  /// Lines longer than this are skipped (a bad line each), so memory stays bounded on any input:
+  /// 256 MiB by default; tests set less.
+  void set_max_line_bytes(size_t bytes) { max_line_ = bytes; }
 
  private:
   explicit TraceReader(std::FILE* file, uint64_t size);
   // The next non-empty line (without '\n'); valid until the next call. False at the end.
   bool next_line(std::string_view& line);
   bool peek_is_payload();
+  // Drops the rest of a line longer than max_line_, up to and with its '\n'.
+  void skip_long_line();
   bool fill();
   bool decode_envelope(std::string_view json, TraceRecord& r);
 
@@ -74,6 +79,7 @@ class TraceReader {
   std::vector<char> buffer_;
   size_t begin_ = 0, end_ = 0;  // unread bytes of buffer_
   bool eof_ = false;
+  size_t max_line_ = size_t{256} << 20;
   uint64_t lineno_ = 0;
   std::string carry_;  // a line longer than the buffer
   TraceStats stats_;

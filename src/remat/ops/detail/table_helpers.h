@@ -7,6 +7,7 @@
 #include "remat/ops/bound_call.h"
 #include "remat/ops/op_info.h"
 #include "remat/ops/shape_rules.h"
+#include "remat/support/saturating_math.h"
 
 namespace remat::detail {
 
@@ -54,7 +55,7 @@ InferredOutputs pointwise(const BoundCall& c, std::initializer_list<size_t> tens
 
 /// 2 * M * N * K for an [M, K] x [K, N] product.
 inline int64_t matmul_flops(int64_t m, int64_t k, int64_t n) {
-  return 2 * m * k * n;
+  return sat_mul(sat_mul(sat_mul(2, m), k), n);
 }
 
 }  // namespace remat::detail

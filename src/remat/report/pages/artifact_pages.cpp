@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "remat/report/html.h"
+#include "remat/report/log_json.h"
 #include "remat/report/pages/page_handlers.h"
 #include "remat/report/partition_html.h"
 
@@ -89,7 +90,7 @@ Status handle(RecordContext& r, Site& site) {
     site.add_file(r.dir, rel, payload);
     return {};
   }
-  Json value = Json::parse(payload, nullptr, false);
+  Json value = parse_log_json(payload);
   std::string rel = site.numbered(r.folder, name, ".json");
   r.payload_file = rel;
   std::optional<std::string> readable;

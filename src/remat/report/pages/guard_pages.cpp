@@ -1,5 +1,6 @@
 // Dynamo's guards: the code of each, one list per compile.
 #include "remat/report/html.h"
+#include "remat/report/log_json.h"
 #include "remat/report/pages/page_handlers.h"
 
 namespace remat::report {
@@ -10,7 +11,7 @@ bool handles(const RecordContext& r, const Site&) {
 }
 
 Status handle(RecordContext& r, Site& site) {
-  Json guards = Json::parse(r.record.payload, nullptr, false);
+  Json guards = parse_log_json(r.record.payload);
   if (!guards.is_array()) {
     ++site.result.fail_dynamo_guards_json;  // counted; --strict makes it an error
     return {};

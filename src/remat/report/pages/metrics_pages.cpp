@@ -90,6 +90,10 @@ Status handle_link(RecordContext& r, Site& site) {
   f.name = r.meta_string("name");
   f.number = site.counter++;
   f.detail = "link";
+  if (!is_safe_link(f.url)) {
+    f.detail = "link not followed (only http, https and relative links): " + f.url.substr(0, 200);
+    f.url = "#";
+  }
   site.dirs[r.dir].files.push_back(std::move(f));
   return {};
 }
