@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) and fuzzes each one, seeded from the
-# sample graphs, the golden files and fuzz/seeds/<target>/ (past findings):
+# sample graphs, the golden files, the crafted inputs of tests/security/ and fuzz/seeds/<target>/
+# (past findings):
 #   tools/fuzz.sh --runs N   N inputs per target from a fresh corpus with a fixed mutation seed:
 #                            the same commit always runs the same inputs (what CI does)
 #   tools/fuzz.sh [SECONDS]  explore for SECONDS per target (default 60), keeping the corpus in
@@ -55,10 +56,10 @@ run_target() {
 }
 
 status=0
-run_target fuzz_fxgraph_json tests/data/torch-1.13/*.json tests/golden/io/*.json || status=1
+run_target fuzz_fxgraph_json tests/data/torch-1.13/*.json tests/golden/io/*.json tests/security/*.json || status=1
 run_target fuzz_readable tests/data/torch-1.13/*.txt tests/golden/print/*.txt \
   tests/golden/print/samples/*.txt tests/golden/print/eras/*.txt || status=1
 run_target fuzz_partition_record tests/data/records/*.json || status=1
 run_target fuzz_schema || status=1
-run_target fuzz_trace_log tests/data/tlparse-logs/*.log || status=1
+run_target fuzz_trace_log tests/data/tlparse-logs/*.log tests/security/*.log || status=1
 exit $status

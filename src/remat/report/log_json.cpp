@@ -24,7 +24,7 @@ size_t json_depth(std::string_view text, size_t limit) {
 }
 
 nlohmann::ordered_json parse_log_json(std::string_view text) {
-  if (json_depth(text) > kMaxJsonDepth)
+  if (text.size() > kMaxJsonBytes || json_depth(text) > kMaxJsonDepth)
     return nlohmann::ordered_json(nlohmann::json::value_t::discarded);
   return nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
 }

@@ -95,7 +95,7 @@ Status handle(RecordContext& r, Site& site) {
   r.payload_file = rel;
   std::optional<std::string> readable;
   std::string detail;
-  if (name == kPartitionArtifact && !value.is_discarded()) {
+  if (name == kPartitionArtifact && (!value.is_discarded() || payload.size() > kMaxJsonBytes)) {
     // The partition as tables beside its JSON (the page sits in the compile's folder too).
     readable = site.numbered(r.folder, name, ".html");
     partition_record_page(r, site, *readable);
