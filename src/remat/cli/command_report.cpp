@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -123,7 +126,12 @@ Expected<int> run_report(const ReportArgs& a) {
   if (is_graph_file(a.path)) {
     GraphReportArgs graph = a.graph;
     graph.joint = a.path;
-    temp = fs::temp_directory_path() / ("remat-report-" + std::to_string(::getpid()));
+    // A fresh private folder (mkdtemp), not a predictable name another user could plant first.
+    std::string pattern = (fs::temp_directory_path() / "remat-report-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      return error_message("report: cannot create a temporary folder: " +
+                           std::string(std::strerror(errno)));
+    temp = pattern;
     auto log = log_of_graphs(graph, temp);
     if (!log) {
       std::error_code ec;
