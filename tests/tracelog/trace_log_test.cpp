@@ -200,5 +200,46 @@ TEST(TraceLog, BadLinesAreCountedAndSkipped) {
   EXPECT_EQ(records[3].rank, 1);
 }
 
+TEST(TraceLog, ALineLongerThanTheReaderTakesIsSkippedWithBoundedMemory) {
+  // A file without newlines (a 500 MB one took all its size in memory before): the reader drops
+  // the line once it passes its limit and reads on; here a 64 KB limit stands for 256 MiB.
+  std::string path = ::testing::TempDir() + "/remat_long_line.log";
+  std::string record =
+      "V1206 15:18:20.253000 1 a.py:1] {\"dynamo_start\": {}, \"frame_id\": 0, "
+      "\"frame_compile_id\": 0, \"attempt\": 0}\n";
+  ASSERT_TRUE(
+      write_file_atomic(path, std::string(1 << 20, 'x') + "\n" + record + "\xEF\xBB\xBF").ok());
+  auto reader = open_log(path);
+  reader->set_max_line_bytes(64 << 10);
+  std::vector<TraceRecord> records = read_all(*reader);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].lineno, 2u);
+  EXPECT_EQ(reader->stats().fail_glog, 2u);  // the long line, and the stray bytes at the end
+  EXPECT_NE(reader->problems()[0].find("longer than the reader takes"), std::string::npos);
+}
+
+TEST(TraceLog, AByteOrderMarkDoesNotCostTheFirstRecord) {
+  std::string path = ::testing::TempDir() + "/remat_bom.log";
+  ASSERT_TRUE(write_file_atomic(path,
+                                "\xEF\xBB\xBFV1206 15:18:20.253000 1 a.py:1] {\"dynamo_start\": "
+                                "{}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n")
+                  .ok());
+  auto reader = open_log(path);
+  EXPECT_EQ(read_all(*reader).size(), 1u);
+  EXPECT_EQ(reader->stats().failures(), 0u);
+}
+
+TEST(TraceLog, AStringTableEntryFarAheadIsABadLine) {
+  std::string path = ::testing::TempDir() + "/remat_str.log";
+  ASSERT_TRUE(write_file_atomic(path,
+                                "V1206 15:18:20.253000 1 a.py:1] {\"str\": [\"a.py\", 0]}\n"
+                                "V1206 15:18:20.253000 1 a.py:1] {\"str\": [\"b.py\", 16777215]}\n")
+                  .ok());
+  auto reader = open_log(path);
+  read_all(*reader);
+  EXPECT_EQ(reader->string_table().size(), 1u);
+  EXPECT_EQ(reader->stats().fail_json, 1u);
+}
+
 }  // namespace
 }  // namespace remat::tracelog

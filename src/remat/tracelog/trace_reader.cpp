@@ -187,6 +187,10 @@ bool TraceReader::next_line(std::string_view& line) {
       begin_ = end_;
     } else {
       size_t len = static_cast<const char*>(nl) - start;
+      if (len > max_line_) {  // whole in the buffer, and still over the limit
+        skip_long_line();
+        continue;
+      }
       line = std::string_view(start, len);
       begin_ += len + 1;
     }
