@@ -56,12 +56,13 @@ Expected<int> take_lock(const std::string& path, const std::string& dir) {
       return file_error(dir,
                         std::string("cannot create the folder's lock: ") + std::strerror(errno));
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      int why = errno;
       ::close(fd);
-      if (errno == EWOULDBLOCK)
+      if (why == EWOULDBLOCK)
         return file_error(dir,
                           "another remat is writing this folder now; wait for it to finish "
                           "or choose another folder");
-      return file_error(dir, std::string("cannot lock the folder: ") + std::strerror(errno));
+      return file_error(dir, std::string("cannot lock the folder: ") + std::strerror(why));
     }
     struct stat held {
     }, now{};
