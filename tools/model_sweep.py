@@ -184,7 +184,10 @@ MARK = {
 
 def _column(result):
     """The table's column for a result: the memory guard's refusals are too big, not unbuilt."""
-    if result["status"] == "unbuildable" and result["detail"].startswith("over "):
+    detail = result["detail"]
+    if detail.startswith("as in "):  # carried over from its budget twin: "as in VARIANT: DETAIL"
+        detail = detail.partition(": ")[2]
+    if result["status"] == "unbuildable" and detail.startswith("over "):
         return "crashed"
     return result["status"]
 
