@@ -8,7 +8,8 @@ result as it comes and the totals, and writes the table (docs/models.md by defau
     PYTHONPATH=build/python python3 tools/model_sweep.py                 # everything (hours)
     PYTHONPATH=build/python python3 tools/model_sweep.py --kinds causal-lm --variants plain,checkpointed
     PYTHONPATH=build/python python3 tools/model_sweep.py --archs llama,bert -o /tmp/models.md
-    PYTHONPATH=build/python python3 tools/model_sweep.py --resume docs/models.jsonl --variants plain,checkpointed,plain-sdpa
+    PYTHONPATH=build/python python3 tools/model_sweep.py --resume docs/models.jsonl \
+        --variants plain,checkpointed,plain-sdpa,checkpointed-budget,plain-sdpa-budget,checkpointed-sdpa-budget
 
 docs/models.jsonl holds every result behind docs/models.md: --resume runs only what it lacks (a
 variant added, say) and appends; --table-only rewrites the table from it.
