@@ -8,9 +8,11 @@ cd "$(dirname "$0")/.."
 # A fixed number of inputs per target, so that a commit passes or fails the same way every time.
 FUZZ_RUNS="${REMAT_FUZZ_RUNS:-200000}"
 
-# The wheel's build (tools/test_pip_install.sh, build-wheel/) compiles the same objects as build/:
-# with paths taken relative to the checkout, ccache serves them from the first build.
-export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+# The wheel's build (tools/test_pip_install.sh, build-wheel/) compiles the same sources with the
+# same flags as build/: without the working folder in its hash, ccache serves them from the first
+# build. (Not CCACHE_BASEDIR: it makes the compiler see relative source paths, and __FILE__ and
+# std::source_location, which the tracer's stack traces read, with them.)
+export CCACHE_NOHASHDIR=1
 
 tools/setup.sh --deps-only
 

@@ -15,7 +15,7 @@ log=$(mktemp)
 python3 -m venv "$venv"
 "$venv/bin/pip" install --disable-pip-version-check -q torch==2.13.0 >"$log" 2>&1 || { cat "$log"; exit 1; }
 # Warnings as errors, as tools/test.sh builds. (The wheel's build folder compiles everything
-# anew unless ccache serves it: tools/test.sh sets CCACHE_BASEDIR so that build/ fills the cache.)
+# anew unless ccache serves it: tools/test.sh sets CCACHE_NOHASHDIR so that build/ fills it.)
 if ! "$venv/bin/pip" install --disable-pip-version-check -q . -Ccmake.define.REMAT_WERROR=ON \
   >"$log" 2>&1; then
   cat "$log"
