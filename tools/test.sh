@@ -125,6 +125,6 @@ part "fuzzing (${FUZZ_RUNS} inputs per target)"
 tools/fuzz.sh --runs "$FUZZ_RUNS" || status=1
 
 part
-(IFS=","; echo "test: times: ${timings[*]}; all ${SECONDS} s")
+echo "test: times: $(printf "%s, " "${timings[@]}")all ${SECONDS} s"
 echo "tests: ${total_passed} passed, ${total_failed} failed"
 exit "$status"

@@ -14,6 +14,12 @@ fi
 log=$(mktemp)
 python3 -m venv "$venv"
 "$venv/bin/pip" install --disable-pip-version-check -q torch==2.13.0 >"$log" 2>&1 || { cat "$log"; exit 1; }
+# The compiler build/ used: scikit-build-core would take Python's (sysconfig's CXX, g++) where
+# CMake took c++, and ccache keys on the compiler's name, so none of build/'s objects would serve.
+if [[ -z "${CXX:-}" && -f build/CMakeCache.txt ]]; then
+  CXX=$(sed -n 's/^CMAKE_CXX_COMPILER:FILEPATH=//p' build/CMakeCache.txt)
+  export CXX
+fi
 # Warnings as errors, as tools/test.sh builds. (The wheel's build folder compiles everything
 # anew unless ccache serves it: tools/test.sh sets CCACHE_NOHASHDIR so that build/ fills it.)
 if ! "$venv/bin/pip" install --disable-pip-version-check -q . -Ccmake.define.REMAT_WERROR=ON \
