@@ -8,7 +8,7 @@ namespace {
 
 // No message grows with the input (docs/security.md): a one-line 5 MB file must not print 5 MB.
 constexpr size_t kExcerptBytes = 120;  // of the source line, around the column
-constexpr size_t kMessageBytes = 512;  // file names, JSON paths and messages each
+constexpr size_t kMessageBytes = 320;  // file names, JSON paths and messages each
 
 bool continuation_byte(char c) {
   return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
