@@ -85,8 +85,11 @@ tools/build_highs.sh
 
 [[ "${1:-}" == "--deps-only" ]] && exit 0
 
-# The main job needs the two executables; tools/test.sh builds the tests and benchmarks (in the
-# same configuration, so nothing is compiled twice).
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREMAT_WERROR=ON >/dev/null
-cmake --build build --target remat  # and remat-check, which remat depends on when libtorch is there
-echo "setup: built build/remat$([[ -x build/remat-check ]] && echo ' and build/remat-check')"
+# The main job needs the two executables, and the Python package in build/python
+# (PYTHONPATH=build/python: remat.partition_fn for torch.compile); tools/test.sh builds the tests
+# and benchmarks in the same configuration, so nothing is compiled twice.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREMAT_WERROR=ON -DREMAT_BUILD_PYTHON=ON >/dev/null
+# remat-check comes with remat (remat depends on it when libtorch is there).
+cmake --build build --target remat remat_core
+echo "setup: built build/remat$([[ -x build/remat-check ]] && echo ', build/remat-check') and the" \
+  "Python package in build/python (PYTHONPATH=build/python)"
