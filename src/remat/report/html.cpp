@@ -155,17 +155,16 @@ std::string human_flops(uint64_t flops) {
 }
 
 bool is_safe_link(std::string_view url) {
+  // A control character could make a browser see a scheme where none is written.
+  if (std::ranges::any_of(url, [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+    return false;
   size_t end = url.find_first_of(":/?#");
-  if (end == std::string_view::npos || url[end] != ':') {
-    // No scheme; a control character or backslash could still make a browser see one.
-    return std::ranges::none_of(
-        url, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == '\\'; });
-  }
+  if (end == std::string_view::npos || url[end] != ':')
+    return url.find('\\') == std::string_view::npos;  // relative; `\` reads as `/` to browsers
   std::string scheme;
   for (char c : url.substr(0, end))
     scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return (scheme == "http" || scheme == "https") &&
-         std::ranges::none_of(url, [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+  return scheme == "http" || scheme == "https";
 }
 
 }  // namespace remat::report

@@ -57,25 +57,23 @@ void BackgroundWriter::run() {
     bool failed = !error_.ok();
     lock.unlock();
     Status s;
-    if (!failed) {  // after an error the rest is dropped: the report fails as a whole
+    if (failed) {
+      // After an error the rest is dropped: the report fails as a whole.
+    } else if (!is_safe_relative_path(job.rel)) {
+      // Every name is made safe where it is made (safe_file_stem); this is the last guard.
+      s = file_error(root_, "refused to write " + job.rel.substr(0, 120) +
+                                ": not a plain path inside the output folder");
+    } else {
       const std::string& rel = job.rel;
       if (job.render) job.contents = job.render();
-      std::string path = root_ + "/" + rel;
-      // Every name is made safe where it is made (safe_file_stem); this is the last guard.
-      if (!is_safe_relative_path(rel)) {
-        s = file_error(root_, "refused to write " + rel.substr(0, 120) +
-                                  ": not a plain path inside the output folder");
-        failed = true;
-      }
       if (size_t slash = rel.rfind('/');
-          !failed && slash != std::string::npos &&
-          !folders.contains(std::string_view(rel).substr(0, slash))) {
+          slash != std::string::npos && !folders.contains(std::string_view(rel).substr(0, slash))) {
         std::error_code ec;
         std::filesystem::create_directories(std::filesystem::path(root_) / rel.substr(0, slash),
                                             ec);
         folders.insert(rel.substr(0, slash));
       }
-      if (!failed) s = write_whole_file(path, job.contents);  // "path: error: write error: why"
+      s = write_whole_file(root_ + "/" + rel, job.contents);  // "path: error: write error: why"
     }
     job = Job();  // what the page held is freed off the lock
     lock.lock();
