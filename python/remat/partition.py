@@ -6,9 +6,9 @@
 
 remat decides what the forward saves (its min-cut or default partition, in C++, after its own
 dead-code and common-subexpression passes, which are then applied to the caller's joint); the
-forward and backward modules are the joint's own nodes, cut as PyTorch's extraction cuts them
-(PyTorch's extraction itself on 2.x, whose runtime conventions it owns), so they compute what
-PyTorch's modules would for that saved set. Each call records its explanation
+forward and backward modules are the joint's own nodes, each copied once into its place by
+remat's module builder (remat/modules.py), node for node what PyTorch's own steps build for that
+saved set (PyTorch's steps themselves where the builder does not cover a graph). Each call records its explanation
 (remat.last_report()), and, when TORCH_TRACE is set, writes it to the trace log so that
 `remat report DIR` shows why each value was saved or recomputed.
 """
@@ -49,7 +49,9 @@ class PartitionReport:
     the budget ladder chose the set; saved_bytes, activation_bytes, recompute_flops,
     peak_memory_bytes; text: the readable report (also str(report)); json: its JSON text
     (schema remat-partition-report/1); strategy, budget; fallback: True when PyTorch partitioned;
-    timings: seconds spent exporting, partitioning (C++) and building the modules.
+    timings: seconds spent exporting, partitioning (C++) and building the modules; builder: who
+    built the modules: "remat" (its module builder, remat/modules.py), or "PyTorch's steps: WHY"
+    where the builder does not cover the graph (the text report says so too).
     """
 
     def __init__(self, result, strategy, budget, fallback=False):
@@ -62,6 +64,7 @@ class PartitionReport:
         self.text = result.get("report_text", "")
         self.json = result.get("report_json")
         self.timings = {}
+        self.builder = "PyTorch's partitioner" if fallback else "remat"
         self.joint_json, self.switches = None, {}  # what remat.checkpoint_policy(report) needs
 
     def __str__(self):
@@ -153,12 +156,12 @@ def _cut_module(joint_module, by_name, result, which):
     return fx.GraphModule(joint_module, graph)
 
 
-def _modules(partitioners, joint_module, result, num_fwd_outputs, torch_kwargs, rng_recompute):
-    """(fw, bw): cut by remat's node lists where PyTorch's calling convention is 1.13's (inputs:
-    primals -> outputs + saved; saved + tangents -> gradients); on 2.x, whose runtime also orders
-    symbolic sizes and RNG state, built from remat's saved set by PyTorch's own steps after its
-    choice (extraction, RNG functionalization, the autograd engine's order, offloading, getitems
-    raised), so that the modules are the ones PyTorch builds for that set."""
+def _modules(partitioners, joint_module, result, num_fwd_outputs, torch_kwargs, rng_recompute, verify):
+    """(fw, bw, builder): cut by remat's node lists where PyTorch's calling convention is 1.13's
+    (inputs: primals -> outputs + saved; saved + tangents -> gradients); on 2.13, built by remat's
+    module builder (remat/modules.py: each node copied once, node for node what PyTorch's steps
+    build); elsewhere, or where the builder does not cover the graph, by PyTorch's own steps after
+    its choice. builder says which ("remat", or "PyTorch's steps: why")."""
     by_name = {n.name: n for n in joint_module.graph.nodes}
     extract = partitioners._extract_fwd_bwd_modules
     if not _accepts(extract, "num_fwd_outputs"):
@@ -170,9 +173,8 @@ def _modules(partitioners, joint_module, result, num_fwd_outputs, torch_kwargs, 
         ]
         if missing:
             raise PartitionError(f"remat's graphs have nodes the joint module does not: {', '.join(missing[:10])}")
-        return _cut_module(joint_module, by_name, result, "forward"), _cut_module(
-            joint_module, by_name, result, "backward"
-        )
+        fw = _cut_module(joint_module, by_name, result, "forward")
+        return fw, _cut_module(joint_module, by_name, result, "backward"), "remat"
     missing = [name for key in ("saved", "saved_symints") for name in result[key] if name not in by_name]
     if missing:
         raise PartitionError(f"remat saves values the joint module does not have: {', '.join(missing[:10])}")
@@ -180,12 +182,6 @@ def _modules(partitioners, joint_module, result, num_fwd_outputs, torch_kwargs, 
     order = {n: i for i, n in enumerate(joint_module.graph.nodes)}
     saved = sorted((by_name[name] for name in result["saved"]), key=order.__getitem__)
     saved_symints = sorted((by_name[name] for name in result["saved_symints"]), key=order.__getitem__)
-    kwargs = {}
-    static_nodes = None
-    if _accepts(extract, "static_lifetime_input_nodes"):
-        static_nodes = _static_lifetime_inputs(joint_module, torch_kwargs.get("static_lifetime_input_indices"))
-        kwargs["static_lifetime_input_nodes"] = static_nodes
-    fw, bw = extract(joint_module, saved, saved_sym_nodes=saved_symints, num_fwd_outputs=num_fwd_outputs, **kwargs)
     if result["rng_replayed"]:
         # Random ops remat recomputes without a checkpoint tag (a memory budget, aggressive
         # recomputation): PyTorch's RNG functionalization replays only tagged ones and would
@@ -195,7 +191,47 @@ def _modules(partitioners, joint_module, result, num_fwd_outputs, torch_kwargs, 
         for name in result["rng_replayed"]:
             by_name[name].meta["recompute"] = CheckpointPolicy.PREFER_RECOMPUTE
         rng_recompute = True
-    if rng_recompute and hasattr(partitioners, "functionalize_rng_ops"):
+    rng_recompute = rng_recompute and hasattr(partitioners, "functionalize_rng_ops")
+    from remat import modules
+
+    why = None if modules.supported_torch() else f"the builder follows PyTorch 2.13, this is {_torch_version()}"
+    if why is None:
+        try:
+            fw, bw = modules.build_modules(joint_module, saved, saved_symints, num_fwd_outputs, rng_recompute)
+        except modules.Unsupported as e:
+            why = str(e)
+        else:
+            if verify:
+                theirs = _pytorch_steps(
+                    partitioners, joint_module, saved, saved_symints, num_fwd_outputs, torch_kwargs, rng_recompute
+                )
+                for ours, expected, which in ((fw, theirs[0], "forward"), (bw, theirs[1], "backward")):
+                    difference = modules.check_same(ours, expected, which)
+                    if difference:
+                        raise PartitionError(f"remat's module builder and PyTorch's steps disagree: {difference}")
+            return fw, bw, "remat"
+    fw, bw = _pytorch_steps(partitioners, joint_module, saved, saved_symints, num_fwd_outputs, torch_kwargs, rng_recompute)
+    return fw, bw, f"PyTorch's steps: {why}"
+
+
+def _torch_version():
+    import torch
+
+    return torch.__version__
+
+
+def _pytorch_steps(partitioners, joint_module, saved, saved_symints, num_fwd_outputs, torch_kwargs, rng_recompute):
+    """(fw, bw) as PyTorch 2.x builds them after its min-cut chose `saved`: extraction, RNG
+    functionalization, the autograd engine's order, offloading, getitems raised."""
+    extract = partitioners._extract_fwd_bwd_modules
+    saved, saved_symints = list(saved), list(saved_symints)  # the extraction edits its lists
+    kwargs = {}
+    static_nodes = None
+    if _accepts(extract, "static_lifetime_input_nodes"):
+        static_nodes = _static_lifetime_inputs(joint_module, torch_kwargs.get("static_lifetime_input_indices"))
+        kwargs["static_lifetime_input_nodes"] = static_nodes
+    fw, bw = extract(joint_module, saved, saved_sym_nodes=saved_symints, num_fwd_outputs=num_fwd_outputs, **kwargs)
+    if rng_recompute:
         fw, bw = partitioners.functionalize_rng_ops(joint_module, fw, bw, len(saved_symints))
     if hasattr(partitioners, "reordering_to_mimic_autograd_engine"):
         bw = partitioners.reordering_to_mimic_autograd_engine(bw)
@@ -461,8 +497,9 @@ def partition_fn(
     None: PyTorch's (torch._functorch.config.activation_memory_budget, or a region's annotation),
     whose other partitioner settings (ban_recompute_*, the knapsack solver...) remat always reads.
     fallback: on a graph remat cannot partition, warn and use PyTorch's partitioner instead of
-    raising PartitionError. verify: check remat's partition invariants (PartitionError on a
-    violation). on_report: called with the PartitionReport. charts: put the numbers of the report's
+    raising PartitionError. verify: check remat's partition invariants, and that remat's module
+    builder built what PyTorch's own steps build for the same saved set (PartitionError on a
+    violation or a difference). on_report: called with the PartitionReport. charts: put the numbers of the report's
     pictures (memory over time, the budget sweep, the region map) in the partition record; it
     costs two more partitions and a sweep of eleven budgets; default: when TORCH_TRACE is set.
     within_regions (optimal): decide inside checkpoint regions only, keeping the plain min-cut's
@@ -514,7 +551,9 @@ def partition_fn(
                 )
             start = clock()
             _apply_merges(joint_module, result["merged"])
-            fw_module, bw_module = _modules(partitioners, joint_module, result, k, torch_kwargs, rng_recompute)
+            fw_module, bw_module, builder = _modules(
+                partitioners, joint_module, result, k, torch_kwargs, rng_recompute, verify
+            )
             timings["modules"] = clock() - start
         except (ExportError, _core.Error, PartitionError) as e:
             error = e if isinstance(e, PartitionError) else PartitionError(str(e))
@@ -533,6 +572,10 @@ def partition_fn(
             return _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, torch_kwargs)
     _last = PartitionReport(result, strategy, budget)
     _last.timings = timings
+    _last.builder = builder
+    if builder != "remat":
+        _last.text += f"modules: built by {builder}\n"
+
     _last.joint_json, _last.switches = joint_json, switches
     _trace.write(joint_json, fw_module, bw_module, result["report_json"])
     if on_report is not None:
