@@ -3,7 +3,8 @@
 torch.compile makes of a stack of checkpointed SwiGLU blocks (RMSNorm, gate/up/down projections,
 a residual; each block under non-reentrant torch.utils.checkpoint). The joint is captured once;
 each partitioner then runs on its own deep copy with the keyword arguments PyTorch passed, best of
-`--repeat` runs, garbage collection as PyTorch leaves it, and with torch.fx's lazy recompilation on
+`--repeat` runs taken in turns (a full collection before each), garbage collection as PyTorch
+leaves it (remat pauses it while it partitions), and with torch.fx's lazy recompilation on
 as inside torch.compile (torch._dynamo.config.use_lazy_graph_module: a module's Python code is
 generated when it first runs, not when the partitioner builds it).
 
@@ -11,8 +12,8 @@ generated when it first runs, not when the partitioner builds it).
 
 64 blocks make a joint of about 5,000 nodes, 640 about 50,000. remat's time is split into
 export (Python: fxgraph-json of the live graph), partition (C++: read, DCE + CSE, min-cut,
-report) and modules (Python: PyTorch's own steps that build the two GraphModules from remat's
-saved set). Under PyTorch 1.13 (no torch.compile) functorch's aot_module captures the joint.
+report) and modules (Python: remat's module builder, remat/modules.py, which copies each node once
+into the two GraphModules; the builder column says who built them). Under PyTorch 1.13 (no torch.compile) functorch's aot_module captures the joint.
 
 The floor, measured in the same run: what any partitioner pays at least once to hand
 torch.compile its modules, whatever it decides - every node of the joint copied into a fresh
@@ -23,6 +24,7 @@ each partitioner is from it (issue 41's target: remat within 1.5x).
 import argparse
 import contextlib
 import copy
+import gc
 import os
 import sys
 import time
@@ -108,20 +110,34 @@ def as_in_torch_compile():
 
 
 def floor_of(joint):
-    """The floor's time on one copy of the joint: node_copy of every node, GraphModule, code."""
+    """The floor's time on one copy of the joint: node_copy of every node, GraphModule, code;
+    with garbage collection paused, as a partitioner may pause it (remat does)."""
     j = copy.deepcopy(joint)
-    start = time.perf_counter()
-    graph = torch.fx.Graph()
-    env = {}
-    for node in j.graph.nodes:
-        env[node] = graph.node_copy(node, lambda n: env[n])
-    module = torch.fx.GraphModule(j, graph)
-    assert module.code  # generated here even under lazy recompilation
-    return (time.perf_counter() - start,)
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        graph = torch.fx.Graph()
+        env = {}
+        for node in j.graph.nodes:
+            env[node] = graph.node_copy(node, lambda n: env[n])
+        module = torch.fx.GraphModule(j, graph)
+        assert module.code  # generated here even under lazy recompilation
+        return (time.perf_counter() - start,)
+    finally:
+        gc.enable()
 
 
-def best_of(repeat, fn):
-    return min((fn() for _ in range(repeat)), key=lambda t: t[0])
+def best_of_interleaved(repeat, runs):
+    """Each run `repeat` times, taking turns, each after a full collection (so that none pays
+    for the garbage of the one before): the best result of each."""
+    best = [None] * len(runs)
+    for _ in range(repeat):
+        for i, run in enumerate(runs):
+            gc.collect()
+            result = run()
+            if best[i] is None or result[0] < best[i][0]:
+                best[i] = result
+    return best
 
 
 def saved(fw, k):
@@ -137,9 +153,9 @@ def main():
     print(f"torch {torch.__version__}, remat {_core.__version__}; checkpointed SwiGLU blocks, d=64")
     print(
         "| blocks | joint nodes | PyTorch min-cut | remat partition_fn | ratio | export | partition (C++) "
-        "| modules | floor | PyTorch / floor | remat / floor | same saved set |"
+        "| modules | floor | PyTorch / floor | remat / floor | same saved set | builder |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|:---|")
     for blocks in args.blocks:
         joint, inputs, kwargs = joint_of(blocks)
         k = kwargs.get("num_fwd_outputs", 1)
@@ -159,18 +175,20 @@ def main():
             fw, _ = remat.partition_fn(j, inputs, **kwargs)
             elapsed = time.perf_counter() - start
             results["remat"] = saved(fw, k)
-            return elapsed, dict(remat.last_report().timings)
+            report = remat.last_report()
+            results["builder"] = report.builder
+            return elapsed, dict(report.timings)
 
         with as_in_torch_compile():
-            theirs = best_of(args.repeat, pytorch_run)[0]
-            ours, parts = best_of(args.repeat, remat_run)
-            floor = best_of(args.repeat, lambda: floor_of(joint))[0]
+            (theirs,), (ours, parts), (floor,) = best_of_interleaved(
+                args.repeat, [pytorch_run, remat_run, lambda: floor_of(joint)]
+            )
         ms = {key: value * 1e3 for key, value in parts.items()}
         same = "yes" if results["pytorch"] == results["remat"] else "NO"
         print(
             f"| {blocks} | {len(joint.graph.nodes):,} | {theirs * 1e3:,.0f} ms | {ours * 1e3:,.0f} ms | "
             f"{theirs / ours:.1f}x | {ms['export']:,.0f} ms | {ms['partition']:,.0f} ms | {ms['modules']:,.0f} ms | "
-            f"{floor * 1e3:,.0f} ms | {theirs / floor:.1f}x | {ours / floor:.1f}x | {same} |",
+            f"{floor * 1e3:,.0f} ms | {theirs / floor:.1f}x | {ours / floor:.1f}x | {same} | {results['builder']} |",
             flush=True,
         )
 

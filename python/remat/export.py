@@ -61,7 +61,23 @@ def target_string(target):
     return name
 
 
+_target_fields_of = {}
+
+
 def _target_fields(target):
+    """The target's fields, worked out once per target (a joint uses a few dozen thousands of
+    times): the same dict is shared by every node that calls it."""
+    try:
+        return _target_fields_of[target]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable target
+        return _new_target_fields(target)
+    fields = _target_fields_of[target] = _new_target_fields(target)
+    return fields
+
+
+def _new_target_fields(target):
     torch = _torch()
     fields = {
         "target": target_string(target),
@@ -145,8 +161,30 @@ def _dims(dims, where):
     return out
 
 
+_tensor_metas = {}
+
+
 def _tensor_meta(tm, device, where):
-    """TensorMetadata (tensor_meta) or a fake tensor (val) as the format's tensor_meta object."""
+    """TensorMetadata (tensor_meta) or a fake tensor (val) as the format's tensor_meta object.
+    A fake tensor's object is worked out once per (shape, stride, dtype, device, flags) and
+    shared: a joint repeats a few dozen of them thousands of times, and asking a tensor which
+    memory format it is contiguous in costs more than the rest."""
+    torch = _torch()
+    if not isinstance(tm, torch.Tensor):
+        return _new_tensor_meta(tm, device, where)
+    try:
+        key = (tm.shape, tm.stride(), tm.dtype, tm.device, tm.requires_grad, tm.is_quantized)
+        meta = _tensor_metas.get(key)
+    except TypeError:  # symbolic sizes do not hash
+        return _new_tensor_meta(tm, device, where)
+    if meta is None:
+        if len(_tensor_metas) > 100_000:  # a long process of many shapes: start over
+            _tensor_metas.clear()
+        meta = _tensor_metas[key] = _new_tensor_meta(tm, device, where)
+    return meta
+
+
+def _new_tensor_meta(tm, device, where):
     torch = _torch()
     if isinstance(tm, torch.Tensor):
         shape, stride, dtype = list(tm.shape), list(tm.stride()), tm.dtype
@@ -204,14 +242,21 @@ def _is_tensor_like(v):
     return isinstance(v, torch.Tensor) or type(v).__name__ == "TensorMetadata"
 
 
+_sorted_keys = {}  # meta's keys as a node has them -> the sorted list the format records
 _POLICY_NAMES = {"MUST_SAVE", "PREFER_SAVE", "MUST_RECOMPUTE", "PREFER_RECOMPUTE"}
 
 
-def _meta(node, device):
+def _meta(node, device, stack_traces=None):
+    """The node's meta object; with `stack_traces` (a dict text -> index), a stack trace is
+    written as its index in the graph's table."""
     torch = _torch()
     m = node.meta
     where = node.name
-    out = {"keys": sorted(str(k) for k in m.keys())}
+    keys = tuple(m)
+    sorted_keys = _sorted_keys.get(keys)
+    if sorted_keys is None:
+        sorted_keys = _sorted_keys[keys] = sorted(str(k) for k in keys)
+    out = {"keys": sorted_keys}
     tm = m.get("tensor_meta")
     val = m.get("val")
     # As torch.fx's printer looks: the (fake) tensor value first ("val", which prints strides and
@@ -228,7 +273,14 @@ def _meta(node, device):
             out["val"] = [_tensor_meta(x, device, where) for x in many]
         elif isinstance(val, (int, float, bool)) or type(val).__name__ in ("SymInt", "SymFloat", "SymBool"):
             out["val"] = value(val, where)
-    out["stack_trace"] = m.get("stack_trace")
+    trace = m.get("stack_trace")
+    if stack_traces is None or trace is None:
+        out["stack_trace"] = trace
+    else:
+        index = stack_traces.get(trace)
+        if index is None:
+            index = stack_traces[trace] = len(stack_traces)
+        out["stack_trace_ref"] = index
     recompute = m.get("recompute")
     if recompute is not None:
         name = getattr(recompute, "name", str(recompute))
@@ -324,22 +376,25 @@ def _codegen(graph):
     return codegen
 
 
-def graph_object(gm, name=None, device=None, extra=None):
-    """The fxgraph-json object (a dict) of `gm`: a GraphModule or a torch.fx.Graph."""
+def graph_object(gm, name=None, device=None, extra=None, stack_trace_table=False):
+    """The fxgraph-json object (a dict) of `gm`: a GraphModule or a torch.fx.Graph.
+    stack_trace_table: each distinct stack trace written once, in "stack_traces", and nodes
+    refer to it by index (a joint repeats a few traces thousands of times: a third of its text)."""
     torch = _torch()
     graph = gm.graph if hasattr(gm, "graph") else gm
     nodes = []
+    stack_traces = {} if stack_trace_table else None
     for n in graph.nodes:
         try:
             entry = {"name": n.name, "op": n.op}
-            entry.update(_target_fields(n.target))
+            entry.update(_target_fields(n.target) if n.op == "call_function" else _new_target_fields(n.target))
             entry["args"] = [value(a, n.name) for a in n.args]
             entry["kwargs"] = {k: value(a, n.name) for k, a in n.kwargs.items()}
             entry["users"] = [u.name for u in n.users]
             type_text = _type_text(n.type)
             if type_text is not None:
                 entry["type"] = type_text
-            entry["meta"] = _meta(n, device)
+            entry["meta"] = _meta(n, device, stack_traces)
             if n.op == "get_attr" and hasattr(gm, "graph"):
                 constant = _constant_values(gm, n.target)
                 if constant is not None:
@@ -363,14 +418,18 @@ def graph_object(gm, name=None, device=None, extra=None):
     obj["outputs"] = _output_names(graph)
     if extra:
         obj.update(extra)
+    if stack_traces is not None:
+        obj["stack_traces"] = list(stack_traces)
     obj["nodes"] = nodes
     return obj
 
 
-def export(gm, name=None, device=None, extra=None, indent=1):
+def export(gm, name=None, device=None, extra=None, indent=1, stack_trace_table=False):
     """fxgraph-json/1 text of a torch.fx.GraphModule (or Graph).
 
     device: fills tensor metadata that records none (PyTorch 1.13's), e.g. "cpu".
     extra: further top-level keys, e.g. {"num_fwd_outputs": 1} for a joint graph.
+    stack_trace_table: stack traces in one table, by index from the nodes (see graph_object).
     """
-    return json.dumps(graph_object(gm, name, device, extra), indent=indent, allow_nan=False) + "\n"
+    obj = graph_object(gm, name, device, extra, stack_trace_table)
+    return json.dumps(obj, indent=indent, allow_nan=False) + "\n"

@@ -521,7 +521,9 @@ def partition_fn(
             extra = {"num_fwd_outputs": k}
             if torch_kwargs.get("static_lifetime_input_indices") is not None:
                 extra["static_lifetime_input_indices"] = list(torch_kwargs["static_lifetime_input_indices"])
-            joint_json = export(joint_module, extra=extra, device=_device_of(joint_inputs), indent=None)
+            joint_json = export(
+                joint_module, extra=extra, device=_device_of(joint_inputs), indent=None, stack_trace_table=True
+            )
             timings["export"] = clock() - start
             torch_budget, switches = _torch_settings(joint_module, k)
             if budget is None:

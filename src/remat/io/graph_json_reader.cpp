@@ -45,6 +45,7 @@ class GraphReader {
   struct Scope {
     Graph* graph;
     array nodes;  // the file's nodes, searched only to explain a failed lookup
+    std::vector<InternedString> stack_traces;  // the module's "stack_traces" table
     std::vector<std::pair<Node*, std::vector<std::string>>> listed_users;  // in node order
   };
 
@@ -56,7 +57,7 @@ class GraphReader {
   std::optional<bool> read_scalar(element e, const JsonPath& path, Argument& out);
   /// Untagged JSON (meta["custom"]): numbers with a fraction are floats, arrays lists.
   bool read_plain(element e, const JsonPath& path, Argument& out);
-  bool read_meta(object obj, const JsonPath& path, Meta& meta);
+  bool read_meta(object obj, const JsonPath& path, const Scope& scope, Meta& meta);
   bool read_value_meta(element e, const JsonPath& path, Meta& meta, ValueKey key);
   bool read_tensor_meta(element e, const JsonPath& path, TensorMeta& out);
   bool read_dims(element e, const JsonPath& path, std::vector<SymInt>& out);
@@ -261,7 +262,7 @@ bool GraphReader::read_plain(element e, const JsonPath& path, Argument& out) {
   return true;
 }
 
-bool GraphReader::read_meta(object obj, const JsonPath& path, Meta& meta) {
+bool GraphReader::read_meta(object obj, const JsonPath& path, const Scope& scope, Meta& meta) {
   bool has_val = false;
   for (auto [key, value] : obj) {
     if (key == "val") has_val = true;
@@ -277,6 +278,13 @@ bool GraphReader::read_meta(object obj, const JsonPath& path, Meta& meta) {
       std::string_view s;
       if (!r_.get_string(value, p, s)) return false;
       meta.stack_trace = strings_.get(s);
+    } else if (key == "stack_trace_ref") {
+      int64_t index;
+      if (!r_.get_int(value, p, index)) return false;
+      if (index < 0 || static_cast<uint64_t>(index) >= scope.stack_traces.size())
+        return r_.fail(p, "no stack trace " + std::to_string(index) + " in the graph's table of " +
+                              std::to_string(scope.stack_traces.size()));
+      meta.stack_trace = scope.stack_traces[static_cast<size_t>(index)];
     } else if (key == "recompute") {
       if (value.is_null()) continue;
       std::string_view s;
@@ -570,7 +578,7 @@ bool GraphReader::read_node(object obj, const JsonPath& path, Scope& scope) {
   if (has_meta) {
     object meta;
     if (!r_.get_object(meta_e, path.field("meta"), meta)) return false;
-    if (!read_meta(meta, path.field("meta"), n->meta)) return false;
+    if (!read_meta(meta, path.field("meta"), scope, n->meta)) return false;
   }
   if (!extras.empty()) n->meta.mutable_node_fields() = std::move(extras);
   if (has_users) {
@@ -621,6 +629,7 @@ bool GraphReader::check_users(const JsonPath& nodes_path, Scope& scope) {
 bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) {
   element nodes_e, placeholders_e, outputs_e;
   bool has_nodes = false, has_placeholders = false, has_outputs = false;
+  Scope scope;
   for (auto [key, value] : obj) {
     JsonPath p = path.field(key);
     if (key == "schema") {
@@ -635,6 +644,15 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
     } else if (key == "placeholders") {
       placeholders_e = value;
       has_placeholders = true;
+    } else if (key == "stack_traces") {
+      array table;
+      if (!r_.get_array(value, p, table)) return false;
+      size_t i = 0;
+      for (element item : table) {
+        std::string_view s;
+        if (!r_.get_string(item, p.at(i++), s)) return false;
+        scope.stack_traces.push_back(InternedString(s));
+      }
     } else if (key == "outputs") {
       outputs_e = value;
       has_outputs = true;
@@ -759,7 +777,6 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
   JsonPath nodes_path = path.field("nodes");
   array nodes;
   if (!r_.get_array(nodes_e, nodes_path, nodes)) return false;
-  Scope scope;
   scope.graph = &m.graph();
   scope.nodes = nodes;
   scope.graph->reserve(nodes.size());
