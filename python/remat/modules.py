@@ -59,6 +59,7 @@ class _Joint:
                 raise Unsupported(f"{n.op} node {n.name}")
         self._mutable = {}
         self._impure = {}
+        self.pins = {n: pin for n in self.nodes if (pin := self._pinned(n)) is not None}
         # Dead-code elimination inside torch.compile keeps random ops only under fallback_random.
         self.impure_random = True
         if torch._guards.TracingContext.try_get():
@@ -70,7 +71,7 @@ class _Joint:
             answer = self._mutable[target] = isinstance(target, torch._ops.OpOverload) and target._schema.is_mutable
         return answer
 
-    def pinned(self, node):
+    def _pinned(self, node):
         """'forward', 'backward' or None: the side a tag or a mutation pins the node to."""
         tag = node.meta.get("partitioner_tag")
         if tag == "must_be_in_forward":
@@ -95,18 +96,25 @@ class _Extraction:
     """What `_extract_graph_with_inputs_outputs` would copy: the nodes computable from `inputs`
     (none pinned to the other side), minus those dead code elimination removes, in joint order."""
 
-    def __init__(self, joint, inputs, outputs, side):
+    def __init__(self, joint, inputs, outputs, side, same_as=None):
+        """same_as: an extraction from the same set of inputs (in another order), whose
+        decisions hold here too."""
         if len(set(inputs)) != len(inputs):
             raise Unsupported(f"a value is twice among the {side}'s inputs")
-        self.inputs = inputs
+        self.inputs, self.outputs = inputs, outputs
         input_set = set(inputs)
+        if same_as is not None and same_as.outputs == outputs and set(same_as.inputs) == input_set:
+            self.computed, self.live, self.body = same_as.computed, same_as.live, same_as.body
+            self.readers = same_as.readers
+            return
         available = set(inputs)
         computed = []
+        pins = joint.pins
+        other_side = "forward" if side == "backward" else "backward"
         for n in joint.nodes:
             if n in input_set or n.op not in ("call_function", "get_attr"):
                 continue
-            pin = joint.pinned(n)
-            if pin is not None and pin != side:
+            if pins.get(n) == other_side:
                 continue
             if n.op == "get_attr" or all(x in available for x in n._input_nodes):
                 available.add(n)
@@ -135,7 +143,6 @@ class _Extraction:
         for x in output_nodes:
             if x in input_set:
                 self.readers[x].append(_Output)
-        self.outputs = outputs
 
     def live_users(self, node):
         body = set(self.body)
@@ -351,6 +358,7 @@ def build_modules(joint_module, saved_values, saved_sym_nodes, num_fwd_outputs, 
         + backward_state_inputs,
         bwd_outputs,
         "backward",
+        same_as=first,
     )
     make = fx._lazy_graph_module._make_graph_module
     fw_graph = _graph(
