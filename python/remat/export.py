@@ -242,13 +242,42 @@ def _is_tensor_like(v):
     return isinstance(v, torch.Tensor) or type(v).__name__ == "TensorMetadata"
 
 
+class _Tables:
+    """The graph's shared tables (docs/file-formats.md): each distinct stack trace, tensor
+    metadata object and list of meta keys written once, nodes referring to it by index. A joint
+    repeats a few of each thousands of times: they were two thirds of its text."""
+
+    def __init__(self):
+        self.stack_traces, self.tensor_metas, self.meta_keys = {}, [], []
+        self._by_id = {}  # id of a shared tensor metadata object or key list -> index
+
+    def stack_trace(self, text):
+        index = self.stack_traces.get(text)
+        if index is None:
+            index = self.stack_traces[text] = len(self.stack_traces)
+        return index
+
+    def shared(self, table, obj):
+        # The objects are the exporter's shared ones, alive in its caches: ids stay theirs.
+        index = self._by_id.get(id(obj))
+        if index is None:
+            index = self._by_id[id(obj)] = len(table)
+            table.append(obj)
+        return index
+
+    def write(self, obj):
+        obj["stack_traces"] = list(self.stack_traces)
+        obj["tensor_metas"] = self.tensor_metas
+        obj["meta_keys"] = self.meta_keys
+
+
 _sorted_keys = {}  # meta's keys as a node has them -> the sorted list the format records
 _POLICY_NAMES = {"MUST_SAVE", "PREFER_SAVE", "MUST_RECOMPUTE", "PREFER_RECOMPUTE"}
 
 
-def _meta(node, device, stack_traces=None):
-    """The node's meta object; with `stack_traces` (a dict text -> index), a stack trace is
-    written as its index in the graph's table."""
+def _meta(node, device, tables=None):
+    """The node's meta object; with `tables` (_Tables), stack traces, a tensor's metadata and
+    the list of keys are written as indices into the graph's tables."""
     torch = _torch()
     m = node.meta
     where = node.name
@@ -256,14 +285,18 @@ def _meta(node, device, stack_traces=None):
     sorted_keys = _sorted_keys.get(keys)
     if sorted_keys is None:
         sorted_keys = _sorted_keys[keys] = sorted(str(k) for k in keys)
-    out = {"keys": sorted_keys}
+    out = {"keys": sorted_keys} if tables is None else {"keys_ref": tables.shared(tables.meta_keys, sorted_keys)}
     tm = m.get("tensor_meta")
     val = m.get("val")
     # As torch.fx's printer looks: the (fake) tensor value first ("val", which prints strides and
     # device), then ShapeProp's TensorMetadata ("tensor_meta", which prints neither).
     if val is not None and isinstance(val, torch.Tensor):
         out["tensor_meta"] = None
-        out["val"] = _tensor_meta(val, device, where)
+        meta = _tensor_meta(val, device, where)
+        if tables is None:
+            out["val"] = meta
+        else:
+            out["val_ref"] = tables.shared(tables.tensor_metas, meta)
     elif tm is not None and _is_tensor_like(tm):
         out["tensor_meta"] = _tensor_meta(tm, device, where)
     else:
@@ -274,13 +307,10 @@ def _meta(node, device, stack_traces=None):
         elif isinstance(val, (int, float, bool)) or type(val).__name__ in ("SymInt", "SymFloat", "SymBool"):
             out["val"] = value(val, where)
     trace = m.get("stack_trace")
-    if stack_traces is None or trace is None:
+    if tables is None or trace is None:
         out["stack_trace"] = trace
     else:
-        index = stack_traces.get(trace)
-        if index is None:
-            index = stack_traces[trace] = len(stack_traces)
-        out["stack_trace_ref"] = index
+        out["stack_trace_ref"] = tables.stack_trace(trace)
     recompute = m.get("recompute")
     if recompute is not None:
         name = getattr(recompute, "name", str(recompute))
@@ -376,14 +406,14 @@ def _codegen(graph):
     return codegen
 
 
-def graph_object(gm, name=None, device=None, extra=None, stack_trace_table=False):
+def graph_object(gm, name=None, device=None, extra=None, tables=False):
     """The fxgraph-json object (a dict) of `gm`: a GraphModule or a torch.fx.Graph.
-    stack_trace_table: each distinct stack trace written once, in "stack_traces", and nodes
-    refer to it by index (a joint repeats a few traces thousands of times: a third of its text)."""
+    tables: stack traces, tensor metadata and meta key lists written once each, in the graph's
+    tables, and referred to by index from the nodes (see _Tables)."""
     torch = _torch()
     graph = gm.graph if hasattr(gm, "graph") else gm
     nodes = []
-    stack_traces = {} if stack_trace_table else None
+    shared = _Tables() if tables else None
     for n in graph.nodes:
         try:
             entry = {"name": n.name, "op": n.op}
@@ -394,7 +424,7 @@ def graph_object(gm, name=None, device=None, extra=None, stack_trace_table=False
             type_text = _type_text(n.type)
             if type_text is not None:
                 entry["type"] = type_text
-            entry["meta"] = _meta(n, device, stack_traces)
+            entry["meta"] = _meta(n, device, shared)
             if n.op == "get_attr" and hasattr(gm, "graph"):
                 constant = _constant_values(gm, n.target)
                 if constant is not None:
@@ -418,18 +448,18 @@ def graph_object(gm, name=None, device=None, extra=None, stack_trace_table=False
     obj["outputs"] = _output_names(graph)
     if extra:
         obj.update(extra)
-    if stack_traces is not None:
-        obj["stack_traces"] = list(stack_traces)
+    if shared is not None:
+        shared.write(obj)
     obj["nodes"] = nodes
     return obj
 
 
-def export(gm, name=None, device=None, extra=None, indent=1, stack_trace_table=False):
+def export(gm, name=None, device=None, extra=None, indent=1, tables=False):
     """fxgraph-json/1 text of a torch.fx.GraphModule (or Graph).
 
     device: fills tensor metadata that records none (PyTorch 1.13's), e.g. "cpu".
     extra: further top-level keys, e.g. {"num_fwd_outputs": 1} for a joint graph.
-    stack_trace_table: stack traces in one table, by index from the nodes (see graph_object).
+    tables: shared tables for what nodes repeat, referred to by index (see graph_object).
     """
-    obj = graph_object(gm, name, device, extra, stack_trace_table)
+    obj = graph_object(gm, name, device, extra, tables)
     return json.dumps(obj, indent=indent, allow_nan=False) + "\n"

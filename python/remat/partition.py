@@ -522,7 +522,7 @@ def partition_fn(
             if torch_kwargs.get("static_lifetime_input_indices") is not None:
                 extra["static_lifetime_input_indices"] = list(torch_kwargs["static_lifetime_input_indices"])
             joint_json = export(
-                joint_module, extra=extra, device=_device_of(joint_inputs), indent=None, stack_trace_table=True
+                joint_module, extra=extra, device=_device_of(joint_inputs), indent=None, tables=True
             )
             timings["export"] = clock() - start
             torch_budget, switches = _torch_settings(joint_module, k)

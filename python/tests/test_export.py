@@ -134,6 +134,26 @@ def test_aot_joint_keeps_aten_targets_metadata_and_partitions(tmp_path):
         assert check.returncode == 0, check.stdout + check.stderr
 
 
+@pytest.mark.skipif(not HAS_CORE, reason="remat's C++ extension is not built")
+def test_shared_tables_read_back_as_the_inline_graph():
+    # partition_fn exports with tables (stack traces, tensor metadata, key lists written once):
+    # remat reads the same graph from both, and the tables hold each repeated value once.
+    from remat import _core
+
+    joint, num_fwd = aot_joint(Block(), torch.randn(4, 8, requires_grad=True))
+    inline = remat.export(joint, device="cpu", extra={"num_fwd_outputs": num_fwd})
+    tabled = remat.export(joint, device="cpu", extra={"num_fwd_outputs": num_fwd}, tables=True)
+    obj = json.loads(tabled)
+    assert len(tabled) < len(inline)
+    assert "val" not in json.dumps([n["meta"].get("val") for n in obj["nodes"] if "val_ref" in n["meta"]])
+    assert len({json.dumps(t, sort_keys=True) for t in obj["tensor_metas"]}) == len(obj["tensor_metas"])
+    assert all("keys" not in n["meta"] and "keys_ref" in n["meta"] for n in obj["nodes"])
+    for style in ("current", "torch-1.13"):
+        assert _core.print_readable(tabled, style=style, include_stride=True, include_device=True) == (
+            _core.print_readable(inline, style=style, include_stride=True, include_device=True)
+        )
+
+
 def test_values_of_every_kind():
     aten = torch.ops.aten
     g = torch.fx.Graph()

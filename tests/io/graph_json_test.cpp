@@ -197,9 +197,11 @@ TEST(GraphJson, NegativeStaticLifetimeIndexIsRejectedAtItsPlace) {
 TEST(GraphJson, StackTraceTableIsReadAndWrittenInline) {
   // The nodes after the table in the file and before it read the same traces.
   for (bool table_first : {true, false}) {
-    const std::string table = R"("stack_traces": ["  File \"a.py\", line 1", "  File \"b.py\", line 2"])";
+    const std::string table = R"("stack_traces": ["  File \"a.py\", line 1", "  File \"b.py\", line 2"],
+      "tensor_metas": [{"dtype": "torch.float32", "shape": [2, 3]}], "meta_keys": [["stack_trace", "val"]])";
     const std::string nodes = R"("nodes": [
-      {"name": "x", "op": "placeholder", "target": "x", "meta": {"stack_trace_ref": 1}},
+      {"name": "x", "op": "placeholder", "target": "x",
+       "meta": {"stack_trace_ref": 1, "tensor_meta": null, "val_ref": 0, "keys_ref": 0}},
       {"name": "y", "op": "placeholder", "target": "y", "meta": {"stack_trace": null}},
       {"name": "output", "op": "output", "target": "output",
        "args": [{"tuple": [{"node": "x"}, {"node": "y"}]}], "meta": {"stack_trace_ref": 0}}])";
@@ -207,24 +209,30 @@ TEST(GraphJson, StackTraceTableIsReadAndWrittenInline) {
                              (table_first ? table + ", " + nodes : nodes + ", " + table) + "}";
     GraphModule m = must_read(text, "table.json");
     EXPECT_EQ(m.graph().find("x")->meta.stack_trace.view(), "  File \"b.py\", line 2");
+    ASSERT_NE(m.graph().find("x")->meta.tensor(), nullptr);
+    EXPECT_EQ(m.graph().find("x")->meta.tensor()->numel(), 6);
+    EXPECT_EQ(m.graph().find("x")->meta.source_keys(), (std::vector<std::string>{"stack_trace", "val"}));
     EXPECT_TRUE(m.graph().find("y")->meta.stack_trace.is_null());
     EXPECT_EQ(m.graph().find("output")->meta.stack_trace.view(), "  File \"a.py\", line 1");
     std::string written = write_graph_json(m);
-    EXPECT_EQ(written.find("stack_trace_ref"), std::string::npos) << written;
+    EXPECT_EQ(written.find("_ref"), std::string::npos) << written;
+    EXPECT_NE(written.find(R"("shape": [2, 3])"), std::string::npos) << written;
     EXPECT_NE(written.find(R"("stack_trace": "  File \"b.py\", line 2")"), std::string::npos);
   }
 }
 
-TEST(GraphJson, StackTraceIndexOutsideTheTableIsRejectedAtItsPlace) {
-  for (const char* ref : {"2", "-1"}) {
-    Expected<GraphModule> m = read_graph_json(
-        std::string(R"({"schema": "fxgraph-json/1", "stack_traces": ["a", "b"], "nodes": [
-          {"name": "x", "op": "placeholder", "target": "x", "meta": {"stack_trace_ref": )") +
-            ref + "}}]}",
-        "bad.json");
-    ASSERT_FALSE(m.ok());
-    EXPECT_NE(format_all(m.errors()).find("nodes[0].meta.stack_trace_ref"), std::string::npos)
-        << format_all(m.errors());
+TEST(GraphJson, TableIndexOutsideItsTableIsRejectedAtItsPlace) {
+  for (const char* key : {"stack_trace_ref", "val_ref", "keys_ref"}) {
+    for (const char* ref : {"2", "-1"}) {
+      Expected<GraphModule> m = read_graph_json(
+          std::string(R"({"schema": "fxgraph-json/1", "stack_traces": ["a", "b"], "nodes": [
+            {"name": "x", "op": "placeholder", "target": "x", "meta": {")") +
+              key + "\": " + ref + "}}]}",
+          "bad.json");
+      ASSERT_FALSE(m.ok());
+      EXPECT_NE(format_all(m.errors()).find(std::string("nodes[0].meta.") + key), std::string::npos)
+          << format_all(m.errors());
+    }
   }
 }
 

@@ -45,7 +45,11 @@ class GraphReader {
   struct Scope {
     Graph* graph;
     array nodes;  // the file's nodes, searched only to explain a failed lookup
-    std::vector<InternedString> stack_traces;  // the module's "stack_traces" table
+    // The module's shared tables ("stack_traces", "tensor_metas", "meta_keys"), which nodes'
+    // meta refer to by index.
+    std::vector<InternedString> stack_traces;
+    std::vector<TensorMeta> tensor_metas;
+    std::vector<std::vector<std::string>> meta_keys;
     std::vector<std::pair<Node*, std::vector<std::string>>> listed_users;  // in node order
   };
 
@@ -265,8 +269,19 @@ bool GraphReader::read_plain(element e, const JsonPath& path, Argument& out) {
 bool GraphReader::read_meta(object obj, const JsonPath& path, const Scope& scope, Meta& meta) {
   bool has_val = false;
   for (auto [key, value] : obj) {
-    if (key == "val") has_val = true;
+    if (key == "val" || key == "val_ref") has_val = true;
   }
+  // An index into one of the module's tables, checked.
+  auto table_index = [&](element value, const JsonPath& p, size_t size, const char* table,
+                         size_t& out) {
+    int64_t index;
+    if (!r_.get_int(value, p, index)) return false;
+    if (index < 0 || static_cast<uint64_t>(index) >= size)
+      return r_.fail(p, "no entry " + std::to_string(index) + " in the graph's \"" + table +
+                            "\" (" + std::to_string(size) + " entries)");
+    out = static_cast<size_t>(index);
+    return true;
+  };
   for (auto [key, value] : obj) {
     JsonPath p = path.field(key);
     if (key == "val") {
@@ -279,12 +294,18 @@ bool GraphReader::read_meta(object obj, const JsonPath& path, const Scope& scope
       if (!r_.get_string(value, p, s)) return false;
       meta.stack_trace = strings_.get(s);
     } else if (key == "stack_trace_ref") {
-      int64_t index;
-      if (!r_.get_int(value, p, index)) return false;
-      if (index < 0 || static_cast<uint64_t>(index) >= scope.stack_traces.size())
-        return r_.fail(p, "no stack trace " + std::to_string(index) + " in the graph's table of " +
-                              std::to_string(scope.stack_traces.size()));
-      meta.stack_trace = scope.stack_traces[static_cast<size_t>(index)];
+      size_t i;
+      if (!table_index(value, p, scope.stack_traces.size(), "stack_traces", i)) return false;
+      meta.stack_trace = scope.stack_traces[i];
+    } else if (key == "val_ref") {
+      size_t i;
+      if (!table_index(value, p, scope.tensor_metas.size(), "tensor_metas", i)) return false;
+      meta.set_tensor(scope.tensor_metas[i]);
+      meta.set_value_key(ValueKey::Val);
+    } else if (key == "keys_ref") {
+      size_t i;
+      if (!table_index(value, p, scope.meta_keys.size(), "meta_keys", i)) return false;
+      meta.set_source_keys(scope.meta_keys[i]);
     } else if (key == "recompute") {
       if (value.is_null()) continue;
       std::string_view s;
@@ -652,6 +673,24 @@ bool GraphReader::read_module(object obj, const JsonPath& path, GraphModule& m) 
         std::string_view s;
         if (!r_.get_string(item, p.at(i++), s)) return false;
         scope.stack_traces.push_back(InternedString(s));
+      }
+    } else if (key == "tensor_metas") {
+      array table;
+      if (!r_.get_array(value, p, table)) return false;
+      size_t i = 0;
+      for (element item : table) {
+        TensorMeta t;
+        if (!read_tensor_meta(item, p.at(i++), t)) return false;
+        scope.tensor_metas.push_back(std::move(t));
+      }
+    } else if (key == "meta_keys") {
+      array table;
+      if (!r_.get_array(value, p, table)) return false;
+      size_t i = 0;
+      for (element item : table) {
+        std::vector<std::string> keys;
+        if (!r_.get_string_list(item, p.at(i++), keys)) return false;
+        scope.meta_keys.push_back(std::move(keys));
       }
     } else if (key == "outputs") {
       outputs_e = value;
