@@ -27,8 +27,7 @@ import copy
 import operator
 
 import torch
-import torch.fx as fx
-
+from torch import fx
 from torch._functorch import partitioners as _steps
 
 __all__ = ["Unsupported", "build_modules", "check_same", "supported_torch"]

@@ -210,7 +210,9 @@ def _modules(partitioners, joint_module, result, num_fwd_outputs, torch_kwargs, 
                     if difference:
                         raise PartitionError(f"remat's module builder and PyTorch's steps disagree: {difference}")
             return fw, bw, "remat"
-    fw, bw = _pytorch_steps(partitioners, joint_module, saved, saved_symints, num_fwd_outputs, torch_kwargs, rng_recompute)
+    fw, bw = _pytorch_steps(
+        partitioners, joint_module, saved, saved_symints, num_fwd_outputs, torch_kwargs, rng_recompute
+    )
     return fw, bw, f"PyTorch's steps: {why}"
 
 
@@ -521,9 +523,7 @@ def partition_fn(
             extra = {"num_fwd_outputs": k}
             if torch_kwargs.get("static_lifetime_input_indices") is not None:
                 extra["static_lifetime_input_indices"] = list(torch_kwargs["static_lifetime_input_indices"])
-            joint_json = export(
-                joint_module, extra=extra, device=_device_of(joint_inputs), indent=None, tables=True
-            )
+            joint_json = export(joint_module, extra=extra, device=_device_of(joint_inputs), indent=None, tables=True)
             timings["export"] = clock() - start
             torch_budget, switches = _torch_settings(joint_module, k)
             if budget is None:

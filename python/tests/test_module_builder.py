@@ -24,6 +24,7 @@ from compile_models import MODELS  # noqa: E402
 if not modules.supported_torch():
     pytest.skip(f"the builder follows PyTorch 2.13, this is {torch.__version__}", allow_module_level=True)
 
+
 def builders(name, dynamic=False, rows=4, **settings):
     """The builder of each joint torch.compile makes of the model, partitioned with verify=True."""
     built = []
@@ -37,7 +38,9 @@ def builders(name, dynamic=False, rows=4, **settings):
     torch.manual_seed(0)
     model = MODELS[name]()
     compiled = torch.compile(
-        model, backend=aot_autograd(fw_compiler=lambda gm, _: make_boxed_func(gm), partition_fn=partition), dynamic=dynamic
+        model,
+        backend=aot_autograd(fw_compiler=lambda gm, _: make_boxed_func(gm), partition_fn=partition),
+        dynamic=dynamic,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
