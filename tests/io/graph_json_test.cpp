@@ -197,7 +197,8 @@ TEST(GraphJson, NegativeStaticLifetimeIndexIsRejectedAtItsPlace) {
 TEST(GraphJson, StackTraceTableIsReadAndWrittenInline) {
   // The nodes after the table in the file and before it read the same traces.
   for (bool table_first : {true, false}) {
-    const std::string table = R"("stack_traces": ["  File \"a.py\", line 1", "  File \"b.py\", line 2"],
+    const std::string table =
+        R"("stack_traces": ["  File \"a.py\", line 1", "  File \"b.py\", line 2"],
       "tensor_metas": [{"dtype": "torch.float32", "shape": [2, 3]}], "meta_keys": [["stack_trace", "val"]])";
     const std::string nodes = R"("nodes": [
       {"name": "x", "op": "placeholder", "target": "x",
@@ -211,7 +212,8 @@ TEST(GraphJson, StackTraceTableIsReadAndWrittenInline) {
     EXPECT_EQ(m.graph().find("x")->meta.stack_trace.view(), "  File \"b.py\", line 2");
     ASSERT_NE(m.graph().find("x")->meta.tensor(), nullptr);
     EXPECT_EQ(m.graph().find("x")->meta.tensor()->numel(), 6);
-    EXPECT_EQ(m.graph().find("x")->meta.source_keys(), (std::vector<std::string>{"stack_trace", "val"}));
+    EXPECT_EQ(m.graph().find("x")->meta.source_keys(),
+              (std::vector<std::string>{"stack_trace", "val"}));
     EXPECT_TRUE(m.graph().find("y")->meta.stack_trace.is_null());
     EXPECT_EQ(m.graph().find("output")->meta.stack_trace.view(), "  File \"a.py\", line 1");
     std::string written = write_graph_json(m);
