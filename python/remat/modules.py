@@ -28,7 +28,11 @@ import operator
 
 import torch
 from torch import fx
-from torch._functorch import partitioners as _steps
+
+try:
+    from torch._functorch import partitioners as _steps
+except ImportError:  # PyTorch 1.13 (functorch._src): the builder follows 2.13's steps only
+    _steps = None
 
 __all__ = ["Unsupported", "build_modules", "check_same", "supported_torch"]
 
@@ -39,7 +43,7 @@ class Unsupported(Exception):
 
 def supported_torch():
     """True on the PyTorch whose steps the builder reproduces."""
-    return torch.__version__.split("+")[0].startswith("2.13.")
+    return _steps is not None and torch.__version__.split("+")[0].startswith("2.13.")
 
 
 class _Output:
