@@ -15,6 +15,7 @@ saved set (PyTorch's steps themselves where the builder does not cover a graph).
 
 import atexit
 import contextlib
+import dataclasses
 import gc
 import inspect
 import os
@@ -48,14 +49,20 @@ class PartitionReport:
     saved: names of the saved values (forward-output order); saved_symints; stage: which step of
     the budget ladder chose the set; saved_bytes, activation_bytes, recompute_flops,
     peak_memory_bytes; text: the readable report (also str(report)); json: its JSON text
-    (schema remat-partition-report/1); strategy, budget; fallback: True when PyTorch partitioned;
+    (schema remat-partition-report/1); settings (remat.Settings), strategy, budget (the budget
+    used: PyTorch's where the settings give none); fallback: True when PyTorch partitioned;
     timings: seconds spent exporting, partitioning (C++) and building the modules; builder: who
     built the modules: "remat" (its module builder, remat/modules.py), or "PyTorch's steps: WHY"
     where the builder does not cover the graph (the text report says so too).
     """
 
-    def __init__(self, result, strategy, budget, fallback=False):
-        self.strategy, self.budget, self.fallback = strategy, budget, fallback
+    def __init__(self, result, settings, budget, fallback=False):
+        if isinstance(settings, str):  # a strategy's name, as before remat.Settings
+            from remat.settings import Settings
+
+            settings = Settings(strategy=settings)
+        self.settings, self.budget, self.fallback = settings, budget, fallback
+        self.strategy = settings.strategy
         self.saved = list(result.get("saved", []))
         self.saved_symints = list(result.get("saved_symints", []))
         self.stage = result.get("stage")
@@ -477,46 +484,26 @@ def trace_log_path():
     return _trace.path()
 
 
-def partition_fn(
-    joint_module,
-    joint_inputs=None,
-    *,
-    num_fwd_outputs=None,
-    strategy="min-cut",
-    budget=None,
-    fallback=False,
-    verify=False,
-    on_report=None,
-    charts=None,
-    within_regions=False,
-    **torch_kwargs,
-):
+def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, settings=None, on_report=None, **kwargs):
     """AOTAutograd's partition_fn: (joint_module, joint_inputs, *, num_fwd_outputs) -> (fw, bw).
 
-    strategy: "min-cut" (default), "default", or "optimal" (the least recomputed FLOPs within the budget,
-    an integer program: docs/partitioner.md); budget: activation memory budget in [0, 1] (min-cut, optimal),
-    or bytes as a string ("24MB", "1.5GiB": K, M, G = 1024^n; for min-cut, the largest fraction that fits);
-    None: PyTorch's (torch._functorch.config.activation_memory_budget, or a region's annotation),
-    whose other partitioner settings (ban_recompute_*, the knapsack solver...) remat always reads.
-    fallback: on a graph remat cannot partition, warn and use PyTorch's partitioner instead of
-    raising PartitionError. verify: check remat's partition invariants, and that remat's module
-    builder built what PyTorch's own steps build for the same saved set (PartitionError on a
-    violation or a difference). on_report: called with the PartitionReport. charts: put the numbers of the report's
-    pictures (memory over time, the budget sweep, the region map) in the partition record; it
-    costs two more partitions and a sweep of eleven budgets; default: when TORCH_TRACE is set.
-    within_regions (optimal): decide inside checkpoint regions only, keeping the plain min-cut's
-    choice outside them: the optimum remat.checkpoint_policy can make PyTorch reproduce.
-    Other keywords that newer PyTorch
-    passes (static_lifetime_input_indices...) are accepted, and handed on to PyTorch's
-    partitioner on a fallback.
+    settings: a remat.Settings (strategy, budget, the optimum's time limit and gap, within_regions,
+    fallback, verify, charts; see remat/settings.py); keyword arguments named like its fields
+    change it (partition_fn(joint, inputs, strategy="optimal")). on_report: called with the
+    PartitionReport. PyTorch's own partitioner settings (ban_recompute_*, the knapsack solver, a
+    budget in torch._functorch.config or a region's annotation) are always read. Other keywords
+    that newer PyTorch passes (static_lifetime_input_indices...) are accepted, and handed on to
+    PyTorch's partitioner on a fallback.
     """
     global _last
     from remat import _core
 
+    settings, torch_kwargs = _split_settings(settings, kwargs)
     partitioners = _torch_partitioners()
     k = _num_fwd_outputs(joint_module, num_fwd_outputs)
     timings = {}
     clock = time.perf_counter
+    budget = settings.budget
     with _gc_paused():
         try:
             start = clock()
@@ -530,18 +517,19 @@ def partition_fn(
                 budget = 1.0 if torch_budget is None else torch_budget
             rng_recompute = _has_recomputed_random_ops(joint_module)
             start = clock()
-            if charts is None:
-                charts = bool(os.environ.get("TORCH_TRACE"))
+            charts = settings.charts if settings.charts is not None else bool(os.environ.get("TORCH_TRACE"))
             knapsack = _milp_knapsack if switches.get("knapsack") == "ilp" else None
             result = _core.partition(
                 joint_json,
-                strategy=strategy,
+                strategy=settings.strategy,
                 budget=budget,
-                verify=verify,
+                verify=settings.verify,
                 charts=charts,
                 switches=switches,
                 knapsack=knapsack,
-                within_regions=within_regions,
+                within_regions=settings.within_regions,
+                time_limit=settings.time_limit,
+                gap=settings.gap,
             )
             timings["partition"] = clock() - start
             if result["violations"]:
@@ -554,12 +542,12 @@ def partition_fn(
             start = clock()
             _apply_merges(joint_module, result["merged"])
             fw_module, bw_module, builder = _modules(
-                partitioners, joint_module, result, k, torch_kwargs, rng_recompute, verify
+                partitioners, joint_module, result, k, torch_kwargs, rng_recompute, settings.verify
             )
             timings["modules"] = clock() - start
         except (ExportError, _core.Error, PartitionError) as e:
             error = e if isinstance(e, PartitionError) else PartitionError(str(e))
-            if not fallback:
+            if not settings.fallback:
                 raise error from e
             warnings.warn(
                 f"remat could not partition this graph, PyTorch's partitioner will: {error}",
@@ -567,12 +555,12 @@ def partition_fn(
                 stacklevel=2,
             )
             _last = PartitionReport(
-                {"report_text": f"fallback to PyTorch's partitioner: {error}\n"}, strategy, budget, fallback=True
+                {"report_text": f"fallback to PyTorch's partitioner: {error}\n"}, settings, budget, fallback=True
             )
             if on_report is not None:
                 on_report(_last)
-            return _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, torch_kwargs)
-    _last = PartitionReport(result, strategy, budget)
+            return _pytorch_partition(partitioners, settings.strategy, joint_module, joint_inputs, k, torch_kwargs)
+    _last = PartitionReport(result, settings, budget)
     _last.timings = timings
     _last.builder = builder
     if builder != "remat":
@@ -594,67 +582,47 @@ def _pytorch_partition(partitioners, strategy, joint_module, joint_inputs, k, to
     return fn(joint_module, joint_inputs, **kwargs)
 
 
-def _check_settings(strategy, budget, within_regions=False):
-    if strategy not in ("min-cut", "default", "optimal"):
-        raise ValueError(f"strategy must be 'min-cut', 'default' or 'optimal', not {strategy!r}")
-    if within_regions and strategy != "optimal":
-        raise ValueError(f"within_regions applies to strategy 'optimal', not {strategy!r}")
-    if isinstance(budget, str):
-        from remat import _core
+def _split_settings(settings, kwargs):
+    """(Settings, the other keyword arguments): fields of remat.Settings among `kwargs` change
+    `settings` (default: Settings())."""
+    from remat.settings import Settings
 
-        try:
-            _core.parse_memory_budget(budget)
-        except _core.Error as e:
-            raise ValueError(f"budget: {e}") from None
-        if strategy == "default":
-            raise ValueError("a budget applies to strategy 'min-cut' or 'optimal', not 'default'")
-    elif budget is not None and not 0.0 <= budget <= 1.0:
-        raise ValueError(f"budget must be in [0, 1], not {budget}")
+    names = {f.name for f in dataclasses.fields(Settings)}
+    changes = {key: kwargs.pop(key) for key in list(kwargs) if key in names}
+    if settings is None:
+        return Settings(**changes), kwargs
+    if not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a remat.Settings, not {type(settings).__name__}")
+    return (settings.replace(**changes) if changes else settings), kwargs
 
 
-def partition_fn_for(
-    strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None, within_regions=False
-):
-    """A partition_fn with these settings, for aot_module / aot_autograd(partition_fn=...);
-    budget None: PyTorch's own (torch._functorch.config)."""
-    _check_settings(strategy, budget, within_regions)
+def settings_of(strategy="min-cut", budget=None, **fields):
+    """A Settings from partition_fn_for's arguments: a Settings as the first, or its fields."""
+    from remat.settings import Settings
+
+    if isinstance(strategy, Settings):
+        if budget is not None:
+            fields["budget"] = budget
+        return strategy.replace(**fields) if fields else strategy
+    return Settings(strategy=strategy, budget=budget, **fields)
+
+
+def partition_fn_for(strategy="min-cut", budget=None, *, on_report=None, **fields):
+    """A partition_fn with these settings, for aot_module / aot_autograd(partition_fn=...):
+    partition_fn_for(remat.Settings(...)), or the fields themselves
+    (partition_fn_for("optimal", 0.5, time_limit=30)); budget None: PyTorch's own."""
+    settings = settings_of(strategy, budget, **fields)
 
     def configured(joint_module, joint_inputs=None, *, num_fwd_outputs=None, **kwargs):
         return partition_fn(
             joint_module,
             joint_inputs,
             num_fwd_outputs=num_fwd_outputs,
-            strategy=strategy,
-            budget=budget,
-            fallback=fallback,
-            verify=verify,
+            settings=settings,
             on_report=on_report,
-            charts=charts,
-            within_regions=within_regions,
             **kwargs,
         )
 
-    configured.__name__ = f"remat_{strategy.replace('-', '_')}_partition"
+    configured.__name__ = f"remat_{settings.strategy.replace('-', '_')}_partition"
+    configured.settings = settings
     return configured
-
-
-def inductor_partitioner(
-    strategy="min-cut", budget=None, *, fallback=False, verify=False, on_report=None, charts=None, within_regions=False
-):
-    """remat's partitioner for torch.compile's default backend (Inductor, PyTorch 2.13):
-
-        torch.compile(model, options={"custom_partitioner_fn": remat.inductor_partitioner()})
-
-    The same settings as partition_fn_for; see remat/inductor.py."""
-    _check_settings(strategy, budget, within_regions)
-    from remat.inductor import RematPartitioner
-
-    return RematPartitioner(
-        strategy,
-        budget,
-        fallback=fallback,
-        verify=verify,
-        on_report=on_report,
-        charts=charts,
-        within_regions=within_regions,
-    )

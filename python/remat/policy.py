@@ -64,7 +64,7 @@ def checkpoint_policy(report=None):
     report = report if report is not None else last_report()
     if report is None or getattr(report, "joint_json", None) is None:
         raise ValueError("checkpoint_policy: no remat partition to reproduce (partition with remat.partition_fn first)")
-    source = f"remat's {report.strategy}" + ("" if report.budget is None else f" at budget {report.budget}")
+    source = f"remat's {report.settings.strategy}" + ("" if report.budget is None else f" at budget {report.budget}")
     recomputed = [r["name"] for r in json.loads(report.json).get("recomputed", [])]
     return CheckpointPolicyModule(
         _core.checkpoint_policy(report.joint_json, report.saved, recomputed, source, report.switches)

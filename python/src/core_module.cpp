@@ -120,11 +120,14 @@ partition::MemoryBudget memory_budget(const py::object& budget) {
 
 py::dict partition(const std::string& joint_json, const std::string& strategy_name,
                    const py::object& budget_given, bool want_graphs, bool verify, bool charts,
-                   const py::dict& switches, const py::object& knapsack, bool within_regions) {
+                   const py::dict& switches, const py::object& knapsack, bool within_regions,
+                   double time_limit, double gap) {
   std::optional<partition::Strategy> strategy = partition::parse_strategy(strategy_name);
   if (!strategy)
     throw Error("partition: strategy must be min-cut, default or optimal, not " + strategy_name);
   partition::MemoryBudget budget = memory_budget(budget_given);
+  if (!(time_limit > 0)) throw Error("partition: time_limit must be a positive number of seconds");
+  if (!(gap >= 0 && gap <= 1)) throw Error("partition: gap must be in [0, 1]");
   GraphModule joint = read(joint_json, "<joint graph>");
   refuse_unknown_ops(joint);
   partition::MinCutConfig config = min_cut_config(switches);
@@ -158,6 +161,8 @@ py::dict partition(const std::string& joint_json, const std::string& strategy_na
     py::gil_scoped_release unlocked;
     partition::OptimalOptions optimal;
     optimal.within_regions = within_regions;
+    optimal.time_limit_seconds = time_limit;
+    optimal.relative_gap = gap;
     return partition::partition_for_budget(joint, *strategy, config, budget, optimal);
   }();
   if (knapsack_error) throw std::move(*knapsack_error);
@@ -300,13 +305,15 @@ PYBIND11_MODULE(_core, m) {
         py::arg("budget") = 1.0, py::arg("graphs") = false, py::arg("verify") = false,
         py::arg("charts") = false, py::arg("switches") = py::dict(),
         py::arg("knapsack") = py::none(), py::arg("within_regions") = false,
+        py::arg("time_limit") = 60.0, py::arg("gap") = 0.0,
         "partition a joint graph: the saved values in forward-output order, the report (with the "
         "numbers of the report's pictures when charts=True), and (graphs=True) remat's forward "
         "and backward graphs; switches: the min-cut's options by torch._functorch.config's names "
         "(ban_recompute_*, recompute_views, cse, ...) and knapsack (dp, greedy, ilp, "
         "dynamic_memory_budget_dp); knapsack: a callable (memory, runtime, capacity) -> saved "
         "indices that solves the memory budget's knapsack instead; within_regions: the optimum "
-        "decides inside checkpoint regions only (what a policy can reproduce)");
+        "decides inside checkpoint regions only (what a policy can reproduce); time_limit "
+        "(seconds) and gap (relative): when the optimum's solver stops with the best found");
   m.def("checkpoint_policy", &checkpoint_policy, py::arg("joint_json"), py::arg("saved"),
         py::arg("recomputed"), py::arg("source") = "remat", py::arg("switches") = py::dict(),
         "the policy module that makes PyTorch's partitioner save `saved` and recompute "
