@@ -93,6 +93,23 @@ TEST(PartitionRecord, RematCompilesRecordReadsBack) {
   EXPECT_EQ(again->json(), r->json());
 }
 
+TEST(PartitionRecord, TextLeadsWithTheSavedActivations) {
+  PartitionRecord r = sample_record();
+  r.saved_values.push_back({"addmm", 8192, "cheapest cut", "f32[64, 32]", 1, false});
+  r.saved_values.push_back({"primals_2", 32, "a primal the backward reads", "f32[8]", {}, true});
+  r.banned.push_back({"primals_1", std::string(kPrimalInputBan)});
+  r.banned.push_back({"primals_2", std::string(kPrimalInputBan)});
+  std::string text = r.text();
+  testing::expect_golden("records/partition_text.txt", text);
+  // The activations come first, the largest first; the inputs are one line; no primal is listed
+  // among the banned.
+  EXPECT_LT(text.find("  addmm"), text.find("  mm "));
+  EXPECT_EQ(text.find("  primals_"), std::string::npos) << text;
+  EXPECT_NE(text.find("and 2 inputs the backward reads anyway (96 bytes"), std::string::npos);
+  EXPECT_NE(text.find("(2 primal inputs are never recomputed)"), std::string::npos);
+  EXPECT_LT(text.find("saved activations"), text.find("chosen by"));
+}
+
 TEST(PartitionRecord, ARecordWithoutInputMarksSaysSo) {
   // remat before the `input` mark: its saved values cannot be split into activations and inputs.
   std::string old = R"({"schema": "remat-partition-report/1", "strategy": "min-cut",

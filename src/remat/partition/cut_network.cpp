@@ -118,7 +118,7 @@ class NetworkBuilder {
         continue;
       }
       if (n->op() == OpKind::Placeholder && !is_tangent(*n))
-        ban(n, "primal input");
+        ban(n, std::string(records::kPrimalInputBan));
       else if (info_.is_required_fw(n)) {
         if (auto reason = should_ban(n)) ban(n, *reason);
       }

@@ -349,15 +349,66 @@ bool read_record(JsonReader& r, element e, const JsonPath& path, PartitionRecord
 
 }  // namespace
 
+SavedSplit PartitionRecord::split_saved() const {
+  SavedSplit s;
+  for (const SavedValue& v : saved_values) {
+    auto& list = v.input ? s.inputs : v.offloaded ? s.offloaded : s.activations;
+    auto& bytes = v.input ? s.input_bytes : v.offloaded ? s.offloaded_bytes : s.activation_bytes;
+    list.push_back(&v);
+    bytes += v.bytes > 0 ? static_cast<uint64_t>(v.bytes) : 0;
+  }
+  for (auto* list : {&s.activations, &s.inputs, &s.offloaded}) {
+    std::stable_sort(list->begin(), list->end(),
+                     [](const SavedValue* a, const SavedValue* b) { return a->bytes > b->bytes; });
+  }
+  return s;
+}
+
 std::string PartitionRecord::text() const {
-  auto offloaded = std::count_if(saved_values.begin(), saved_values.end(),
-                                 [](const SavedValue& v) { return v.offloaded; });
+  SavedSplit split = split_saved();
   std::string out =
       fmt::format("partition ({}): {} saved values, {} bytes; {} recomputed nodes", strategy,
                   saved_values.size(), saved_bytes_total, recomputed.size());
   if (recompute_flops) out += fmt::format(", {} FLOPs", *recompute_flops);
-  if (offloaded > 0) out += fmt::format("; {} offloaded to host memory", offloaded);
+  if (!split.offloaded.empty())
+    out += fmt::format("; {} offloaded to host memory", split.offloaded.size());
   out += '\n';
+  auto list = [&out](const std::vector<const SavedValue*>& values) {
+    for (const SavedValue* v : values)
+      out += fmt::format("  {:<24} {:>12} bytes  {}\n", v->name, v->bytes, v->reason);
+  };
+  // A record from before inputs were marked cannot tell them apart: all its values are listed.
+  out += inputs_marked ? fmt::format("saved activations ({}, {} bytes, the largest first):\n",
+                                     split.activations.size(), split.activation_bytes)
+                       : "saved (the largest first):\n";
+  list(split.activations);
+  for (const std::string& s : saved_symints)
+    out += fmt::format("  {:<24} {:>12}        symbolic size\n", s, "");
+  if (!split.offloaded.empty()) {
+    out += fmt::format("offloaded to host memory ({}, {} bytes):\n", split.offloaded.size(),
+                       split.offloaded_bytes);
+    list(split.offloaded);
+  }
+  if (!split.inputs.empty())
+    out += fmt::format(
+        "and {} input{} the backward reads anyway ({} bytes of parameters and primals: no "
+        "activation memory)\n",
+        split.inputs.size(), split.inputs.size() == 1 ? "" : "s", split.input_bytes);
+  out += "recomputed in the backward:\n";
+  for (const RecomputedNode& n : recomputed)
+    out += fmt::format("  {:<24} {:<32} {}\n", n.name, n.target, n.reason);
+  size_t primal_bans = 0;
+  std::string bans;
+  for (const BannedNode& b : banned) {
+    if (b.reason == kPrimalInputBan)
+      ++primal_bans;
+    else
+      bans += fmt::format("  {:<24} {}\n", b.name, b.reason);
+  }
+  if (!bans.empty()) out += "banned from recomputation:\n" + bans;
+  if (primal_bans > 0)
+    out += fmt::format("({} primal input{} never recomputed)\n", primal_bans,
+                       primal_bans == 1 ? " is" : "s are");
   if (strategy != "default" && !stage.empty()) out += fmt::format("chosen by: {}\n", stage);
   if (cut_value) out += fmt::format("cut value: {}\n", *cut_value);
   if (activation_bytes) {
@@ -368,18 +419,6 @@ std::string PartitionRecord::text() const {
   out +=
       fmt::format("peak memory estimate (forward, then backward): {} bytes\n", peak_memory_bytes);
   for (const std::string& n : notes) out += "note: " + n + "\n";
-  out += "saved:\n";
-  for (const SavedValue& v : saved_values)
-    out += fmt::format("  {:<24} {:>12} bytes  {}\n", v.name, v.bytes, v.reason);
-  for (const std::string& s : saved_symints)
-    out += fmt::format("  {:<24} {:>12}        symbolic size\n", s, "");
-  out += "recomputed in the backward:\n";
-  for (const RecomputedNode& n : recomputed)
-    out += fmt::format("  {:<24} {:<32} {}\n", n.name, n.target, n.reason);
-  if (!banned.empty()) {
-    out += "banned from recomputation:\n";
-    for (const BannedNode& b : banned) out += fmt::format("  {:<24} {}\n", b.name, b.reason);
-  }
   return out;
 }
 

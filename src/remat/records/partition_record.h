@@ -47,6 +47,17 @@ struct BannedNode {
   std::string reason;
 };
 
+/// A record's saved values split into those the user can act on (activations), those kept in
+/// host memory (offloaded) and those the backward reads anyway (parameters, primals), each the
+/// largest first.
+struct SavedSplit {
+  std::vector<const SavedValue*> activations, inputs, offloaded;
+  uint64_t activation_bytes = 0, input_bytes = 0, offloaded_bytes = 0;
+};
+
+/// A ban's reason for a primal input: never recomputed anyway, so not worth a line of the text.
+inline constexpr std::string_view kPrimalInputBan = "primal input";
+
 struct PartitionRecord {
   std::string strategy;  ///< `default`, `min-cut`, `PyTorch's partition`
   std::string stage;     ///< the step that chose the saved set, in words
@@ -71,6 +82,10 @@ struct PartitionRecord {
   /// The numbers of the report's pictures, when the partitioner was asked for them.
   std::optional<PartitionCharts> charts;
 
+  [[nodiscard]] SavedSplit split_saved() const;
+  /// The readable report: the saved activations first (the largest first), the inputs the
+  /// backward reads anyway in one line, what is recomputed, what is banned (primal inputs
+  /// counted, not listed), then how the set was chosen.
   [[nodiscard]] std::string text() const;
   [[nodiscard]] std::string json() const;  ///< a document of its own, with `schema`
   void write_json(json::JsonWriter& w) const;

@@ -21,28 +21,6 @@ uint64_t unsigned_of(int64_t v) {
   return v > 0 ? static_cast<uint64_t>(v) : 0;
 }
 
-/// The saved values the user can act on (activations) and those the backward reads anyway
-/// (parameters, primals), each the largest first.
-struct SavedSplit {
-  std::vector<const SavedValue*> activations, inputs, offloaded;  // offloaded: in host memory
-  uint64_t activation_bytes = 0, input_bytes = 0, offloaded_bytes = 0;
-};
-
-SavedSplit split_saved(const PartitionRecord& p) {
-  SavedSplit s;
-  for (const SavedValue& v : p.saved_values) {
-    auto& list = v.input ? s.inputs : v.offloaded ? s.offloaded : s.activations;
-    auto& bytes = v.input ? s.input_bytes : v.offloaded ? s.offloaded_bytes : s.activation_bytes;
-    list.push_back(&v);
-    bytes += unsigned_of(v.bytes);
-  }
-  for (auto* list : {&s.activations, &s.inputs, &s.offloaded}) {
-    std::stable_sort(list->begin(), list->end(),
-                     [](const SavedValue* a, const SavedValue* b) { return a->bytes > b->bytes; });
-  }
-  return s;
-}
-
 std::string bytes_cell(std::optional<int64_t> bytes) {
   return "<td class=\"num\">" + (bytes ? human_bytes(unsigned_of(*bytes)) : "&mdash;") + "</td>";
 }
@@ -68,7 +46,7 @@ PartitionMarks marks_from_record(const PartitionRecord& p) {
 }
 
 std::string partition_sentence(const PartitionRecord& p) {
-  SavedSplit split = split_saved(p);
+  records::SavedSplit split = p.split_saved();
   auto plural = [](size_t n, std::string_view one, std::string_view many) {
     return human_count(n) + " " + std::string(n == 1 ? one : many);
   };
@@ -111,7 +89,7 @@ std::string partition_summary(const PartitionRecord& p) {
       "<th title=\"value of the minimum cut (PyTorch's node weights)\">cut value</th></tr><tr>";
   out += "<td>" + html_escape(p.strategy) + "</td>";
   out += "<td>" + html_escape(p.stage) + "</td>";
-  SavedSplit split = split_saved(p);
+  records::SavedSplit split = p.split_saved();
   if (p.inputs_marked) {
     out += "<td class=\"num\">" + human_count(split.activations.size()) + "</td>";
     // A record read off PyTorch's graphs has no storage analysis: the activations' own bytes.
@@ -182,7 +160,7 @@ std::string partition_page(const PartitionRecord& p, std::string_view compile_ke
     }
     return t + "</table>\n" + more(rows.size(), all, id);
   };
-  SavedSplit split = split_saved(p);
+  records::SavedSplit split = p.split_saved();
   if (!p.inputs_marked) {
     body += "<h2>Saved values (" + human_count(p.saved_values.size()) +
             ", the largest first)</h2>\n" +
