@@ -65,8 +65,8 @@ _target_fields_of = {}
 
 
 def _target_fields(target):
-    """The target's fields, worked out once per target (a joint uses a few dozen thousands of
-    times): the same dict is shared by every node that calls it."""
+    """The target's fields, worked out once per target (a joint calls a few dozen targets
+    thousands of times each)."""
     try:
         return _target_fields_of[target]
     except KeyError:

@@ -49,8 +49,6 @@ def supported_torch():
 class _Output:
     """Stands for a graph's output node in the backward's order (it is placed last)."""
 
-    name = "output"
-
 
 class _Joint:
     """What the steps ask of the joint's nodes, each answer computed once per target."""

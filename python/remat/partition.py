@@ -199,9 +199,11 @@ def _modules(partitioners, joint_module, result, num_fwd_outputs, torch_kwargs, 
             by_name[name].meta["recompute"] = CheckpointPolicy.PREFER_RECOMPUTE
         rng_recompute = True
     rng_recompute = rng_recompute and hasattr(partitioners, "functionalize_rng_ops")
+    import torch
+
     from remat import modules
 
-    why = None if modules.supported_torch() else f"the builder follows PyTorch 2.13, this is {_torch_version()}"
+    why = None if modules.supported_torch() else f"the builder follows PyTorch 2.13, this is {torch.__version__}"
     if why is None:
         try:
             fw, bw = modules.build_modules(joint_module, saved, saved_symints, num_fwd_outputs, rng_recompute)
@@ -221,12 +223,6 @@ def _modules(partitioners, joint_module, result, num_fwd_outputs, torch_kwargs, 
         partitioners, joint_module, saved, saved_symints, num_fwd_outputs, torch_kwargs, rng_recompute
     )
     return fw, bw, f"PyTorch's steps: {why}"
-
-
-def _torch_version():
-    import torch
-
-    return torch.__version__
 
 
 def _pytorch_steps(partitioners, joint_module, saved, saved_symints, num_fwd_outputs, torch_kwargs, rng_recompute):
@@ -565,7 +561,6 @@ def partition_fn(joint_module, joint_inputs=None, *, num_fwd_outputs=None, setti
     _last.builder = builder
     if builder != "remat":
         _last.text += f"modules: built by {builder}\n"
-
     _last.joint_json, _last.switches = joint_json, switches
     _trace.write(joint_json, fw_module, bw_module, result["report_json"])
     if on_report is not None:
