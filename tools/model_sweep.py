@@ -77,6 +77,7 @@ def worker():
                     "remat_seconds": o.remat_seconds,
                     "joints": o.joints,
                     "joint_nodes": o.joint_nodes,
+                    "builder_fallbacks": o.builder_fallbacks,
                 }
             ),
             flush=True,
@@ -193,6 +194,24 @@ def _column(result):
     return result["status"]
 
 
+def _builder_lines(results):
+    """Who built the modules of the identical configurations: remat's module builder, or PyTorch's
+    steps after remat's choice (with why). Results of sweeps before the builder say nothing."""
+    told = [r for r in results if r["status"] == "identical" and "builder_fallbacks" in r]
+    if not told:
+        return []
+    joints = sum(r["joints"] for r in told)
+    reasons = collections.Counter(b for r in told for b in r["builder_fallbacks"])
+    lines = [
+        f"Modules: remat's module builder built {joints - sum(reasons.values())} of the {joints} joints of "
+        f"the {len(told)} identical configurations that recorded it"
+        + ("." if not reasons else "; PyTorch's steps built the rest:"),
+        "",
+    ]
+    lines += [f"- {n} joints: {why}" for why, n in reasons.most_common()]
+    return lines + ([""] if reasons else [])
+
+
 def write_table(results, variants, path, total):
     import torch
     import transformers
@@ -235,6 +254,7 @@ def write_table(results, variants, path, total):
         "such variant (no sdpa attention, no gradient checkpointing).",
         "",
     ]
+    lines += _builder_lines(results)
     by_kind = collections.defaultdict(dict)
     for r in results:
         by_kind[r["kind"]].setdefault(r["arch"], {})[r["variant"]] = r

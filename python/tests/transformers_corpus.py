@@ -106,6 +106,9 @@ class Outcome:
     remat_seconds: float = 0.0  # time in remat.partition_fn
     joints: int = 0
     joint_nodes: int = 0
+    # Joints whose modules PyTorch's steps built instead of remat's module builder, with why
+    # (remat.last_report().builder); empty where the builder built every joint.
+    builder_fallbacks: list = dataclasses.field(default_factory=list)
 
     @property
     def whose(self):
@@ -339,10 +342,15 @@ def torch_min_cut(joint, joint_inputs, **kwargs):
     return min_cut_rematerialization_partition(joint, joint_inputs, **kwargs)
 
 
+_builders = []  # remat.last_report().builder of each remat_partition call
+
+
 def remat_partition(joint, joint_inputs, **kwargs):
     import remat
 
-    return remat.partition_fn(joint, joint_inputs, **kwargs)
+    modules = remat.partition_fn(joint, joint_inputs, **kwargs)
+    _builders.append(remat.last_report().builder)
+    return modules
 
 
 def compare(arch, kind, variant):
@@ -375,7 +383,9 @@ def compare(arch, kind, variant):
         return outcome
     try:
         model, _ = build(arch, kind, variant)  # afresh: a run may leave state in the modules
+        _builders.clear()
         ours = train(model, batch, remat_partition, variant)
+        outcome.builder_fallbacks = [b for b in _builders if b != "remat"]
     except Exception as e:  # noqa: BLE001
         outcome.status, outcome.detail = "remat-error", _first_line(e)
         outcome.torch_seconds = theirs.seconds
