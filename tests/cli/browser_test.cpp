@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "remat/report/graph_html.h"
+#include "remat/report/html.h"
 #include "remat/tracelog/trace_writer.h"
 #include "testing/golden.h"
 
@@ -162,6 +164,105 @@ TEST(Browser, ReportPagesLoadCleanInChromium) {
   Page broken =
       load(chromium, work, "file://" + (work / "broken.html").string(), work / "broken.png");
   EXPECT_NE(broken.console.find("undefined_function"), std::string::npos) << broken.console;
+  fs::remove_all(work);
+}
+
+// The <pre> of `page` as the browser has it once the page's script ran.
+std::string drawn_code(const std::string& chromium, const fs::path& work, const std::string& name,
+                       const std::string& page) {
+  std::ofstream(work / (name + ".html")) << page;
+  Page p =
+      load(chromium, work, "file://" + (work / (name + ".html")).string(), work / (name + ".png"));
+  EXPECT_EQ(p.exit_code, 0);
+  EXPECT_EQ(p.console, "") << "console output on " << name;
+  size_t start = p.dom.find("<pre class=\"code\" id=\"graph-code\">");
+  size_t end = p.dom.find("</pre>", start);
+  if (start == std::string::npos || end == std::string::npos) return "no <pre> in " + p.dom;
+  // A line of the golden file per line of code: a difference names its line.
+  std::string pre = p.dom.substr(start, end + 6 - start), out;
+  for (size_t at = 0;;) {
+    size_t next = pre.find("<span class=\"line", at + 1);
+    out += pre.substr(at, next == std::string::npos ? std::string::npos : next - at) + "\n";
+    if (next == std::string::npos) return out;
+    at = next;
+  }
+}
+
+TEST(Browser, GraphPagesDrawTheirLinesFromTheTextAndItsData) {
+  // A graph page carries its text and a JSON of each line's node, region and chips; its script
+  // numbers, anchors, highlights and marks the lines. What the browser draws is the golden file
+  // (the markup remat wrote itself before: the same classes, ids, attributes and tooltips).
+  std::string chromium = chromium_binary();
+  ASSERT_FALSE(chromium.empty());
+  fs::path work = fs::temp_directory_path() / ("remat_browser_graph_" + std::to_string(getpid()));
+  fs::remove_all(work);
+  fs::create_directories(work);
+  const std::string joint =
+      "class inner_f(torch.nn.Module):\n"
+      "    def forward(self, primals, tangents):\n"
+      "        primals_1: \"f32[4, 4][4, 1]cpu\"; primals_2: \"f32[4, 4][4, 1]cpu\"; tangents_1: "
+      "\"f32[4, 4][4, 1]cpu\"; \n"
+      "        primals_1, primals_2, tangents_1, = fx_pytree.tree_flatten_spec([primals, "
+      "tangents], self._in_spec)\n"
+      "        # File: /m.py:3 in f, code: return (x < 1) & y.sin()  <script>\n"
+      "        sin: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.sin.default(primals_1)\n"
+      "        \n"
+      "        # ac_graph_id: 1 - PREFER_RECOMPUTE\n"
+      "        mm: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.mm.default(sin, primals_2)\n"
+      "        # ac_graph_id: 2 - MUST_SAVE\n"
+      "        mul: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.mul.Tensor(mm, 0.5)\n"
+      "        sigmoid_backward: \"f32[4, 4][4, 1]cpu\" = "
+      "torch.ops.aten.sigmoid_backward.default(tangents_1, mul);  mul = None\n"
+      "        return pytree.tree_unflatten([mm, sigmoid_backward], self._out_spec)\n";
+  remat::report::PartitionMarks marks;
+  marks.saved = {{"sin", 64}, {"mul", 64}, {"primals_2", 64}};
+  marks.inputs = {"primals_2"};
+  marks.recomputed.insert("mm");
+  marks.why["sin"] = "checkpoint-region input";
+  marks.why["mul"] = "tagged MUST_SAVE <\"quoted\">";
+  marks.why["mm"] = "tagged PREFER_RECOMPUTE";
+  marks.flops["mm"] = 128;
+  marks.forward = {"primals_1", "primals_2", "sin", "mm", "mul"};
+  marks.backward = {"sin", "primals_2", "tangents_1", "mm", "mul", "sigmoid_backward"};
+  std::string drawn =
+      drawn_code(chromium, work, "joint",
+                 remat::report::html_page(
+                     "joint", remat::report::graph_html("joint", joint, &marks, "joint.txt"), ""));
+  // A backward graph as PyTorch prints it: the saved input's tag after the signature.
+  const std::string backward =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(\n"
+      "        self,\n"
+      "        add_1: \"f32[4][1]cpu\",\n"
+      "        tangents_1: \"f32[4][1]cpu\",\n"
+      "    ):\n"
+      "        # ac_graph_id: 1 - MUST_SAVE\n"
+      "        \n"
+      "        cos: \"f32[4][1]cpu\" = torch.ops.aten.cos.default(add_1);  add_1 = None\n"
+      "        mul: \"f32[4][1]cpu\" = torch.ops.aten.mul.Tensor(tangents_1, cos);  tangents_1 = "
+      "cos = None\n"
+      "        return (mul,)\n";
+  drawn +=
+      drawn_code(chromium, work, "backward",
+                 remat::report::html_page(
+                     "backward", remat::report::graph_html("backward", backward, nullptr, ""), ""));
+  remat::testing::expect_golden("report/graph_pages_drawn.html", drawn);
+  // What the lines say, checked here too rather than only in the golden file.
+  for (const char* drawn_piece :
+       {"<span class=\"line\" id=\"L9\" data-node=\"mm\" data-ac-graph-id=\"1\" "
+        "style=\"background:hsl(67, 75%, 92%);border-left:4px solid hsl(67, 60%, 45%)\">"
+        "<span class=\"ln\">9</span><span class=\"gutter\"><span class=\"mark mark-recomputed\" "
+        "title=\"mm: recomputed — tagged PREFER_RECOMPUTE (128 FLOPs)\">recomputed 64 B</span>",
+        "<span class=\"op\">torch.ops.aten.mm.default</span>",
+        "title=\"primals_2: input, read by the backward\">primals_2: input, read by the backward "
+        "64 B</span>",
+        "title=\"mul: saved — tagged MUST_SAVE &lt;&quot;quoted&quot;&gt;\"",
+        "<span class=\"c\"># File: /m.py:3 in f, code: return (x &lt; 1) &amp; y.sin()  "
+        "&lt;script&gt;</span>",
+        "<span class=\"line input-tag\" id=\"L7\" title=\"the tag of an input (a saved value): "
+        "printed by PyTorch, not a recomputation\">"}) {
+    EXPECT_NE(drawn.find(drawn_piece), std::string::npos) << drawn_piece;
+  }
   fs::remove_all(work);
 }
 

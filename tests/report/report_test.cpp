@@ -17,6 +17,7 @@
 #include "remat/tracelog/md5.h"
 #include "remat/tracelog/trace_writer.h"
 #include "testing/golden.h"
+#include "testing/graph_page.h"
 
 namespace remat::report {
 namespace {
@@ -235,7 +236,7 @@ TEST(Report, InductorProvenanceLinksGraphLinesAndKernels) {
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
   auto page = read_file(out + "/provenance_tracking_-_0_0_0.html");
   ASSERT_TRUE(page.ok());
-  size_t at = page->find("<script id=\"line-mappings\" type=\"application/json\">");
+  size_t at = page->find("<script type=\"application/json\" id=\"line-mappings\">");
   ASSERT_NE(at, std::string::npos);
   size_t start = page->find('>', at) + 1;
   auto mappings =
@@ -346,19 +347,20 @@ TEST(Report, PyTorch213LogMarksEveryValueRematSavedOrRecomputed) {
     if (record_url.empty()) continue;
     ++compiles;
     auto record = nlohmann::json::parse(*read_file(out + "/" + record_url));
-    auto page = read_file(out + "/" + joint_page);
-    ASSERT_TRUE(page.ok()) << id;
-    for (const auto& v : record["saved_values"]) {
-      std::string title = "title=\"" + v["name"].get<std::string>() + ": saved — " +
-                          html_escape(v["reason"].get<std::string>());
-      EXPECT_NE(page->find(title), std::string::npos) << id << ": " << title;
-      ++marked;
-    }
-    for (const auto& v : record["recomputed"]) {
-      std::string title = "title=\"" + v["name"].get<std::string>() + ": recomputed — " +
-                          html_escape(v["reason"].get<std::string>());
-      EXPECT_NE(page->find(title), std::string::npos) << id << ": " << title;
-      ++marked;
+    auto html = read_file(out + "/" + joint_page);
+    ASSERT_TRUE(html.ok()) << id;
+    auto page = testing::read_graph_page(*html);
+    ASSERT_TRUE(page) << id;
+    for (const char* kind : {"saved_values", "recomputed"}) {
+      for (const auto& v : record[kind]) {
+        std::string name = v["name"];
+        const testing::GraphPageChip* chip = page->chip(name);
+        ASSERT_TRUE(chip) << id << ": " << name;
+        EXPECT_EQ(chip->kind, std::string(kind) == "recomputed" ? "recomputed" : "saved")
+            << id << ": " << name;
+        EXPECT_EQ(chip->reason, v["reason"].get<std::string>()) << id << ": " << name;
+        ++marked;
+      }
     }
   }
   EXPECT_EQ(compiles, 6u);
@@ -435,18 +437,14 @@ TEST(Report, JointPagesWaitForTheirOwnCompile) {
   fs::create_directories(out);
   auto r = write_report(*log, out, ReportOptions{});
   ASSERT_TRUE(r.ok()) << format_all(r.errors());
-  std::string page0 = *read_file(out + "/-_0_0_0/aot_joint_graph_0.html");
-  std::string page1 = *read_file(out + "/-_1_0_0/aot_joint_graph_1.html");
-  EXPECT_NE(page0.find("data-node=\"cos\"><span class=\"ln\">3</span><span class=\"gutter\"><span "
-                       "class=\"mark mark-recomputed\""),
-            std::string::npos)
-      << page0;
-  EXPECT_NE(page0.find("title=\"primals_1: input, read by the backward"), std::string::npos)
-      << page0;
-  EXPECT_NE(page1.find("data-node=\"cos\"><span class=\"ln\">3</span><span class=\"gutter\"><span "
-                       "class=\"mark mark-saved\""),
-            std::string::npos)
-      << page1;
+  auto page0 = testing::read_graph_page(*read_file(out + "/-_0_0_0/aot_joint_graph_0.html"));
+  auto page1 = testing::read_graph_page(*read_file(out + "/-_1_0_0/aot_joint_graph_1.html"));
+  ASSERT_TRUE(page0 && page1);
+  ASSERT_TRUE(page0->chip("cos") && page0->chip("primals_1") && page1->chip("cos"));
+  EXPECT_EQ(page0->chip("cos")->line, 2u);
+  EXPECT_EQ(page0->chip("cos")->kind, "recomputed");
+  EXPECT_EQ(page0->chip("primals_1")->kind, "saved-input");
+  EXPECT_EQ(page1->chip("cos")->kind, "saved");
   ASSERT_EQ(r->partitions.size(), 2u);
   EXPECT_EQ(r->partitions[0].compile_id, "[0/0]");  // in log order, whichever finished first
   EXPECT_EQ(r->partitions[0].recomputed, std::set<std::string>{"cos"});
@@ -500,20 +498,29 @@ TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {
   marks.forward = {"primals_1", "primals_2", "sin", "mm"};
   marks.backward = {"sin", "primals_2", "tangents_1", "mm", "sigmoid_backward"};
   std::string html = graph_html("joint", text, &marks, "joint.txt");
-  EXPECT_NE(html.find("data-node=\"mm\" data-ac-graph-id=\"1\""), std::string::npos);
-  // Chips sit in the gutter before the code (visible on long lines), the reason as their tooltip.
-  EXPECT_NE(html.find("<span class=\"gutter\"><span class=\"mark mark-saved\" title=\"sin: saved "
-                      "\u2014 checkpoint-region input\">saved 64 B"),
-            std::string::npos);
-  EXPECT_NE(html.find("mark-recomputed\" title=\"mm: recomputed \u2014 tagged PREFER_RECOMPUTE "
-                      "(128 FLOPs)\">recomputed 64 B"),
-            std::string::npos);
-  EXPECT_NE(
-      html.find("mark-backward\" title=\"sigmoid_backward: backward only\">backward only 64 B"),
-      std::string::npos);
-  EXPECT_NE(
-      html.find("mark-forward\" title=\"primals_1: forward only\">primals_1: forward only 64 B"),
-      std::string::npos);  // three inputs on one line
+  // The text once, and per line its node, region and chips for the browser to draw
+  // (tests/cli/browser_test.cpp draws this page).
+  auto page = testing::read_graph_page(html);
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->text, text);
+  EXPECT_EQ(page->node_of_line.at(7), "mm");
+  EXPECT_EQ(page->region_of_line.at(7), 1);
+  EXPECT_EQ(page->region_of_line.count(4), 0u);
+  EXPECT_EQ(page->region_style.at("1"),
+            "background:hsl(67, 75%, 92%);border-left:4px solid hsl(67, 60%, 45%)");
+  auto chip = [&](const char* name) {
+    const testing::GraphPageChip* c = page->chip(name);
+    return c ? std::vector<std::string>{std::to_string(c->line), c->kind, c->bytes, c->reason,
+                                        c->cost}
+             : std::vector<std::string>{"no chip"};
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(chip("sin"), (V{"4", "saved", "64 B", "checkpoint-region input", ""}));
+  EXPECT_EQ(chip("mm"), (V{"7", "recomputed", "64 B", "tagged PREFER_RECOMPUTE", "128 FLOPs"}));
+  EXPECT_EQ(chip("sigmoid_backward"), (V{"8", "backward", "64 B", "", ""}));
+  EXPECT_EQ(chip("primals_1"), (V{"2", "forward", "64 B", "", ""}));
+  EXPECT_EQ(page->nodes_on_line.at(2), 3);  // three inputs on one line: chips name their node
+  EXPECT_EQ(chip("tangents_1"), (V{"2", "backward", "64 B", "", ""}));
   // The side panel: each saved and recomputed node, linked to its line, with the reason.
   // Each reason links to what it means on the glossary page.
   EXPECT_NE(html.find("<tr><td><a href=\"#L5\"><code>sin</code></a></td><td class=\"num\">64 "
@@ -527,7 +534,6 @@ TEST(GraphHtml, NodesRegionsAndMarksFromTheText) {
             std::string::npos);
   EXPECT_EQ(graph_html("joint", text, nullptr, "joint.txt").find("why-panel"),
             std::string::npos);  // no partition, no panel
-  EXPECT_NE(html.find("<span class=\"op\">torch.ops.aten.mm.default</span>"), std::string::npos);
   // Nodes as torch.fx (and remat info) counts them: the output too.
   EXPECT_NE(html.find("7 nodes: 3 inputs, 3 ops, the output"), std::string::npos);
 }
@@ -549,10 +555,14 @@ TEST(GraphHtml, ActivationsFirstInputsFoldedForwardOpsRunInTheBackwardNamed) {
   marks.joint_forward = joint_forward_nodes(text, nodes);
   std::string html = graph_html("joint", text, &marks, "");
   // cos is a forward op the partition runs in the backward only; mul is a backward op.
-  EXPECT_NE(html.find("mark-moved\" title=\"cos: forward op, run in the backward\""),
-            std::string::npos)
-      << html;
-  EXPECT_NE(html.find("mark-backward\" title=\"mul: backward only\""), std::string::npos);
+  auto page = testing::read_graph_page(html);
+  ASSERT_TRUE(page);
+  ASSERT_TRUE(page->chip("cos"));
+  EXPECT_EQ(page->chip("cos")->kind, "moved");
+  ASSERT_TRUE(page->chip("mul"));
+  EXPECT_EQ(page->chip("mul")->kind, "backward");
+  ASSERT_TRUE(page->chip("primals_2"));
+  EXPECT_EQ(page->chip("primals_2")->kind, "saved-input");
   // The panel leads with the activations (none here) and folds the inputs into one line.
   EXPECT_NE(html.find("<h2>Saved activations (0, 0 B)</h2>"), std::string::npos);
   EXPECT_NE(html.find("<details id=\"why-saved-inputs\"><summary>and 2 inputs the backward reads "
@@ -664,7 +674,10 @@ TEST(GraphHtml, TagLinesOfInputsAreExplainedAndColorNothing) {
   EXPECT_NE(html.find("id=\"input-tags\">The tag lines right after the signature (line 7)"),
             std::string::npos)
       << html;
-  EXPECT_NE(html.find("<span class=\"line input-tag\" id=\"L7\""), std::string::npos);
+  auto page = testing::read_graph_page(html);
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->input_tags, std::set<size_t>{6});
+  EXPECT_FALSE(page->has_chips);
   EXPECT_EQ(graph_html("joint", golden_text("seed_joint_tlparse.txt"), nullptr, "j.txt")
                 .find("input-tags"),
             std::string::npos);

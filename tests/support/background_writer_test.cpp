@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -51,7 +53,8 @@ TEST(BackgroundWriter, WritesEveryFileRenderedOrNotBeforeFinishReturns) {
 TEST(BackgroundWriter, AFileItCannotWriteIsTheError) {
   fs::path dir = scratch("error");
   { std::ofstream(dir / "taken") << "a file where a folder should be"; }
-  BackgroundWriter files(dir.string());
+  // One thread: with more, a file another thread already took is still written.
+  BackgroundWriter files(dir.string(), size_t{64} << 20, 1);
   files.write("ok.txt", "fine");
   files.write("taken/inside.txt", "cannot be");
   files.write("later.txt", "dropped after the error");
@@ -62,6 +65,31 @@ TEST(BackgroundWriter, AFileItCannotWriteIsTheError) {
       << s.errors()[0].format();
   EXPECT_TRUE(fs::exists(dir / "ok.txt"));
   EXPECT_FALSE(fs::exists(dir / "later.txt"));
+  fs::remove_all(dir);
+}
+
+TEST(BackgroundWriter, WhatRendersLeaveIsReadAfterFinishAndMoreMayFollow) {
+  // The report's partition pages make a record beside their page, read once finish() returned.
+  fs::path dir = scratch("results");
+  BackgroundWriter files(dir.string(), 1024, 3);
+  std::vector<std::shared_ptr<int>> results;
+  for (int i = 0; i < 50; ++i) {
+    auto result = std::make_shared<int>(-1);
+    results.push_back(result);
+    files.write(
+        "page_" + std::to_string(i) + ".html",
+        [i, result] {
+          *result = i * i;
+          return std::to_string(i);
+        },
+        8);
+  }
+  ASSERT_TRUE(files.finish().ok());
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(*results[i], i * i) << i;
+  files.write("after.txt", "more");
+  ASSERT_TRUE(files.finish().ok());
+  EXPECT_EQ(*read_file((dir / "after.txt").string()), "more");
+  EXPECT_EQ(*read_file((dir / "page_49.html").string()), "49");
   fs::remove_all(dir);
 }
 

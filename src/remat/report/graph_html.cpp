@@ -6,14 +6,16 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <unordered_map>
 
 #include "remat/fxtext/recompute_tags.h"
 #include "remat/fxtext/statement_call.h"
 #include "remat/fxtext/tensor_annotation.h"
 #include "remat/fxtext/text_scan.h"
 #include "remat/report/glossary.h"
+#include "remat/report/graph_script.h"
 #include "remat/report/html.h"
-#include "remat/report/python_html.h"
+#include "remat/support/json_text.h"
 
 namespace remat::report {
 namespace {
@@ -88,7 +90,7 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
   std::vector<std::string_view> lines = fxtext::split_lines(text);
   constexpr uint32_t kNone = UINT32_MAX;
   std::vector<uint32_t> first_node(lines.size(), kNone);
-  std::map<int64_t, std::string> region_style;  // id -> the line's style attribute
+  std::map<int64_t, std::string> region_style;  // id -> its lines' style
   size_t inputs = 0;
   for (size_t k = 0; k < nodes.size(); ++k) {
     const GraphLine& g = nodes[k];
@@ -99,9 +101,7 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
   }
   // Region colors: evenly spread hues, the same id always the same color.
   for (auto& [id, style] : region_style) {
-    style = " data-ac-graph-id=\"" + std::to_string(id) +
-            "\" style=\"background:" + region_fill(id) + ";border-left:4px solid " +
-            region_stroke(id) + "\"";
+    style = "background:" + region_fill(id) + ";border-left:4px solid " + region_stroke(id);
   }
   out += "<h1>";
   append_html_escaped(out, title);
@@ -138,9 +138,10 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
   }
   uint64_t activation_bytes = 0, input_bytes = 0;
   size_t counts[5] = {0, 0, 0, 0, 0};
+  std::vector<std::optional<Mark>> node_marks(marks ? nodes.size() : 0);
   if (marks) {
-    for (const GraphLine& g : nodes) {
-      if (auto m = marks->mark(g.name)) ++counts[static_cast<int>(*m)];
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if ((node_marks[k] = marks->mark(nodes[k].name))) ++counts[static_cast<int>(*node_marks[k])];
     }
     for (const auto& [name, bytes] : marks->saved)
       (marks->inputs.contains(name) ? input_bytes : activation_bytes) += bytes;
@@ -262,74 +263,120 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
            "produced a saved value; "
            "nothing is recomputed for them.</p>\n";
   }
-  out += "<pre class=\"code\">";
-  char number[24];
-  for (size_t n = 0; n < lines.size(); ++n) {
-    const GraphLine* g = first_node[n] == kNone ? nullptr : &nodes[first_node[n]];
-    auto [number_end, ec] = std::to_chars(number, number + sizeof number, n + 1);
-    std::string_view line_number(number, static_cast<size_t>(number_end - number));
-    out += input_tag[n] ? "<span class=\"line input-tag\" id=\"L" : "<span class=\"line\" id=\"L";
-    out += line_number;
-    out += '"';
-    if (input_tag[n])
-      out +=
-          " title=\"the tag of an input (a saved value): printed by PyTorch, not a recomputation\"";
-    if (g) {
-      out += " data-node=\"";
-      append_html_escaped(out, g->name);
-      out += '"';
-      if (g->ac_graph_id) out += region_style[*g->ac_graph_id];
-    }
-    out += "><span class=\"ln\">";
-    out += line_number;
-    out += "</span>";
-    // Marks go in a gutter before the code, so that they stay in view on long lines; the reason
-    // is the chip's tooltip.
-    if (marks) {
-      out += "<span class=\"gutter\">";
-      size_t on_line = 0;
-      for (size_t k = g ? first_node[n] : nodes.size(); k < nodes.size() && nodes[k].line == n; ++k)
-        ++on_line;
-      for (size_t k = g ? first_node[n] : nodes.size(); k < nodes.size() && nodes[k].line == n;
-           ++k) {
-        const GraphLine* node = &nodes[k];
-        auto m = marks->mark(node->name);
-        if (!m) continue;
-        static constexpr const char* kClass[] = {"saved", "recomputed", "forward", "backward",
-                                                 "moved"};
-        static constexpr const char* kText[] = {"saved", "recomputed", "forward only",
-                                                "backward only", "forward op, run in the backward"};
-        auto c = static_cast<int>(*m);
-        std::optional<uint64_t> bytes = node->bytes;
-        if (*m == Mark::Saved) bytes = marks->saved.at(node->name);
-        // An input the backward reads is saved too, but costs no activation memory: its own chip.
-        bool input = *m == Mark::Saved && marks->inputs.contains(node->name);
-        const char* mark_class = input ? "saved-input" : kClass[c];
-        const char* mark_text = input ? "input, read by the backward" : kText[c];
-        std::string tip = node->name + ": " + mark_text;
-        if (auto w = marks->why.find(node->name); w != marks->why.end())
-          tip += " \u2014 " + w->second;
-        if (auto f = marks->flops.find(node->name); f != marks->flops.end())
-          tip += " (" + human_flops(f->second) + ")";
-        out += "<span class=\"mark mark-";
-        out += mark_class;
-        out += "\" title=\"";
-        append_html_escaped(out, tip);
-        out += "\">";
-        if (on_line > 1) {
-          append_html_escaped(out, node->name);
-          out += ": ";
-        }
-        out += mark_text;
-        if (bytes) out += " " + human_bytes(*bytes);
-        out += "</span>";
-      }
-      out += "</span>";
-    }
-    append_python_line(out, lines[n]);
-    out += "</span>";
-  }
+  // The text once, escaped (readable as it is), and what the browser needs to number, anchor,
+  // highlight and mark its lines (graph_script.cpp): the first node of each line with its region,
+  // the input tags, the chips. The newline after <pre> is the one HTML drops.
+  out += "<pre class=\"code\" id=\"graph-code\">\n";
+  append_html_text(out, text);
   out += "</pre>\n";
+  // Compact, since a page holds one entry per line and per chip: trailing defaults are left out
+  // (graph_script.cpp spells them out). Written by hand: it is most of a page's building.
+  std::string data = "{\"nodes\":[";
+  char comma = ' ';
+  for (size_t n = 0; n < lines.size(); ++n) {
+    if (first_node[n] == kNone) continue;
+    // [line, first node's name, its region, how many nodes the line defines]
+    const GraphLine& g = nodes[first_node[n]];
+    size_t on_line = 0;
+    for (size_t k = first_node[n]; k < nodes.size() && nodes[k].line == n; ++k) ++on_line;
+    data += comma;
+    data += '[';
+    json::append_int(data, static_cast<int64_t>(n));
+    data += ',';
+    json::append_string(data, g.name);
+    if (g.ac_graph_id || on_line > 1) {
+      data += ',';
+      if (g.ac_graph_id)
+        json::append_int(data, *g.ac_graph_id);
+      else
+        data += "null";
+    }
+    if (on_line > 1) {
+      data += ',';
+      json::append_int(data, static_cast<int64_t>(on_line));
+    }
+    data += ']';
+    comma = ',';
+  }
+  data += "],\"inputTags\":[";
+  comma = ' ';
+  for (size_t n = 0; n < lines.size(); ++n) {
+    if (!input_tag[n]) continue;
+    data += comma;
+    json::append_int(data, static_cast<int64_t>(n));
+    comma = ',';
+  }
+  data += "],\"regions\":{";
+  comma = ' ';
+  for (const auto& [id, style] : region_style) {
+    data += comma;
+    json::append_string(data, std::to_string(id));
+    data += ':';
+    json::append_string(data, style);
+    comma = ',';
+  }
+  data += '}';
+  if (marks) {
+    // Chips go in a gutter before the code, so that they stay in view on long lines; the reason
+    // is the chip's tooltip. [line, kind, bytes, reason, cost, name]: kind is the Mark, or 5 for
+    // an input the backward reads (saved too, but no activation memory: its own chip); the
+    // reasons are listed once; name where it is not the line's first node.
+    std::vector<std::string_view> reasons;
+    std::unordered_map<std::string_view, size_t> reason_index;
+    data += ",\"chips\":[";
+    comma = ' ';
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      const GraphLine& node = nodes[k];
+      const std::optional<Mark>& m = node_marks[k];
+      if (!m || node.line >= lines.size()) continue;
+      std::optional<uint64_t> bytes = node.bytes;
+      if (*m == Mark::Saved) bytes = marks->saved.at(node.name);
+      bool input = *m == Mark::Saved && marks->inputs.contains(node.name);
+      int64_t reason = -1;
+      if (auto w = marks->why.find(node.name); w != marks->why.end()) {
+        auto [at, added] = reason_index.try_emplace(w->second, reasons.size());
+        if (added) reasons.push_back(w->second);
+        reason = static_cast<int64_t>(at->second);
+      }
+      auto f = marks->flops.find(node.name);
+      std::string cost = f == marks->flops.end() ? "" : human_flops(f->second);
+      bool first = first_node[node.line] == k;
+      data += comma;
+      data += '[';
+      json::append_int(data, static_cast<int64_t>(node.line));
+      data += ',';
+      json::append_int(data, input ? 5 : static_cast<int>(*m));
+      data += ',';
+      json::append_string(data, bytes ? human_bytes(*bytes) : "");
+      if (reason >= 0 || !cost.empty() || !first) {
+        data += ',';
+        json::append_int(data, reason);
+      }
+      if (!cost.empty() || !first) {
+        data += ',';
+        json::append_string(data, cost);
+      }
+      if (!first) {
+        data += ',';
+        json::append_string(data, node.name);
+      }
+      data += ']';
+      comma = ',';
+    }
+    data += "],\"reasons\":[";
+    comma = ' ';
+    for (std::string_view r : reasons) {
+      data += comma;
+      json::append_string(data, r);
+      comma = ',';
+    }
+    data += ']';
+  }
+  data += '}';
+  append_script_json(out, "graph-data", data);
+  out += "<script>";
+  out += graph_page_script();
+  out += "</script>\n";
   if (!panel.empty()) out += panel + "</div>\n";
 }
 

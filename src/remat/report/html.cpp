@@ -8,18 +8,16 @@
 
 namespace remat::report {
 
-void append_html_escaped(std::string& out, std::string_view text) {
-  // Runs of ordinary bytes are copied whole: graph pages are mostly such runs.
-  static constexpr auto kSpecial = [] {
-    std::array<bool, 256> t{};
-    for (unsigned char c : {'&', '<', '>', '"', '\''}) t[c] = true;
-    return t;
-  }();
+namespace {
+
+// Appends `text` with each byte that `special` marks replaced by its entity. Runs of ordinary
+// bytes are copied whole: graph pages are mostly such runs.
+void append_escaped(std::string& out, std::string_view text, const std::array<bool, 256>& special) {
   const char* p = text.data();
   const char* end = p + text.size();
   while (p < end) {
     const char* q = p;
-    while (q < end && !kSpecial[static_cast<unsigned char>(*q)]) ++q;
+    while (q < end && !special[static_cast<unsigned char>(*q)]) ++q;
     out.append(p, q);
     if (q == end) break;
     switch (*q) {
@@ -41,6 +39,38 @@ void append_html_escaped(std::string& out, std::string_view text) {
     }
     p = q + 1;
   }
+}
+
+constexpr std::array<bool, 256> special_bytes(std::string_view bytes) {
+  std::array<bool, 256> t{};
+  for (char c : bytes) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}
+
+}  // namespace
+
+void append_html_escaped(std::string& out, std::string_view text) {
+  static constexpr auto kSpecial = special_bytes("&<>\"'");
+  append_escaped(out, text, kSpecial);
+}
+
+void append_html_text(std::string& out, std::string_view text) {
+  static constexpr auto kSpecial = special_bytes("&<>");
+  append_escaped(out, text, kSpecial);
+}
+
+void append_script_json(std::string& out, std::string_view id, std::string_view json) {
+  out += "<script type=\"application/json\" id=\"";
+  append_html_escaped(out, id);
+  out += "\">";
+  // '<' appears only inside JSON strings, where \u003c means the same to JSON.parse.
+  for (size_t at = 0; at < json.size();) {
+    size_t lt = std::min(json.find('<', at), json.size());
+    out.append(json, at, lt - at);
+    if (lt < json.size()) out += "\\u003c";
+    at = lt + 1;
+  }
+  out += "</script>\n";
 }
 
 std::string region_fill(int64_t id) {

@@ -15,6 +15,12 @@ std::string html_escape(std::string_view text);
 bool is_safe_link(std::string_view url);
 /// The same, appended to `out` (the page builders' hot path: no temporary per piece).
 void append_html_escaped(std::string& out, std::string_view text);
+/// Element content only (a `<pre>`'s text, not an attribute): `&`, `<` and `>` escaped, quotes
+/// kept, so that a graph's text (full of quoted annotations) stays its own size.
+void append_html_text(std::string& out, std::string_view text);
+/// `<script type="application/json" id="ID">` with the JSON text `json` for a page's script,
+/// every `<` escaped (so no text from a log can close the element).
+void append_script_json(std::string& out, std::string_view id, std::string_view json);
 /// A complete page: title, the shared CSS, `body`, and the footer naming the tool and command.
 std::string html_page(std::string_view title, std::string_view body, std::string_view footer);
 /// The same page in pieces, for a body built in place: everything before the body ...

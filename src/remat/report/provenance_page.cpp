@@ -134,10 +134,9 @@ std::string provenance_page_body(const ProvenanceSources& s, std::string_view co
   body += pane("post", "Post-grad graph", s.post_grad);
   if (!s.output_code.empty()) body += pane("py", "Generated code", s.output_code);
   if (!s.aot_code.empty()) body += pane("cpp", "AOT wrapper code", s.aot_code);
+  body += "</div>\n";
+  append_script_json(body, "line-mappings", provenance_line_mappings(s).dump());
   body +=
-      "</div>\n<script id=\"line-mappings\" type=\"application/json\">" +
-      provenance_line_mappings(s).dump() +
-      "</script>\n"
       "<script>\n"
       "const M = JSON.parse(document.getElementById('line-mappings').textContent);\n"
       "const links = {pre: [['post', 'preToPost']], post: [['pre', 'postToPre'], ['py', "

@@ -105,11 +105,17 @@ void Site::write(const std::string& rel, std::string content) {
   result.files.push_back(rel);
 }
 
+void Site::write_rendered(const std::string& rel, std::function<std::string()> render,
+                          size_t bytes) {
+  files_.write(rel, std::move(render), bytes);
+  result.files.push_back(rel);
+}
+
 void Site::write_graph_page(std::string title, std::string text, std::vector<GraphLine> nodes,
                             std::optional<PartitionMarks> marks, const std::string& txt,
                             const std::string& html) {
-  size_t bytes = 4 * text.size();  // the text, and the page it becomes
-  files_.write(
+  size_t bytes = 3 * text.size();  // the text, and the page it becomes
+  write_rendered(
       html,
       [title = std::move(title), text = std::move(text), nodes = std::move(nodes),
        marks = std::move(marks), text_url = fs::path(txt).filename().string(), footer = footer()] {
@@ -121,7 +127,6 @@ void Site::write_graph_page(std::string title, std::string text, std::vector<Gra
         return page;
       },
       bytes);
-  result.files.push_back(html);
 }
 
 void Site::add_file(size_t dir, std::string rel, std::string_view content, std::string detail,
@@ -395,6 +400,9 @@ Status Site::finish(const tracelog::TraceReader& reader) {
     fbody += "<tr><td>" + link + "</td>" + cells + "</tr>\n";
   fbody += "</table>\n";
   write("failures_and_restarts.html", html_page("Failures and restarts", fbody, footer()));
+  // The diff pages and the index read the partitions read off PyTorch's graphs, which the
+  // writers make: wait for them (an error among them is still the one finish returns below).
+  (void)files_.finish();
   write_diff_pages();
   if (std::ranges::any_of(dirs, [](const CompileDir& d) { return d.partition || d.derived; })) {
     write(std::string(kGlossaryPage),

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,9 +55,10 @@ struct CompileDir {
   PartitionMarks marks;  ///< filled from `partition` and the forward/backward graphs
   std::vector<GraphLine> forward_lines, backward_lines;  ///< the logged aot_forward/backward graphs
   std::string forward_text, backward_text;               ///< and their text
-  /// Without a partition record: the one read off the logged graphs (its charts dropped once its
-  /// page is written) and that page.
-  std::optional<records::PartitionRecord> derived;
+  /// Without a partition record: the one read off the logged graphs and that page. Both are made
+  /// on a writer thread: the record (its charts dropped) may be read once Site::finish has
+  /// waited for the writers.
+  std::shared_ptr<records::PartitionRecord> derived;
   std::string derived_page;
   /// A digest of its joint graph's text: compiles of the same joint graph get a diff page.
   std::optional<size_t> joint_digest;
@@ -120,6 +122,9 @@ class Site {
   // For the handlers.
   /// Queues `rel` for the writer's thread; a write error is the report's, at the end (finish).
   void write(const std::string& rel, std::string content);
+  /// The same with what `render` returns, called on a writer thread: it must own what it reads.
+  /// `bytes`: about what it holds.
+  void write_rendered(const std::string& rel, std::function<std::string()> render, size_t bytes);
   /// A graph's page, rendered and written on the writer's thread (it gets its own copies).
   void write_graph_page(std::string title, std::string text, std::vector<GraphLine> nodes,
                         std::optional<PartitionMarks> marks, const std::string& txt,
@@ -166,7 +171,7 @@ class Site {
   std::ofstream raw_;       // raw.jsonl records, before the string table is known
   std::ofstream chromium_;  // chromium_events.json
   size_t chromium_count_ = 0;
-  // Pages are created and filled on a second thread while the log is read and the next pages
+  // Pages are created and filled on writer threads while the log is read and the next pages
   // are rendered (a third of the report's time is the kernel's: bench_trace_log).
   BackgroundWriter files_;
 };

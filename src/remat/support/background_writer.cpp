@@ -1,5 +1,6 @@
 #include "remat/support/background_writer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -8,8 +9,10 @@
 
 namespace remat {
 
-BackgroundWriter::BackgroundWriter(std::string root, size_t max_queued)
-    : root_(std::move(root)), max_queued_(max_queued), worker_([this] { run(); }) {}
+BackgroundWriter::BackgroundWriter(std::string root, size_t max_queued, unsigned threads)
+    : root_(std::move(root)), max_queued_(max_queued) {
+  for (unsigned i = 0; i < std::max(threads, 1u); ++i) workers_.emplace_back([this] { run(); });
+}
 
 BackgroundWriter::~BackgroundWriter() {
   {
@@ -17,7 +20,7 @@ BackgroundWriter::~BackgroundWriter() {
     stopping_ = true;
   }
   changed_.notify_all();
-  worker_.join();
+  for (std::thread& w : workers_) w.join();
 }
 
 void BackgroundWriter::write(std::string rel, std::string contents) {
@@ -40,12 +43,14 @@ void BackgroundWriter::enqueue(Job job) {
 
 Status BackgroundWriter::finish() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  changed_.wait(lock, [&] { return queue_.empty() && busy_ == 0; });
   return error_;
 }
 
 void BackgroundWriter::run() {
-  std::set<std::string, std::less<>> folders;  // made so far: ask the file system once per folder
+  // Made so far by this thread: ask the file system once per folder (making one that another
+  // thread made is no error).
+  std::set<std::string, std::less<>> folders;
   std::unique_lock lock(mutex_);
   for (;;) {
     changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
@@ -53,12 +58,13 @@ void BackgroundWriter::run() {
     Job job = std::move(queue_.front());
     queue_.pop_front();
     size_t job_bytes = job.bytes;
-    busy_ = true;
+    ++busy_;
     bool failed = !error_.ok();
     lock.unlock();
     Status s;
     if (failed) {
-      // After an error the rest is dropped: the report fails as a whole.
+      // After an error the rest is dropped (what other threads hold already is still written):
+      // the report fails as a whole.
     } else if (!is_safe_relative_path(job.rel)) {
       // Every name is made safe where it is made (safe_file_stem); this is the last guard.
       s = file_error(root_, "refused to write " + job.rel.substr(0, 120) +
@@ -79,7 +85,7 @@ void BackgroundWriter::run() {
     lock.lock();
     if (!s.ok() && error_.ok()) error_ = std::move(s);
     queued_bytes_ -= job_bytes;
-    busy_ = false;
+    --busy_;
     changed_.notify_all();
   }
 }

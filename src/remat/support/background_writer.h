@@ -1,6 +1,6 @@
-// Whole files rendered and written on a thread of their own: a producer of many pages (the report)
+// Whole files rendered and written on threads of their own: a producer of many pages (the report)
 // hands each one over, rendered or as a function that renders it, and goes on reading while the
-// other core builds the page and the kernel creates and fills the file.
+// other cores build the pages and the kernel creates and fills the files.
 #pragma once
 
 #include <condition_variable>
@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "remat/support/expected.h"
 
@@ -17,9 +18,12 @@ namespace remat {
 
 class BackgroundWriter {
  public:
-  /// Files are written under `root`; their folders are made as needed. At most `max_queued`
-  /// bytes wait at a time (write() blocks beyond that), so memory stays bounded.
-  explicit BackgroundWriter(std::string root, size_t max_queued = size_t{64} << 20);
+  /// Files are written under `root` by `threads` threads, in any order; their folders are made as
+  /// needed. At most `max_queued` bytes wait at a time (write() blocks beyond that), so memory
+  /// stays bounded. Two threads beside the producer pay on two cores: a thread waiting on the
+  /// kernel (creating a file) leaves its core to the other (bench/trace_log_bench.cpp).
+  explicit BackgroundWriter(std::string root, size_t max_queued = size_t{64} << 20,
+                            unsigned threads = 2);
   ~BackgroundWriter();  ///< finishes what is queued
   BackgroundWriter(const BackgroundWriter&) = delete;
   BackgroundWriter& operator=(const BackgroundWriter&) = delete;
@@ -29,7 +33,9 @@ class BackgroundWriter {
   /// Queues `root/rel` with what `render` returns, called on the writer's thread: it must own
   /// what it reads. `bytes`: about what it holds, for the bound on what waits.
   void write(std::string rel, std::function<std::string()> render, size_t bytes);
-  /// Waits until every queued file is written; the first error, if any ("path: cannot write").
+  /// Waits until every queued file is written (and every render has run: what a render leaves
+  /// elsewhere may be read after it); the first error, if any ("path: cannot write"). More may
+  /// be written afterwards.
   Status finish();
 
  private:
@@ -48,10 +54,10 @@ class BackgroundWriter {
 
   std::deque<Job> queue_;
   size_t queued_bytes_ = 0;
-  bool busy_ = false;  // the worker holds a file it took off the queue
+  unsigned busy_ = 0;  // workers holding a file they took off the queue
   bool stopping_ = false;
   Status error_;
-  std::thread worker_;  // last: started once everything above exists
+  std::vector<std::thread> workers_;  // last: started once everything above exists
 };
 
 }  // namespace remat
