@@ -1,6 +1,9 @@
 // What a statement of FX graph text calls, read off its text.
 #include <gtest/gtest.h>
 
+#include <string_view>
+#include <vector>
+
 #include "remat/fxtext/statement_call.h"
 
 namespace remat::fxtext {
@@ -27,6 +30,32 @@ TEST(StatementCall, TargetsAndFirstArguments) {
   EXPECT_EQ(statement_call("    ones = torch.ops.aten.ones.default(4)").first, "");
   EXPECT_EQ(statement_call("    return (a, b)").target, "");
   EXPECT_EQ(statement_call("    x = y").target, "");
+}
+
+TEST(StatementCall, WhatEndsTheRightHandSideBeforeItsFirstBracketIsHeeded) {
+  // The call is read up to its first bracket; a `;`, a comment or a string before that bracket
+  // ends or hides it, as in the whole right-hand side.
+  StatementCall mm =
+      statement_call("    mm: \"f32[4]\" = torch.ops.aten.mm.default(a, b);  a = b = None");
+  EXPECT_EQ(mm.target, "aten.mm.default");
+  EXPECT_EQ(mm.first, "a");
+  EXPECT_EQ(statement_call("    x = a;  b = c[0]").target, "");
+  EXPECT_EQ(statement_call("    x = y  # see f(z)").target, "");
+  EXPECT_EQ(statement_call("    x = \"s(\" + f(y)").target, "");
+  EXPECT_EQ(statement_call("    x = f (y)").target, "");
+  EXPECT_EQ(statement_call("    x: \"f32[4]\"; y = f(z)").target, "");  // no assignment first
+}
+
+TEST(StatementCall, OperandsAreTheRightHandSidesNamesOutsideStringsPathsAndKeywords) {
+  using V = std::vector<std::string_view>;
+  EXPECT_EQ(statement_operands("    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, cos);  "
+                               "tangents_1 = cos = None"),
+            (V{"tangents_1", "cos"}));
+  EXPECT_EQ(statement_operands("    x = f(a, dim=1, keepdim=b)"), (V{"f", "a", "b"}));
+  EXPECT_EQ(statement_operands("    x = g(\"a b\", c)  # d e"), (V{"g", "c"}));
+  EXPECT_EQ(statement_operands("    x = a == b"), (V{"a", "b"}));
+  EXPECT_EQ(statement_operands("    x = y[0];  z = w"), V{"y"});
+  EXPECT_EQ(statement_operands("    return (a, b)"), V{});
 }
 
 TEST(StatementCall, StorageSharingOps) {

@@ -13,6 +13,10 @@ TEST(DerivedPartition, FreedNamesComeFromTheDeletionAtTheLinesEnd) {
   EXPECT_EQ(freed_names("add_ += 1;  x = add_;  add_ = None"), V{"add_"});
   EXPECT_EQ(freed_names("s = f(';  a = None');  b = None"), V{"b"});
   EXPECT_EQ(freed_names("s = f(x);  x = 1"), V{});
+  // The last `;  ` counts only at the top level: inside a string or a call it frees nothing.
+  EXPECT_EQ(freed_names("s = f(x);  y = g(\";  z = None\")"), V{});
+  EXPECT_EQ(freed_names("s = f(a;  b = None)"), V{});
+  EXPECT_EQ(freed_names("s = f(\";  q = None\");  c = None"), V{"c"});
 }
 
 TEST(DerivedPartition, TheTimelineCountsAnnotatedBytesAndDeletions) {

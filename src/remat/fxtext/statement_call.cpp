@@ -15,17 +15,21 @@ std::string_view identifier(std::string_view s) {
   return s.substr(0, n);
 }
 
-/// The right-hand side of `name[: "annotation"] = RHS[;  a = None]`, or empty.
-std::string_view right_hand_side(std::string_view line) {
-  std::string_view stmt = trim(line);
-  size_t semi = find_outside_quotes(
-      stmt, 0, [](char c, size_t, int depth) { return depth == 0 && c == ';'; });
-  if (semi != std::string_view::npos) stmt = stmt.substr(0, semi);
+/// Where the ` = ` of `name[: "annotation"] = RHS[;  a = None]` is in the trimmed statement, or
+/// npos (a `;` before it: no assignment).
+size_t assignment_at(std::string_view stmt) {
   size_t eq = find_outside_quotes(stmt, 0, [&](char c, size_t i, int depth) {
-    return depth == 0 && c == '=' && i > 0 && stmt[i - 1] == ' ' && i + 1 < stmt.size() &&
-           stmt[i + 1] == ' ';
+    return depth == 0 && (c == ';' || (c == '=' && i > 0 && stmt[i - 1] == ' ' &&
+                                       i + 1 < stmt.size() && stmt[i + 1] == ' '));
   });
-  if (eq == std::string_view::npos) return {};
+  return eq == std::string_view::npos || stmt[eq] == ';' ? std::string_view::npos : eq;
+}
+
+/// The right-hand side after the ` = ` at `eq`, up to the next statement or a comment.
+std::string_view right_hand_side(std::string_view stmt, size_t eq) {
+  size_t semi = find_outside_quotes(
+      stmt, eq + 1, [](char c, size_t, int depth) { return depth == 0 && c == ';'; });
+  if (semi != std::string_view::npos) stmt = stmt.substr(0, semi);
   std::string_view rhs = trim(stmt.substr(eq + 1));
   if (size_t hash = comment_start(rhs); hash != std::string_view::npos)
     rhs = trim(rhs.substr(0, hash));
@@ -36,30 +40,53 @@ std::string_view right_hand_side(std::string_view line) {
 
 std::vector<std::string_view> statement_operands(std::string_view line) {
   std::vector<std::string_view> out;
-  std::string_view rhs = right_hand_side(line);
+  statement_operands(line, out);
+  return out;
+}
+
+void statement_operands(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
+  std::string_view stmt = trim(line);
+  size_t eq = assignment_at(stmt);
+  if (eq == std::string_view::npos) return;
   auto take = [&](size_t i, size_t j) {
-    std::string_view word = rhs.substr(i, j - i);
-    bool path = (i > 0 && rhs[i - 1] == '.') || (j < rhs.size() && rhs[j] == '.');
-    bool keyword = j < rhs.size() && rhs[j] == '=' && (j + 1 == rhs.size() || rhs[j + 1] != '=');
+    std::string_view word = stmt.substr(i, j - i);
+    bool path = stmt[i - 1] == '.' || (j < stmt.size() && stmt[j] == '.');
+    bool keyword =
+        j < stmt.size() && stmt[j] == '=' && (j + 1 == stmt.size() || stmt[j + 1] != '=');
     if (!path && !keyword && !is_digit(word[0])) out.push_back(word);
   };
-  // The words outside strings, each taken where it ends.
+  // The words outside strings of the right-hand side, each taken where it ends, in one pass: the
+  // right-hand side ends at the next top-level `;` or at a comment.
   size_t start = std::string_view::npos;
-  find_outside_quotes(rhs, 0, [&](char c, size_t i, int) {
-    if (is_identifier_char(c)) {
+  find_outside_quotes(stmt, eq + 1, [&](char c, size_t i, int depth) {
+    bool end = (c == ';' && depth == 0) || c == '#';
+    if (!end && is_identifier_char(c)) {
       if (start == std::string_view::npos) start = i;
     } else if (start != std::string_view::npos) {
       take(start, i);
       start = std::string_view::npos;
     }
-    return false;
+    return end;
   });
-  if (start != std::string_view::npos) take(start, rhs.size());
-  return out;
+  if (start != std::string_view::npos) take(start, stmt.size());
 }
 
 StatementCall statement_call(std::string_view line) {
-  std::string_view rhs = right_hand_side(line);
+  std::string_view stmt = trim(line);
+  size_t eq = assignment_at(stmt);
+  if (eq == std::string_view::npos) return {};
+  // What follows reads the right-hand side up to its first bracket only. When a bracket comes
+  // before anything that could end it early (a `;`, a comment, a string), the rest of the line
+  // need not be scanned for its end (a report reads every statement of every graph).
+  auto special = [](char c) {
+    return c == '(' || c == '[' || c == ';' || c == '#' || c == '\'' || c == '"';
+  };
+  size_t stop = eq + 1;
+  while (stop < stmt.size() && !special(stmt[stop])) ++stop;
+  std::string_view rhs = stop < stmt.size() && (stmt[stop] == '(' || stmt[stop] == '[')
+                             ? trim(stmt.substr(eq + 1))
+                             : right_hand_side(stmt, eq);
   if (rhs.empty()) return {};
   constexpr std::string_view kOps = "torch.ops.";
   if (rhs.starts_with(kOps)) rhs.remove_prefix(kOps.size());

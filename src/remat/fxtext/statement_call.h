@@ -20,6 +20,8 @@ StatementCall statement_call(std::string_view line);
 /// The names a statement reads: the identifiers of its right-hand side that are not an op's
 /// path (`torch.ops.aten.mm.default`), a keyword argument's name or inside a string.
 std::vector<std::string_view> statement_operands(std::string_view line);
+/// The same into `out` (cleared first), for a loop over many lines.
+void statement_operands(std::string_view line, std::vector<std::string_view>& out);
 
 /// Whether an op's result lives in its first argument's storage, as remat's memory estimate
 /// counts it: the view ops of PyTorch's partitioner (`view`, `t`, `expand`, ...), `detach` and

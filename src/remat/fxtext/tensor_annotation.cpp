@@ -37,8 +37,32 @@ bool parse_dim(std::string_view p, std::vector<DimText>& out) {
 
 }  // namespace
 
+namespace {
+
+// `4, 4`: integers and `, ` only, the common case, read in one pass (a report reads the
+// annotation of every node it lists); false, with `out` cleared, for anything else.
+bool parse_integer_dims(std::string_view s, std::vector<DimText>& out) {
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t start = i;
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data() + i, s.data() + s.size(), v);
+    if (ec != std::errc() || s[start] == '-' || s[start] == '+') break;
+    i = static_cast<size_t>(end - s.data());
+    out.push_back({s.substr(start, i - start), v});
+    if (i == s.size()) return true;
+    if (s.substr(i, 2) != ", ") break;
+    i += 2;
+  }
+  out.clear();
+  return false;
+}
+
+}  // namespace
+
 bool parse_dims(std::string_view s, std::vector<DimText>& out) {
   out.clear();
+  if (parse_integer_dims(s, out)) return true;
   if (trim(s).empty()) return true;
   bool ok = true;
   for_each_top_level(s, ",", [&](std::string_view part) {
@@ -60,16 +84,16 @@ AnnotationError parse_tensor_annotation(std::string_view a, TensorAnnotation& ou
       !parse_dims(a.substr(bracket + 1, close - bracket - 1), out.sizes))
     return AnnotationError::MalformedShape;
   std::string_view rest = a.substr(close + 1);
-  out.strides.reset();
   if (rest.starts_with("[")) {
     size_t stride_close = rest.find(']');
-    std::vector<DimText> strides;
+    if (!out.strides) out.strides.emplace();  // else its storage is reused (annotation_bytes)
     if (stride_close == std::string_view::npos ||
-        !parse_dims(rest.substr(1, stride_close - 1), strides) ||
-        strides.size() != out.sizes.size())
+        !parse_dims(rest.substr(1, stride_close - 1), *out.strides) ||
+        out.strides->size() != out.sizes.size())
       return AnnotationError::MalformedStrides;
-    out.strides = std::move(strides);
     rest = rest.substr(stride_close + 1);
+  } else {
+    out.strides.reset();
   }
   for (char c : rest)  // a device: `cpu`, `cuda:0`, `meta`
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != ':' && c != '_' && c != '.')
@@ -89,7 +113,8 @@ std::string format_tensor_annotation(DType dtype, const std::vector<std::string>
 }
 
 std::optional<uint64_t> annotation_bytes(std::string_view text) {
-  TensorAnnotation t;
+  // Called for every node of every graph a report reads: the vectors' storage is kept.
+  thread_local TensorAnnotation t;
   if (parse_tensor_annotation(text, t) != AnnotationError::None) return std::nullopt;
   uint64_t numel = 1;
   for (const DimText& d : t.sizes) {

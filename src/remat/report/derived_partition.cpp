@@ -50,6 +50,7 @@ StorageOwners walk(LoggedGraph g, const std::set<std::string_view>& held, int64_
     storage.saved_view(i, at, held.contains(base), bytes_of(nodes[i]));
   }
   steps.push_back({"", 0, storage.live()});
+  std::vector<std::string_view> freed;  // reused: a statement per line
   for (size_t i = 0; i < nodes.size(); ++i) {
     const GraphLine& n = nodes[i];
     if (n.input) continue;
@@ -63,8 +64,9 @@ StorageOwners walk(LoggedGraph g, const std::set<std::string_view>& held, int64_
     else
       storage.allocate(i, bytes_of(n));
     steps.push_back({n.name, bytes_of(n), storage.live()});
-    for (std::string_view freed : freed_names(line))
-      if (std::optional<size_t> at = index_of(freed)) storage.release(*at);
+    freed_names(line, freed);
+    for (std::string_view name : freed)
+      if (std::optional<size_t> at = index_of(name)) storage.release(*at);
   }
   StorageOwners owners;
   for (size_t i = 0; i < nodes.size(); ++i)
@@ -83,13 +85,26 @@ records::RegionMap region_map(const std::vector<GraphLine>& joint, const Partiti
 
 }  // namespace
 
-std::vector<std::string_view> freed_names(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::vector<std::string_view> parts = fxtext::split_top_level(line, ";  ");
-  if (parts.size() < 2) return out;
-  std::string_view last = fxtext::trim(parts.back());
+void freed_names(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
+  // The last statement of the line, after its last top-level `;  `. When what follows the last
+  // `;  ` holds nothing but names, ` = ` and spaces (`;  a = b = None`), that `;  ` is at the top
+  // level (no quote or bracket after it could close one it were in), and the line need not be
+  // scanned from its start.
+  size_t last_semi = line.rfind(";  ");
+  auto plain = [](char c) { return fxtext::is_identifier_char(c) || c == ' ' || c == '='; };
+  if (last_semi == std::string_view::npos) return;
+  if (!std::all_of(line.begin() + static_cast<std::ptrdiff_t>(last_semi) + 3, line.end(), plain)) {
+    last_semi = std::string_view::npos;
+    fxtext::find_outside_quotes(line, 0, [&](char c, size_t i, int depth) {
+      if (depth == 0 && c == ';' && line.substr(i + 1, 2) == "  ") last_semi = i;
+      return false;
+    });
+  }
+  if (last_semi == std::string_view::npos) return;
+  std::string_view last = fxtext::trim(line.substr(last_semi + 3));
   constexpr std::string_view kNone = " = None";
-  if (!last.ends_with(kNone)) return out;
+  if (!last.ends_with(kNone)) return;
   last.remove_suffix(kNone.size());
   fxtext::for_each_top_level(last, " = ", [&](std::string_view name) {
     name = fxtext::trim(name);
@@ -97,6 +112,11 @@ std::vector<std::string_view> freed_names(std::string_view line) {
       out.push_back(name);
     return true;
   });
+}
+
+std::vector<std::string_view> freed_names(std::string_view line) {
+  std::vector<std::string_view> out;
+  freed_names(line, out);
   return out;
 }
 

@@ -27,5 +27,7 @@ records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph
 
 /// The names a statement line frees after it (`...;  a = b = None`), in order.
 std::vector<std::string_view> freed_names(std::string_view line);
+/// The same into `out` (cleared first): a walk over a graph reuses one vector.
+void freed_names(std::string_view line, std::vector<std::string_view>& out);
 
 }  // namespace remat::report

@@ -68,13 +68,14 @@ std::unordered_set<std::string> joint_forward_nodes(std::string_view text,
   std::vector<std::string_view> lines = fxtext::split_lines(text);
   std::unordered_set<std::string_view> backward;
   std::unordered_set<std::string> forward;
+  std::vector<std::string_view> reads;  // reused: a statement per node
   for (const GraphLine& g : nodes) {
     if (g.input) {
       if (g.name.find("tangents") != std::string::npos) backward.insert(g.name);
       continue;
     }
     std::string_view line = g.line < lines.size() ? lines[g.line] : std::string_view();
-    std::vector<std::string_view> reads = fxtext::statement_operands(line);
+    fxtext::statement_operands(line, reads);
     if (std::ranges::any_of(reads, [&](std::string_view r) { return backward.contains(r); }))
       backward.insert(g.name);
     else
@@ -171,7 +172,7 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
   // linked to its line.
   std::string panel;
   if (marks && (!marks->saved.empty() || !marks->recomputed.empty())) {
-    std::map<std::string, size_t> line_of;
+    std::unordered_map<std::string_view, size_t> line_of;  // hashed: a joint has thousands
     for (const GraphLine& g : nodes) line_of.try_emplace(g.name, g.line + 1);
     auto link = [&](const std::string& name) {
       auto at = line_of.find(name);
@@ -323,6 +324,8 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
     // reasons are listed once; name where it is not the line's first node.
     std::vector<std::string_view> reasons;
     std::unordered_map<std::string_view, size_t> reason_index;
+    std::optional<uint64_t> last_bytes;
+    std::string last_bytes_text;
     data += ",\"chips\":[";
     comma = ' ';
     for (size_t k = 0; k < nodes.size(); ++k) {
@@ -333,13 +336,20 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
       if (*m == Mark::Saved) bytes = marks->saved.at(node.name);
       bool input = *m == Mark::Saved && marks->inputs.contains(node.name);
       int64_t reason = -1;
-      if (auto w = marks->why.find(node.name); w != marks->why.end()) {
-        auto [at, added] = reason_index.try_emplace(w->second, reasons.size());
-        if (added) reasons.push_back(w->second);
-        reason = static_cast<int64_t>(at->second);
+      std::string cost;
+      if (*m == Mark::Saved || *m == Mark::Recomputed) {  // the only nodes with reasons and costs
+        if (auto w = marks->why.find(node.name); w != marks->why.end()) {
+          auto [at, added] = reason_index.try_emplace(w->second, reasons.size());
+          if (added) reasons.push_back(w->second);
+          reason = static_cast<int64_t>(at->second);
+        }
+        if (auto f = marks->flops.find(node.name); f != marks->flops.end())
+          cost = human_flops(f->second);
       }
-      auto f = marks->flops.find(node.name);
-      std::string cost = f == marks->flops.end() ? "" : human_flops(f->second);
+      if (bytes != last_bytes) {  // most nodes of a graph weigh what the one before did
+        last_bytes = bytes;
+        last_bytes_text = bytes ? human_bytes(*bytes) : "";
+      }
       bool first = first_node[node.line] == k;
       data += comma;
       data += '[';
@@ -347,7 +357,7 @@ void append_graph_html(std::string& out, std::string_view title, std::string_vie
       data += ',';
       json::append_int(data, input ? 5 : static_cast<int>(*m));
       data += ',';
-      json::append_string(data, bytes ? human_bytes(*bytes) : "");
+      json::append_string(data, last_bytes_text);
       if (reason >= 0 || !cost.empty() || !first) {
         data += ',';
         json::append_int(data, reason);

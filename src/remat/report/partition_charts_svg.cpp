@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -207,8 +208,8 @@ std::string memory_timeline_figure(const records::PartitionCharts& charts, const
   for (size_t i = curves.size(); i-- > 0;) {
     out += fmt::format("<polyline class=\"curve c{}\" points=\"", i);
     for (const records::TimelineSample& s : curves[i].samples)
-      out += fmt::format("{:.1f},{:.1f} ", p.px(static_cast<double>(s.step)),
-                         p.py(static_cast<double>(s.live)));
+      fmt::format_to(std::back_inserter(out), "{:.1f},{:.1f} ", p.px(static_cast<double>(s.step)),
+                     p.py(static_cast<double>(s.live)));
     out += "\"/>\n";
   }
   out += "<g class=\"points\">";
@@ -225,8 +226,10 @@ std::string memory_timeline_figure(const records::PartitionCharts& charts, const
         tip += " " + name + " " + bytes_text(static_cast<double>(bytes)) + ",";
       tip.pop_back();
     }
-    out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\"><title>{}</title></circle>",
-                       p.px(step), p.py(static_cast<double>(s.live)), html_escape(tip));
+    fmt::format_to(std::back_inserter(out), "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\"><title>",
+                   p.px(step), p.py(static_cast<double>(s.live)));
+    append_html_escaped(out, tip);
+    out += "</title></circle>";
   }
   out += "</g>\n";
   std::string a = link_open(links, mine.peak_node);
@@ -312,7 +315,7 @@ std::string budget_curve_figure(const records::PartitionRecord& record) {
     std::string line = fmt::format("<polyline class=\"{}\" points=\"", cls);
     for (const records::BudgetPoint& pt : list) {
       auto [x, y] = position(pt);
-      line += fmt::format("{:.1f},{:.1f} ", x, y);
+      fmt::format_to(std::back_inserter(line), "{:.1f},{:.1f} ", x, y);
     }
     return line + "\"/>";
   };

@@ -118,7 +118,11 @@ void Site::write_graph_page(std::string title, std::string text, std::vector<Gra
   write_rendered(
       html,
       [title = std::move(title), text = std::move(text), nodes = std::move(nodes),
-       marks = std::move(marks), text_url = fs::path(txt).filename().string(), footer = footer()] {
+       marks = std::move(marks), text_url = fs::path(txt).filename().string(),
+       footer = footer()]() mutable {
+        // Only a joint graph's page has marks; which of its nodes are the forward's is read here,
+        // on a writer thread, rather than while the log is read.
+        if (marks) marks->joint_forward = joint_forward_nodes(text, nodes);
         std::string page;
         page.reserve(3 * text.size());
         append_page_head(page, title);

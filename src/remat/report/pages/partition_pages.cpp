@@ -87,7 +87,6 @@ void finish_compile(Site& site, size_t di) {
     std::optional<PartitionMarks> marks;
     if (has_marks) {
       marks = d.marks;
-      marks->joint_forward = joint_forward_nodes(g.text, g.nodes);
       marks->glossary = kGlossaryLink;
     }
     site.write_graph_page(std::move(g.title), std::move(g.text), std::move(g.nodes),
