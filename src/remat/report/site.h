@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -170,6 +171,7 @@ class Site {
   std::map<std::string, size_t> dir_index_;
   std::ofstream raw_;       // raw.jsonl records, before the string table is known
   std::ofstream chromium_;  // chromium_events.json
+  std::future<std::error_code> raw_log_;  // copying the log to raw.log, from open() on
   size_t chromium_count_ = 0;
   // Pages are created and filled on writer threads while the log is read and the next pages
   // are rendered (a third of the report's time is the kernel's: bench_trace_log).
