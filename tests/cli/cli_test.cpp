@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "remat/tracelog/trace_reader.h"
 #include "remat/tracelog/trace_writer.h"
 #include "testing/golden.h"
 #include "testing/graph_page.h"
@@ -917,6 +918,137 @@ TEST(Cli, PartitionVerifyHoldsAtEveryBudgetStage) {
   EXPECT_NE(run("partition --explain --budget 0 " + joint)
                 .out.find("chosen by: the inputs only (memory budget 0)"),
             std::string::npos);
+}
+
+// The graph verbs take a TORCH_TRACE log: the joint graph PyTorch logged for --compile.
+TEST(LoggedCompile, GraphVerbsReadAJointGraphPyTorchLogged) {
+  std::string log = remat::testing::data_path("torch-2.13/compile_models.log");
+  // Six compiles: without --compile, they are listed (stderr) and the verb asks for one.
+  CliRun several = run("partition " + log);
+  EXPECT_EQ(several.exit_code, 2);
+  EXPECT_NE(several.err.find("holds 6 compiles with a joint graph:\n  --compile 0/0      a joint "
+                             "graph of 121 nodes (14 KB), line 301\n"),
+            std::string::npos)
+      << several.err;
+  EXPECT_NE(several.err.find("error: pick one of the compiles above with --compile"),
+            std::string::npos);
+  CliRun unknown = run("partition " + log + " --compile 9/9");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("no compile 9/9 with a joint graph in the log"), std::string::npos);
+  // The compile's joint is the graph: the same partition as of its text in a file.
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_logged_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto reader = remat::tracelog::TraceReader::open(log);
+  ASSERT_TRUE(reader.ok());
+  remat::tracelog::TraceRecord r;
+  std::string joint_3;
+  while ((*reader)->next(r)) {
+    if (r.event == "aot_joint_graph" && r.compile_id && r.compile_id->frame_id == 3)
+      joint_3 = r.payload;
+  }
+  ASSERT_FALSE(joint_3.empty());
+  std::ofstream(dir / "joint_3.txt") << joint_3 << "\n";
+  for (const char* options : {"", " --strategy optimal --budget 0.5"}) {
+    CliRun from_log = run("partition " + log + " --compile '[3/0]' --explain" + options);
+    CliRun from_file = run("partition " + (dir / "joint_3.txt").string() + " --explain" + options);
+    ASSERT_EQ(from_log.exit_code, 0) << from_log.err;
+    EXPECT_EQ(from_log.out, from_file.out) << options;
+  }
+  CliRun policy = run("policy " + log + " --compile 3/0 --strategy optimal --budget 0.5 -o " +
+                      (dir / "policy.py").string());
+  EXPECT_EQ(policy.exit_code, 0) << policy.err;
+  EXPECT_TRUE(fs::exists(dir / "policy.py"));
+  CliRun printed = run("print " + log + " --compile 3/0");
+  EXPECT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_EQ(printed.out, joint_3 + "\n");  // read and printed back byte for byte
+  // --compile is for a log only.
+  CliRun not_a_log = run("partition " + (dir / "joint_3.txt").string() + " --compile 3/0");
+  EXPECT_EQ(not_a_log.exit_code, 2);
+  EXPECT_NE(not_a_log.err.find("--compile picks a compile of a TORCH_TRACE log"),
+            std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(LoggedCompile, ALogWithOneJointNeedsNoCompileAndItsErrorsPointIntoTheLog) {
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_logged_one_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  auto writer = remat::tracelog::TraceWriter::create((dir / "good").string());
+  ASSERT_TRUE(writer.ok());
+  remat::tracelog::CompileId id;
+  id.frame_id = 2;
+  id.frame_compile_id = 0;
+  const std::string joint =
+      "class joint_helper(torch.nn.Module):\n"
+      "    def forward(self, primals_1: \"f32[4]\", tangents_1: \"f32[4]\"):\n"
+      "        sin: \"f32[4]\" = torch.ops.aten.sin.default(primals_1)\n"
+      "        cos: \"f32[4]\" = torch.ops.aten.cos.default(primals_1);  primals_1 = None\n"
+      "        mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, cos);  tangents_1 = cos = "
+      "None\n"
+      "        return (sin, mul)\n";
+  (*writer)->write("aot_joint_graph", "{}", id, joint);
+  auto good = (*writer)->close();
+  ASSERT_TRUE(good.ok());
+  CliRun one = run("partition " + *good);
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find("partition (min-cut): "), std::string::npos) << one.out;
+  // A joint graph remat cannot read: the error names the log's line and column.
+  auto bad_writer = remat::tracelog::TraceWriter::create((dir / "bad").string());
+  ASSERT_TRUE(bad_writer.ok());
+  (*bad_writer)->write("dynamo_start", "{}", id);
+  std::string broken = joint;
+  broken.replace(broken.find("torch.ops.aten.cos.default(primals_1)"), 37,
+                 "torch.ops.aten.cos.default(primals_1");
+  (*bad_writer)->write("aot_joint_graph", "{}", id, broken);
+  auto bad = (*bad_writer)->close();
+  ASSERT_TRUE(bad.ok());
+  CliRun error = run("partition " + *bad);
+  EXPECT_EQ(error.exit_code, 2);
+  // The header is line 2 (after dynamo_start); the cos statement is the joint's line 4: line 6.
+  EXPECT_NE(error.err.find(*bad + ":6:"), std::string::npos) << error.err;
+  // A log without a joint graph says what to log.
+  auto none_writer = remat::tracelog::TraceWriter::create((dir / "none").string());
+  ASSERT_TRUE(none_writer.ok());
+  (*none_writer)->write("dynamo_start", "{}", id);
+  auto none = (*none_writer)->close();
+  ASSERT_TRUE(none.ok());
+  CliRun empty = run("partition " + *none);
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("the log holds no aot_joint_graph"), std::string::npos) << empty.err;
+  fs::remove_all(dir);
+}
+
+TEST(LoggedCompile, DiffComparesWhatPyTorchSavedWithRematsChoice) {
+  // compile_models.log's compiles were partitioned as PyTorch's min-cut partitions them: remat's
+  // min-cut of each logged joint graph saves what the logged forward and backward show,
+  // recomputed dropout (its random state saved, run_with_rng_state in the backward) included.
+  std::string log = remat::testing::data_path("torch-2.13/compile_models.log");
+  for (const char* compile : {"0/0", "0/1", "0/2", "1/0", "2/0"}) {
+    CliRun same = run("diff " + log + " --compile " + compile + " --against min-cut");
+    ASSERT_EQ(same.exit_code, 0) << same.err;
+    EXPECT_NE(same.out.find("before: " + log + " [" + compile + "], what PyTorch saved"),
+              std::string::npos)
+        << same.out;
+    EXPECT_NE(same.out.find("0 values changed fate"), std::string::npos) << compile << "\n"
+                                                                         << same.out;
+  }
+  // (3/0, a joint with a forward output that needs no gradient, differs: remat's min-cut of the
+  // logged text saves t_2 where PyTorch saved primals_4, docs/cli.md.)
+  CliRun optimal = run("diff " + log + " --compile 0/0 --against optimal --budget 0.5");
+  ASSERT_EQ(optimal.exit_code, 0) << optimal.err;
+  EXPECT_NE(optimal.out.find("after : remat's optimal at budget 0.5 (optimal"), std::string::npos)
+      << optimal.out;
+  EXPECT_NE(optimal.out.find("activation memory"), std::string::npos);
+  // Options that go with a log are refused with two records.
+  std::string record = remat::testing::data_path("records/mlp_each_layer.json");
+  CliRun records = run("diff " + record + " " + record + " --budget 0.5");
+  EXPECT_EQ(records.exit_code, 2);
+  EXPECT_NE(records.err.find("--budget goes with a TORCH_TRACE log"), std::string::npos)
+      << records.err;
+  EXPECT_EQ(run("diff " + record + " " + record).exit_code, 0);
+  CliRun second = run("diff " + log + " --compile 0/0 " + record);
+  EXPECT_EQ(second.exit_code, 2);
+  EXPECT_NE(second.err.find("compared with --against STRATEGY"), std::string::npos) << second.err;
 }
 
 }  // namespace

@@ -19,6 +19,50 @@ TEST(DerivedPartition, FreedNamesComeFromTheDeletionAtTheLinesEnd) {
   EXPECT_EQ(freed_names("s = f(\";  q = None\");  c = None"), V{"c"});
 }
 
+TEST(DerivedPartition, RecomputedRandomOpsAreCreditedToTheJointsNode) {
+  // Dropout under checkpoint, as PyTorch 2.13 logs it after functionalizing its random state:
+  // the forward saves the state, the backward reruns the op with it under another name.
+  std::string forward =
+      "def forward(self, primals_1: \"f32[4]\"):\n"
+      "    relu: \"f32[4]\" = torch.ops.aten.relu.default(primals_1)\n"
+      "    run_and_save_rng_state = torch.ops.higher_order.run_and_save_rng_state("
+      "torch.ops.aten.native_dropout.default, relu, 0.3, True)\n"
+      "    getitem_2: \"u8[16]\" = run_and_save_rng_state[0]\n"
+      "    getitem_3 = run_and_save_rng_state[1];  run_and_save_rng_state = None\n"
+      "    return (getitem_3, relu, getitem_2)\n";
+  std::string backward =
+      "def forward(self, relu: \"f32[4]\", rng_state_output_0: \"u8[16]\", "
+      "tangents_1: \"f32[4]\"):\n"
+      "    run_with_rng_state = torch.ops.higher_order.run_with_rng_state(rng_state_output_0, "
+      "torch.ops.aten.native_dropout.default, relu, 0.3, True);  rng_state_output_0 = None\n"
+      "    getitem_1: \"b8[4]\" = run_with_rng_state[1];  run_with_rng_state = None\n"
+      "    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, getitem_1)\n"
+      "    return (mul,)\n";
+  std::string joint =
+      "def forward(self, primals_1: \"f32[4]\", tangents_1: \"f32[4]\"):\n"
+      "    relu: \"f32[4]\" = torch.ops.aten.relu.default(primals_1)\n"
+      "    native_dropout = torch.ops.aten.native_dropout.default(relu, 0.3, True)\n"
+      "    getitem: \"f32[4]\" = native_dropout[0]\n"
+      "    getitem_1: \"b8[4]\" = native_dropout[1];  native_dropout = None\n"
+      "    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, getitem_1)\n"
+      "    return (getitem, mul)\n";
+  std::vector<GraphLine> fw = graph_lines(forward), bw = graph_lines(backward),
+                         jl = graph_lines(joint);
+  PartitionMarks marks = marks_from_graphs(fw, bw);
+  EXPECT_TRUE(marks.saved.contains("rng_state_output_0"));
+  EXPECT_FALSE(marks.recomputed.contains("native_dropout"));
+  credit_random_recomputation(marks, {backward, &bw}, {joint, &jl});
+  EXPECT_EQ(marks.saved.count("rng_state_output_0"), 0u);  // not an activation chosen
+  EXPECT_TRUE(marks.saved.contains("relu"));
+  EXPECT_TRUE(marks.recomputed.contains("native_dropout"));
+  EXPECT_NE(marks.why.at("native_dropout").find("run_with_rng_state"), std::string::npos);
+  // Without the joint graph the state still goes; nothing is credited.
+  PartitionMarks alone = marks_from_graphs(fw, bw);
+  credit_random_recomputation(alone, {backward, &bw}, {});
+  EXPECT_EQ(alone.saved.count("rng_state_output_0"), 0u);
+  EXPECT_FALSE(alone.recomputed.contains("native_dropout"));
+}
+
 TEST(DerivedPartition, TheTimelineCountsAnnotatedBytesAndDeletions) {
   std::string forward =
       "def forward(self, x: \"f32[4]\"):\n"        // 16 bytes

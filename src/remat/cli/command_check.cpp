@@ -17,7 +17,7 @@ namespace remat::cli {
 namespace {
 
 struct CheckArgs {
-  std::string joint, fw, bw, device = "cpu", result_file;
+  std::string joint, compile, fw, bw, device = "cpu", result_file;
   exec::CheckOptions options;
 };
 
@@ -45,7 +45,7 @@ Expected<int> run_check(const CheckArgs& a) {
   if (a.fw.empty() != a.bw.empty()) return error_message("check: --fw and --bw go together");
   if (a.options.measure_memory && a.fw.empty())
     return error_message("check: --memory measures a partition: give --fw and --bw");
-  Expected<GraphModule> joint = load_graph(a.joint);
+  Expected<GraphModule> joint = load_graph(a.joint, BadTargets::Refuse, a.compile);
   REMAT_TRY(joint);
   REMAT_TRY(refuse_what_does_not_fit(*joint, a.joint));
   // Long checks say where they are, at most once a second.
@@ -95,7 +95,10 @@ void add_check_command(CLI::App& app, int& exit_code) {
       "forward part. With --fw F --bw B, run the forward then the backward graph on the same "
       "inputs and compare every output and gradient with the joint's. Exit 1 beyond tolerance.");
   auto a = std::make_shared<CheckArgs>();
-  cmd->add_option("joint", a->joint, "the joint graph (fxgraph-json or readable text)")->required();
+  cmd->add_option("joint", a->joint,
+                  "the joint graph (fxgraph-json, readable text, or a TORCH_TRACE log)")
+      ->required();
+  add_compile_option(*cmd, a->compile);
   cmd->add_option("--fw", a->fw, "a partitioned forward graph");
   cmd->add_option("--bw", a->bw, "the matching backward graph");
   cmd->add_option("--seed", a->options.seed, "seed of the inputs, tangents and random ops");

@@ -20,8 +20,8 @@ namespace remat::cli {
 namespace {
 
 struct PartitionArgs {
-  std::string file, out_dir, html, against, strategy = "min-cut", dump_flow, dump_passes,
-                                            knapsack = "dp";
+  std::string file, compile, out_dir, html, against, strategy = "min-cut", dump_flow, dump_passes,
+                                                     knapsack = "dp";
   std::string budget = "1", dump_milp, offload_bandwidth, flops_per_second;
   double time_limit = 60, gap_percent = 0;
   bool pareto = false, within_regions = false, ban_unknown_ops = false;
@@ -68,7 +68,7 @@ void print_pareto(const partition::PartitionCharts& c, bool yardstick) {
 Expected<int> run_partition(const PartitionArgs& a) {
   REMAT_TRY(refuse_other_strategies_options(a));
   bool optimal = a.strategy == "optimal";
-  Expected<GraphModule> joint = load_graph(a.file);
+  Expected<GraphModule> joint = load_graph(a.file, BadTargets::Refuse, a.compile);
   REMAT_TRY(joint);
   driver::PartitionFiles files;
   files.out_dir = a.out_dir;
@@ -165,7 +165,10 @@ void add_partition_command(CLI::App& app, int& exit_code) {
       "prints the report: every saved value with its bytes and reason, every recomputed node and "
       "why.");
   auto a = std::make_shared<PartitionArgs>();
-  cmd->add_option("joint", a->file, "the joint graph (fxgraph-json or readable text)")->required();
+  cmd->add_option("joint", a->file,
+                  "the joint graph (fxgraph-json, readable text, or a TORCH_TRACE log)")
+      ->required();
+  add_compile_option(*cmd, a->compile);
   cmd->add_option("--strategy", a->strategy,
                   "min-cut, default, or optimal (the least recompute FLOPs within --budget)")
       ->check(CLI::IsMember({"min-cut", "default", "optimal"}));

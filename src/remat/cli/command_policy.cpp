@@ -29,13 +29,13 @@ void print_regions(const partition::ReproducingPolicy& policy) {
 }
 
 struct PolicyArgs {
-  std::string joint, record, out, strategy = "min-cut", budget = "1";
+  std::string joint, compile, record, out, strategy = "min-cut", budget = "1";
   double time_limit = 60;
   bool explain = false;
 };
 
 Expected<int> run_policy(const PolicyArgs& a) {
-  Expected<GraphModule> joint = load_graph(a.joint);
+  Expected<GraphModule> joint = load_graph(a.joint, BadTargets::Refuse, a.compile);
   REMAT_TRY(joint);
   std::vector<std::string> saved, recomputed;
   std::string source;
@@ -102,7 +102,10 @@ void add_policy_command(CLI::App& app, int& exit_code) {
       "--strategy and --budget choose. Prints what PyTorch's min-cut will save with the policy; "
       "exit 1 when that differs from the choice (each value named, with why).");
   auto a = std::make_shared<PolicyArgs>();
-  cmd->add_option("joint", a->joint, "the joint graph (fxgraph-json or readable text)")->required();
+  cmd->add_option("joint", a->joint,
+                  "the joint graph (fxgraph-json, readable text, or a TORCH_TRACE log)")
+      ->required();
+  add_compile_option(*cmd, a->compile);
   auto* record = cmd->add_option(
       "record", a->record, "the partition to reproduce: a partition record of this joint graph");
   cmd->add_option("-o,--output", a->out, "the policy module to write (policy.py)")->required();

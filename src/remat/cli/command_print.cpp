@@ -10,13 +10,13 @@ namespace remat::cli {
 namespace {
 
 struct PrintArgs {
-  std::string file;
+  std::string file, compile;
   PrintFlags flags;
   bool code = false;
 };
 
 Expected<int> run_print(const PrintArgs& a) {
-  Expected<GraphModule> m = load_graph(a.file, BadTargets::Warn);
+  Expected<GraphModule> m = load_graph(a.file, BadTargets::Warn, a.compile);
   REMAT_TRY(m);
   PrintOptions options = a.flags.options(*m);
   PrintedCode printed = a.code ? print_code(*m, options) : print_readable(*m, options);
@@ -33,8 +33,10 @@ void add_print_command(CLI::App& app, int& exit_code) {
       "Print a graph as torch.fx's GraphModule.print_readable() does, byte for byte, "
       "with recompute tags (# ac_graph_id: N - POLICY) above tagged nodes.");
   auto a = std::make_shared<PrintArgs>();
-  cmd->add_option("file", a->file, "graph file (fxgraph-json or readable text), or - for stdin")
+  cmd->add_option("file", a->file,
+                  "graph file (fxgraph-json or readable text), a TORCH_TRACE log, or - for stdin")
       ->required();
+  add_compile_option(*cmd, a->compile);
   a->flags.add_to(*cmd);
   cmd->add_flag("--code", a->code, "print gm.code (the non-verbose form) instead");
   run_verb(*cmd, a, exit_code, &run_print);

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "remat/cli/logged_compile.h"
 #include "remat/io/graph_json.h"
 #include "remat/ops/aten_overloads.h"
 #include "remat/print/readable_parser.h"
@@ -79,10 +80,27 @@ Expected<std::string> read_input(const std::string& path, std::string_view expec
   return text;
 }
 
-Expected<GraphModule> load_graph(const std::string& path, BadTargets bad) {
+Expected<GraphModule> load_graph(const std::string& path, BadTargets bad,
+                                 const std::string& compile) {
   Expected<std::string> text = read_input(path, kGraphFileKinds);
   REMAT_TRY(text);
-  return read_graph(*text, display_name(path), bad);
+  if (!looks_like_trace_log(*text)) {
+    if (!compile.empty())
+      return file_error(display_name(path),
+                        "--compile picks a compile of a TORCH_TRACE log, and this is a graph file");
+    return read_graph(*text, display_name(path), bad);
+  }
+  Expected<LoggedCompile> c = logged_compile(path, compile);
+  REMAT_TRY(c);
+  Expected<GraphModule> joint = read_graph(c->joint, display_name(path), bad);
+  if (!joint) return in_log(joint.errors(), path, *c);
+  return joint;
+}
+
+void add_compile_option(CLI::App& cmd, std::string& compile) {
+  cmd.add_option("--compile", compile,
+                 "with a TORCH_TRACE log: the compile whose logged joint graph to read (3/0, as "
+                 "tlparse's [3/0]); a log with one needs none, and one with several lists them");
 }
 
 void PrintFlags::add_to(CLI::App& cmd) {

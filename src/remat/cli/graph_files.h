@@ -22,12 +22,16 @@ enum class BadTargets { Warn, Refuse };
 /// A graph from print_readable text or fxgraph-json, told apart by content.
 Expected<GraphModule> read_graph(std::string_view text, const std::string& name,
                                  BadTargets bad = BadTargets::Refuse);
-/// Reads a graph from `path` ("-" for stdin).
-Expected<GraphModule> load_graph(const std::string& path, BadTargets bad = BadTargets::Refuse);
+/// Reads a graph from `path` ("-" for stdin). A TORCH_TRACE log gives the joint graph PyTorch
+/// logged for `compile` ("3/0"; empty: the log's only one), its errors pointing into the log.
+Expected<GraphModule> load_graph(const std::string& path, BadTargets bad = BadTargets::Refuse,
+                                 const std::string& compile = "");
+/// --compile ID on `cmd`: which compile of a TORCH_TRACE log the verb reads.
+void add_compile_option(CLI::App& cmd, std::string& compile);
 
 /// What a graph file is, in the words of the error for an empty one.
 inline constexpr std::string_view kGraphFileKinds =
-    "readable text (print_readable) or fxgraph-json";
+    "readable text (print_readable), fxgraph-json, or a TORCH_TRACE log";
 /// The whole of an input file (or stdin for `-`); a file with nothing but blanks in it is an
 /// error saying it is empty and what `expected` it should have held.
 Expected<std::string> read_input(const std::string& path, std::string_view expected);

@@ -38,6 +38,12 @@ std::string_view right_hand_side(std::string_view stmt, size_t eq) {
 
 }  // namespace
 
+std::string_view statement_right_hand_side(std::string_view line) {
+  std::string_view stmt = trim(line);
+  size_t eq = assignment_at(stmt);
+  return eq == std::string_view::npos ? std::string_view() : right_hand_side(stmt, eq);
+}
+
 std::vector<std::string_view> statement_operands(std::string_view line) {
   std::vector<std::string_view> out;
   statement_operands(line, out);

@@ -17,6 +17,10 @@ struct StatementCall {
 /// `operator.getitem(a, 0)` or `a[0]` (a getitem). Empty for anything else.
 StatementCall statement_call(std::string_view line);
 
+/// The right-hand side of `name[: "annotation"] = RHS[;  a = None]  # comment`, trimmed; empty
+/// for a line that assigns nothing.
+std::string_view statement_right_hand_side(std::string_view line);
+
 /// The names a statement reads: the identifiers of its right-hand side that are not an op's
 /// path (`torch.ops.aten.mm.default`), a keyword argument's name or inside a string.
 std::vector<std::string_view> statement_operands(std::string_view line);

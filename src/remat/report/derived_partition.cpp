@@ -120,6 +120,45 @@ std::vector<std::string_view> freed_names(std::string_view line) {
   return out;
 }
 
+void credit_random_recomputation(PartitionMarks& marks, LoggedGraph backward, LoggedGraph joint) {
+  constexpr std::string_view kState = "rng_state_output_";
+  for (auto it = marks.saved.begin(); it != marks.saved.end();) {
+    if (!std::string_view(it->first).starts_with(kState)) {
+      ++it;
+      continue;
+    }
+    marks.inputs.erase(it->first);
+    marks.why.erase(it->first);
+    it = marks.saved.erase(it);
+  }
+  if (!backward.nodes || !joint.nodes) return;
+  constexpr std::string_view kRun = "torch.ops.higher_order.run_with_rng_state(";
+  std::vector<std::string_view> bw_lines = fxtext::split_lines(backward.text);
+  std::set<std::string> calls;  // "OP(ARGS)", as the joint writes the call
+  for (const GraphLine& n : *backward.nodes) {
+    if (n.input || n.line >= bw_lines.size()) continue;
+    std::string_view rhs = fxtext::statement_right_hand_side(bw_lines[n.line]);
+    if (!rhs.starts_with(kRun) || !rhs.ends_with(")")) continue;
+    std::vector<std::string_view> args =
+        fxtext::split_top_level(rhs.substr(kRun.size(), rhs.size() - kRun.size() - 1), ", ");
+    if (args.size() < 2) continue;
+    std::string call = std::string(args[1]) + "(";
+    for (size_t i = 2; i < args.size(); ++i) call += (i > 2 ? ", " : "") + std::string(args[i]);
+    calls.insert(call + ")");
+  }
+  if (calls.empty()) return;
+  std::vector<std::string_view> joint_lines = fxtext::split_lines(joint.text);
+  for (const GraphLine& n : *joint.nodes) {
+    if (n.input || n.line >= joint_lines.size()) continue;
+    if (!calls.contains(std::string(fxtext::statement_right_hand_side(joint_lines[n.line]))))
+      continue;
+    marks.recomputed.insert(n.name);
+    marks.why[n.name] =
+        "random: the backward runs it again with the random state the forward saved "
+        "(run_with_rng_state)";
+  }
+}
+
 records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph forward,
                                         LoggedGraph backward, const std::vector<GraphLine>* joint) {
   records::PartitionRecord record;

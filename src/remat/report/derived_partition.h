@@ -17,13 +17,20 @@ namespace remat::report {
 /// One logged graph: its text and the nodes graph_lines found in it.
 struct LoggedGraph {
   std::string_view text;
-  const std::vector<GraphLine>* nodes;
+  const std::vector<GraphLine>* nodes = nullptr;  ///< null: no such graph
 };
 
 /// A record of the partition `marks` describe, with charts (the memory curve, and the region map
 /// when `joint` is given).
 records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph forward,
                                         LoggedGraph backward, const std::vector<GraphLine>* joint);
+
+/// After marks_from_graphs, when PyTorch functionalized random ops it recomputes (dropout under
+/// checkpoint): the forward saves each such op's random state (`rng_state_output_N`, not an
+/// activation its partitioner chose: dropped from the saved values) and the backward runs the op
+/// again as `run_with_rng_state(STATE, OP, ARGS)`, a name the joint graph lacks. The joint's node
+/// that calls OP(ARGS) is what is recomputed.
+void credit_random_recomputation(PartitionMarks& marks, LoggedGraph backward, LoggedGraph joint);
 
 /// The names a statement line frees after it (`...;  a = b = None`), in order.
 std::vector<std::string_view> freed_names(std::string_view line);

@@ -169,8 +169,8 @@ class Site {
   std::vector<std::tuple<size_t, size_t, std::string>> diff_pages_;
 
   std::map<std::string, size_t> dir_index_;
-  std::ofstream raw_;       // raw.jsonl records, before the string table is known
-  std::ofstream chromium_;  // chromium_events.json
+  std::ofstream raw_;                     // raw.jsonl records, before the string table is known
+  std::ofstream chromium_;                // chromium_events.json
   std::future<std::error_code> raw_log_;  // copying the log to raw.log, from open() on
   size_t chromium_count_ = 0;
   // Pages are created and filled on writer threads while the log is read and the next pages

@@ -1,6 +1,7 @@
 // A compile's partition, once the compile is finished: the marks its joint graph pages show
 // (from remat's record, or read off the forward and backward graphs PyTorch logged, with a page
 // of their own), and those pages.
+#include <algorithm>
 #include <filesystem>
 
 #include "remat/report/derived_partition.h"
@@ -69,8 +70,13 @@ void finish_compile(Site& site, size_t di) {
   CompileDir& d = site.dirs[di];
   if (!d.partition) {
     // PyTorch's own logs: what its partitioner did, read off the graphs it logged.
-    if (!d.forward_lines.empty() && !d.backward_lines.empty())
+    if (!d.forward_lines.empty() && !d.backward_lines.empty()) {
       d.marks = marks_from_graphs(d.forward_lines, d.backward_lines);
+      auto joint = std::ranges::find(site.joints, di, &PendingJoint::dir);
+      credit_random_recomputation(
+          d.marks, {d.backward_text, &d.backward_lines},
+          joint == site.joints.end() ? LoggedGraph{} : LoggedGraph{joint->text, &joint->nodes});
+    }
   } else {
     PartitionMarks record = marks_from_record(*d.partition);
     record.forward = std::move(d.marks.forward);
