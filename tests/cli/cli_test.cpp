@@ -949,12 +949,19 @@ TEST(LoggedCompile, GraphVerbsReadAJointGraphPyTorchLogged) {
   }
   ASSERT_FALSE(joint_3.empty());
   std::ofstream(dir / "joint_3.txt") << joint_3 << "\n";
-  for (const char* options : {"", " --strategy optimal --budget 0.5"}) {
-    CliRun from_log = run("partition " + log + " --compile '[3/0]' --explain" + options);
-    CliRun from_file = run("partition " + (dir / "joint_3.txt").string() + " --explain" + options);
-    ASSERT_EQ(from_log.exit_code, 0) << from_log.err;
-    EXPECT_EQ(from_log.out, from_file.out) << options;
-  }
+  // The log says more than the joint's text: which inputs are parameters (Dynamo's graph names
+  // them), whose lifetime is the model's, so that the min-cut recomputes a view of one (t_1 = the
+  // weight transposed) rather than save it, as PyTorch did in that run.
+  CliRun from_log = run("partition " + log + " --compile '[3/0]' --explain");
+  CliRun from_file = run("partition " + (dir / "joint_3.txt").string() + " --explain");
+  ASSERT_EQ(from_log.exit_code, 0) << from_log.err;
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  EXPECT_NE(from_log.out.find("  t_1                      aten.t.default"), std::string::npos)
+      << from_log.out;
+  EXPECT_EQ(from_file.out.find("  t_1                      aten.t.default"), std::string::npos);
+  CliRun optimal = run("partition " + log + " --compile 3/0 --strategy optimal --budget 0.5");
+  EXPECT_EQ(optimal.exit_code, 0) << optimal.err;
+  EXPECT_NE(optimal.out.find("partition (optimal"), std::string::npos) << optimal.out;
   CliRun policy = run("policy " + log + " --compile 3/0 --strategy optimal --budget 0.5 -o " +
                       (dir / "policy.py").string());
   EXPECT_EQ(policy.exit_code, 0) << policy.err;
@@ -1006,6 +1013,24 @@ TEST(LoggedCompile, ALogWithOneJointNeedsNoCompileAndItsErrorsPointIntoTheLog) {
   EXPECT_EQ(error.exit_code, 2);
   // The header is line 2 (after dynamo_start); the cos statement is the joint's line 4: line 6.
   EXPECT_NE(error.err.find(*bad + ":6:"), std::string::npos) << error.err;
+  // Without --compile too, the parameters are read off the compile's Dynamo graph.
+  auto reader = remat::tracelog::TraceReader::open(
+      remat::testing::data_path("torch-2.13/compile_models.log"));
+  ASSERT_TRUE(reader.ok());
+  auto copy_writer = remat::tracelog::TraceWriter::create((dir / "copy").string());
+  ASSERT_TRUE(copy_writer.ok());
+  remat::tracelog::TraceRecord r;
+  while ((*reader)->next(r)) {
+    if (r.compile_id && r.compile_id->frame_id == 3 &&
+        (r.event == "dynamo_output_graph" || r.event == "aot_joint_graph"))
+      (*copy_writer)->write(r.event, "{}", id, r.payload);
+  }
+  auto copy = (*copy_writer)->close();
+  ASSERT_TRUE(copy.ok());
+  CliRun parameters = run("partition " + *copy + " --explain");
+  EXPECT_EQ(parameters.exit_code, 0) << parameters.err;
+  EXPECT_NE(parameters.out.find("  t_1                      aten.t.default"), std::string::npos)
+      << parameters.out;
   // A log without a joint graph says what to log.
   auto none_writer = remat::tracelog::TraceWriter::create((dir / "none").string());
   ASSERT_TRUE(none_writer.ok());
@@ -1032,8 +1057,18 @@ TEST(LoggedCompile, DiffComparesWhatPyTorchSavedWithRematsChoice) {
     EXPECT_NE(same.out.find("0 values changed fate"), std::string::npos) << compile << "\n"
                                                                          << same.out;
   }
-  // (3/0, a joint with a forward output that needs no gradient, differs: remat's min-cut of the
-  // logged text saves t_2 where PyTorch saved primals_4, docs/cli.md.)
+  // 3/0 saves the same; PyTorch's common-subexpression pass merged the two detaches of one value
+  // (one a forward output), so its forward computes detach_3 and its backward again, where
+  // remat's record has detach_3 computed in the backward only (docs/cli.md). Without the
+  // parameters' static lifetime (read off Dynamo's graph) it saved t_2 where PyTorch saved
+  // primals_4.
+  CliRun several_outputs = run("diff " + log + " --compile 3/0 --against min-cut");
+  ASSERT_EQ(several_outputs.exit_code, 0) << several_outputs.err;
+  EXPECT_NE(
+      several_outputs.out.find("1 value changed fate:\n  detach_3                 recomputed -> "
+                               "computed once"),
+      std::string::npos)
+      << several_outputs.out;
   CliRun optimal = run("diff " + log + " --compile 0/0 --against optimal --budget 0.5");
   ASSERT_EQ(optimal.exit_code, 0) << optimal.err;
   EXPECT_NE(optimal.out.find("after : remat's optimal at budget 0.5 (optimal"), std::string::npos)

@@ -91,6 +91,7 @@ Expected<int> diff_logged(const DiffArgs& a) {
       report::derived_record(marks, {c->forward, &fw}, {c->backward, &bw}, &joint_lines);
   Expected<GraphModule> joint = read_graph(c->joint, display_name(a.before));
   if (!joint) return in_log(joint.errors(), a.before, *c);
+  if (c->static_inputs) joint->static_lifetime_input_indices = c->static_inputs;
   Expected<partition::MemoryBudget> budget = partition::parse_memory_budget(a.budget);
   REMAT_TRY(budget);
   partition::Strategy strategy = *partition::parse_strategy(a.against);  // CLI11 checked it

@@ -94,6 +94,7 @@ Expected<GraphModule> load_graph(const std::string& path, BadTargets bad,
   REMAT_TRY(c);
   Expected<GraphModule> joint = read_graph(c->joint, display_name(path), bad);
   if (!joint) return in_log(joint.errors(), path, *c);
+  if (c->static_inputs) joint->static_lifetime_input_indices = c->static_inputs;
   return joint;
 }
 

@@ -40,6 +40,31 @@ std::string listing(const std::vector<Seen>& seen) {
   return out;
 }
 
+/// Which of the joint's primals are parameters or buffers: Dynamo names its graph's inputs after
+/// what they are (`L_self_modules_fc1_parameters_weight_`, `..._buffers_running_mean_`), and
+/// AOTAutograd's primals are those inputs in order.
+std::optional<std::vector<int64_t>> static_inputs(std::string_view dynamo, std::string_view joint) {
+  if (dynamo.empty()) return std::nullopt;
+  // The outer forward's inputs: those before its first statement (a checkpoint's body is a
+  // class of its own, printed later, with inputs of its own).
+  std::vector<fxtext::GraphLine> inputs;
+  for (fxtext::GraphLine& g : fxtext::graph_lines(dynamo)) {
+    if (!g.input) break;
+    inputs.push_back(std::move(g));
+  }
+  size_t primals = 0;
+  for (const fxtext::GraphLine& g : fxtext::graph_lines(joint))
+    primals += g.input && g.name.starts_with("primals_");
+  if (inputs.size() != primals) return std::nullopt;
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& n = inputs[i].name;
+    if (n.find("_parameters_") != std::string::npos || n.find("_buffers_") != std::string::npos)
+      out.push_back(static_cast<int64_t>(i));
+  }
+  return out;
+}
+
 }  // namespace
 
 bool looks_like_trace_log(std::string_view text) {
@@ -57,13 +82,24 @@ Expected<LoggedCompile> logged_compile(const std::string& path, std::string_view
   std::string wanted = bare_id(compile);
   std::vector<Seen> seen;
   LoggedCompile picked;
+  std::string dynamo;  // the picked compile's Dynamo graph
+  std::string last_dynamo, last_dynamo_id;
   bool found = false;
   tracelog::TraceRecord r;
   while ((*reader)->next(r)) {
     if (!r.compile_id) continue;
     const std::string& e = r.event;
-    if (e != "aot_joint_graph" && e != "aot_forward_graph" && e != "aot_backward_graph") continue;
+    if (e != "aot_joint_graph" && e != "aot_forward_graph" && e != "aot_backward_graph" &&
+        e != "dynamo_output_graph")
+      continue;
     std::string id = bare_id(r.compile_id->display());
+    if (e == "dynamo_output_graph") {  // logged before its compile's joint graph
+      if (wanted.empty() || id == wanted) {
+        last_dynamo_id = id;
+        last_dynamo = std::move(r.payload);
+      }
+      continue;
+    }
     if (e == "aot_joint_graph") {
       if (std::ranges::any_of(seen, [&](const Seen& s) { return s.id == id; }))
         continue;  // logged again: the first is the one PyTorch partitioned first
@@ -74,6 +110,7 @@ Expected<LoggedCompile> logged_compile(const std::string& path, std::string_view
     if (!mine) continue;
     if (e == "aot_joint_graph") {
       found = true;
+      if (last_dynamo_id == id) dynamo = std::move(last_dynamo);
       picked.id = id;
       picked.joint = std::move(r.payload);
       picked.joint_line = r.lineno;
@@ -104,6 +141,7 @@ Expected<LoggedCompile> logged_compile(const std::string& path, std::string_view
                       fmt::format("no compile {} with a joint graph in the log (listed above)",
                                   bare_id(compile).substr(0, 40)));
   }
+  picked.static_inputs = static_inputs(dynamo, picked.joint);
   return picked;
 }
 

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "remat/support/expected.h"
 
@@ -16,6 +18,11 @@ struct LoggedCompile {
   std::string id;                        ///< "3/0", "3/0_1": as --compile takes it
   std::string joint, forward, backward;  ///< the logged texts; forward/backward empty if unlogged
   uint64_t joint_line = 0;               ///< the log line of the joint graph's header
+  /// The joint's inputs that live as long as the model (PyTorch's static_lifetime_input_indices,
+  /// which its partitioner is given and the log does not hold): the parameters and buffers among
+  /// the inputs of Dynamo's graph of the compile, in the joint's order. nullopt when the log holds
+  /// no such graph, or one whose inputs are not the joint's primals one for one.
+  std::optional<std::vector<int64_t>> static_inputs;
 };
 
 /// Whether `text` is a TORCH_TRACE log (its first line a glog header), not a graph file.
