@@ -1086,4 +1086,62 @@ TEST(LoggedCompile, DiffComparesWhatPyTorchSavedWithRematsChoice) {
   EXPECT_NE(second.err.find("compared with --against STRATEGY"), std::string::npos) << second.err;
 }
 
+TEST(LoggedCompile, ReportPagesAnswerWhatIfFromTheLogAlone) {
+  // PyTorch's own log (remat's records of compile_models.log left out): each compile's partition
+  // page, read off its graphs, shows PyTorch's knapsack and remat's optimum at other budgets.
+  auto reader = remat::tracelog::TraceReader::open(
+      remat::testing::data_path("torch-2.13/compile_models.log"));
+  ASSERT_TRUE(reader.ok());
+  fs::path dir = fs::temp_directory_path() / ("remat_cli_what_if_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  auto writer = remat::tracelog::TraceWriter::create((dir / "log").string());
+  ASSERT_TRUE(writer.ok());
+  remat::tracelog::TraceRecord r;
+  while ((*reader)->next(r)) {
+    if (!r.compile_id) continue;
+    for (const char* e : {"dynamo_output_graph", "aot_joint_graph", "aot_forward_graph",
+                          "aot_backward_graph", "compilation_metrics"}) {
+      if (r.event == e) (*writer)->write(r.event, r.metadata, *r.compile_id, r.payload);
+    }
+  }
+  auto log = (*writer)->close();
+  ASSERT_TRUE(log.ok());
+  CliRun report = run("report " + *log + " -o " + (dir / "site").string());
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  size_t tables = 0;
+  for (const char* compile : {"0_0_0", "0_1_0", "0_2_0", "1_0_0", "2_0_0", "3_0_0"}) {
+    std::string page = slurp_file(
+        (dir / "site" / ("-_" + std::string(compile)) / "pytorch_partition.html").string());
+    size_t table = page.find("<table id=\"what-if-table\">");
+    ASSERT_NE(table, std::string::npos) << compile;
+    ++tables;
+    std::string id = std::string(1, compile[0]) + "/" + compile[2];
+    // The knapsack at budget 1 is PyTorch's default partition: what the run saved.
+    EXPECT_NE(page.find("<tr><td>PyTorch&#39;s knapsack</td><td class=\"num\">1</td>", table),
+              std::string::npos)
+        << compile;
+    size_t knapsack = page.find("<tr><td>PyTorch&#39;s knapsack</td><td class=\"num\">1</td>");
+    EXPECT_NE(page.substr(knapsack, page.find("</tr>", knapsack) - knapsack)
+                  .find("<td>none</td><td>none</td>"),
+              std::string::npos)
+        << compile;
+    for (const char* row : {"remat&#39;s optimum</td><td class=\"num\">0.5</td>",
+                            "PyTorch&#39;s knapsack</td><td class=\"num\">0.3</td>"})
+      EXPECT_NE(page.find(row, table), std::string::npos) << compile << ": " << row;
+    // Each row writes its policy with remat policy on the same log.
+    EXPECT_NE(page.find("remat policy " + *log + " --compile " + id +
+                        " --strategy optimal --budget 0.5 -o policy.py"),
+              std::string::npos)
+        << compile;
+  }
+  EXPECT_EQ(tables, 6u);
+  // --what-if-time 0: no tables.
+  CliRun without = run("report " + *log + " -o " + (dir / "plain").string() + " --what-if-time 0");
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_EQ(slurp_file((dir / "plain" / "-_0_0_0" / "pytorch_partition.html").string())
+                .find("what-if-table"),
+            std::string::npos);
+  fs::remove_all(dir);
+}
+
 }  // namespace

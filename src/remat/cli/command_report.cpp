@@ -14,6 +14,7 @@
 #include "remat/cli/graph_files.h"
 #include "remat/cli/report_options.h"
 #include "remat/driver/aot_records.h"
+#include "remat/driver/what_if.h"
 #include "remat/partition/partition_charts.h"
 #include "remat/partition/partition_joint.h"
 #include "remat/print/printer.h"
@@ -99,6 +100,7 @@ Expected<std::string> log_of_graphs(const GraphReportArgs& a, const fs::path& fo
 struct ReportArgs {
   std::string path, out = "tl_out";
   bool latest = false, overwrite = false, strict = false, no_browser = false, all_ranks = false;
+  double what_if_seconds = 2;  // per optimum; 0: no "what if" tables
   report::ReportOptions flags;
   GraphReportArgs graph;
   const CLI::Option* fw_flag = nullptr;
@@ -160,6 +162,11 @@ Expected<int> run_report(const ReportArgs& a) {
   options.verbose = a.flags.verbose;
   options.export_mode = a.flags.export_mode;
   options.inductor_provenance = a.flags.inductor_provenance;
+  if (a.what_if_seconds > 0 && temp.empty()) {
+    options.what_if = [seconds = a.what_if_seconds](const report::WhatIfRequest& r) {
+      return driver::what_if(r, seconds);
+    };
+  }
   auto result = report::write_report_folder(log_path, a.out, options, a.overwrite, a.strict);
   std::error_code ec;
   if (!temp.empty()) fs::remove_all(temp, ec);
@@ -210,6 +217,11 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "LOG is the folder of one distributed run's per-rank logs "
       "(dedicated_log_torch_trace_rank_<n>*.log): "
       "a report per rank in rank_<n>/ and a landing page with the divergence between ranks");
+  cmd->add_option("--what-if-time", a->what_if_seconds,
+                  "seconds each optimum of a partition page's \"what if\" table may take "
+                  "(PyTorch's knapsack and remat's optimum at other budgets of the compile's "
+                  "logged joint graph; default 2; 0: no such tables)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag(
       "--no-browser", a->no_browser,
       "accepted for tlparse's users: remat report never opens a browser (open OUT/index.html)");

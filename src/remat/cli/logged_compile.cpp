@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "remat/fxtext/graph_statements.h"
+#include "remat/fxtext/static_inputs.h"
 #include "remat/fxtext/text_scan.h"
 #include "remat/support/file_io.h"
 #include "remat/tracelog/glog_header.h"
@@ -37,31 +38,6 @@ std::string listing(const std::vector<Seen>& seen) {
                        seen[i].nodes, (seen[i].bytes + 1023) / 1024, seen[i].line);
   }
   if (seen.size() > kShown) out += fmt::format("\n  and {} more", seen.size() - kShown);
-  return out;
-}
-
-/// Which of the joint's primals are parameters or buffers: Dynamo names its graph's inputs after
-/// what they are (`L_self_modules_fc1_parameters_weight_`, `..._buffers_running_mean_`), and
-/// AOTAutograd's primals are those inputs in order.
-std::optional<std::vector<int64_t>> static_inputs(std::string_view dynamo, std::string_view joint) {
-  if (dynamo.empty()) return std::nullopt;
-  // The outer forward's inputs: those before its first statement (a checkpoint's body is a
-  // class of its own, printed later, with inputs of its own).
-  std::vector<fxtext::GraphLine> inputs;
-  for (fxtext::GraphLine& g : fxtext::graph_lines(dynamo)) {
-    if (!g.input) break;
-    inputs.push_back(std::move(g));
-  }
-  size_t primals = 0;
-  for (const fxtext::GraphLine& g : fxtext::graph_lines(joint))
-    primals += g.input && g.name.starts_with("primals_");
-  if (inputs.size() != primals) return std::nullopt;
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const std::string& n = inputs[i].name;
-    if (n.find("_parameters_") != std::string::npos || n.find("_buffers_") != std::string::npos)
-      out.push_back(static_cast<int64_t>(i));
-  }
   return out;
 }
 
@@ -141,7 +117,7 @@ Expected<LoggedCompile> logged_compile(const std::string& path, std::string_view
                       fmt::format("no compile {} with a joint graph in the log (listed above)",
                                   bare_id(compile).substr(0, 40)));
   }
-  picked.static_inputs = static_inputs(dynamo, picked.joint);
+  picked.static_inputs = fxtext::static_input_indices(dynamo, picked.joint);
   return picked;
 }
 

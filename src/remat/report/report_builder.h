@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "remat/report/what_if.h"
 #include "remat/support/expected.h"
 #include "remat/tracelog/trace_reader.h"
 
@@ -36,6 +37,10 @@ struct ReportOptions {
   bool inductor_provenance = false;
   /// Called now and then while reading: bytes read, file size.
   std::function<void(uint64_t, uint64_t)> progress;
+  /// Other partitions of each compile's logged joint graph, for its partition page's "what if"
+  /// table (report/what_if.h); none when empty. Called on the writer threads, once per distinct
+  /// joint graph.
+  WhatIf what_if;
 };
 
 /// What one compile's partition saved and recomputed, as the report read it.

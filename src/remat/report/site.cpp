@@ -113,6 +113,21 @@ void Site::write(const std::string& rel, std::string content) {
   result.files.push_back(rel);
 }
 
+const WhatIfTable& Site::WhatIfCache::get(const WhatIfRequest& request, const WhatIf& make) {
+  size_t key = std::hash<std::string_view>{}(request.joint) * 31 +
+               std::hash<std::string_view>{}(request.dynamo) * 7 +
+               static_cast<size_t>(request.run_activation_bytes);
+  std::shared_ptr<Entry> entry;
+  {
+    std::lock_guard lock(mutex);
+    std::shared_ptr<Entry>& slot = entries[key];
+    if (!slot) slot = std::make_shared<Entry>();
+    entry = slot;
+  }
+  std::call_once(entry->once, [&] { entry->table = make(request); });
+  return entry->table;
+}
+
 void Site::write_rendered(const std::string& rel, std::function<std::string()> render,
                           size_t bytes) {
   files_.write(rel, std::move(render), bytes);

@@ -14,6 +14,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,6 +57,7 @@ struct CompileDir {
   PartitionMarks marks;  ///< filled from `partition` and the forward/backward graphs
   std::vector<GraphLine> forward_lines, backward_lines;  ///< the logged aot_forward/backward graphs
   std::string forward_text, backward_text;               ///< and their text
+  std::string dynamo_text;  ///< Dynamo's graph (which inputs are parameters), for "what if"
   /// Without a partition record: the one read off the logged graphs and that page. Both are made
   /// on a writer thread: the record (its charts dropped) may be read once Site::finish has
   /// waited for the writers.
@@ -172,6 +174,21 @@ class Site {
   std::ofstream raw_;                     // raw.jsonl records, before the string table is known
   std::ofstream chromium_;                // chromium_events.json
   std::future<std::error_code> raw_log_;  // copying the log to raw.log, from open() on
+
+ public:
+  /// The "what if" tables made so far, by joint graph (and Dynamo graph and run memory): a log
+  /// recompiles the same graphs often. Shared with the writer threads that fill it.
+  struct WhatIfCache {
+    struct Entry {
+      std::once_flag once;
+      WhatIfTable table;
+    };
+    std::mutex mutex;
+    std::map<size_t, std::shared_ptr<Entry>> entries;
+    /// The table for `request`, made by `make` the first time.
+    const WhatIfTable& get(const WhatIfRequest& request, const WhatIf& make);
+  };
+  std::shared_ptr<WhatIfCache> what_if_cache = std::make_shared<WhatIfCache>();
   size_t chromium_count_ = 0;
   // Pages are created and filled on writer threads while the log is read and the next pages
   // are rendered (a third of the report's time is the kernel's: bench_trace_log).

@@ -48,6 +48,7 @@ Status handle(RecordContext& r, Site& site) {
     detail = std::to_string(nodes.size()) + " nodes, " + detail;
     readable = stem + ".html";
     std::string title = name + " " + d.key;
+    if (e == "dynamo_output_graph" && site.options.what_if) d.dynamo_text = payload;
     if (e == "aot_joint_graph") {
       d.joint_digest = std::hash<std::string_view>{}(payload);
       site.joints.push_back(

@@ -30,19 +30,25 @@ void derived_partition_page(Site& site, size_t di) {
     std::vector<GraphLine> forward_lines, backward_lines;
     std::optional<std::vector<GraphLine>> joint_nodes;
     std::string joint_page, key, footer;
+    std::string joint_text, dynamo_text, log;  // for "what if", when the report makes it
   };
   auto in = std::make_shared<Inputs>(Inputs{
       d.marks, std::move(d.forward_text), std::move(d.backward_text), std::move(d.forward_lines),
-      std::move(d.backward_lines), std::nullopt, "", d.key, site.footer()});
+      std::move(d.backward_lines), std::nullopt, "", d.key, site.footer(), "", "", ""});
   if (joint) {
     in->joint_nodes = joint->nodes;
     in->joint_page = fs::path(joint->html).filename().string();
+    if (site.options.what_if) {
+      in->joint_text = joint->text;
+      in->dynamo_text = std::move(d.dynamo_text);
+      in->log = site.log_path;
+    }
   }
   d.marks.pictures = fs::path(d.derived_page).filename().string();  // for the joint graph's page
   size_t bytes = 2 * (in->forward_text.size() + in->backward_text.size());
   site.write_rendered(
       d.derived_page,
-      [in, derived = d.derived] {
+      [in, derived = d.derived, what_if = site.options.what_if, cache = site.what_if_cache] {
         records::PartitionRecord record =
             derived_record(in->marks, {in->forward_text, &in->forward_lines},
                            {in->backward_text, &in->backward_lines},
@@ -54,9 +60,16 @@ void derived_partition_page(Site& site, size_t di) {
           for (const GraphLine& n : *in->joint_nodes)
             links->line_of.try_emplace(n.name, n.line + 1);
         }
-        std::string page = html_page(
-            "partition " + in->key,
-            partition_page(record, in->key, links ? &*links : nullptr, kGlossaryLink), in->footer);
+        std::string body =
+            partition_page(record, in->key, links ? &*links : nullptr, kGlossaryLink);
+        if (what_if && !in->joint_text.empty()) {
+          auto run_bytes = static_cast<int64_t>(record.split_saved().activation_bytes);
+          WhatIfRequest request{in->joint_text, in->dynamo_text, run_bytes};
+          std::string_view id = in->key;  // "[3/0]": `--compile 3/0`
+          id = id.substr(1, id.size() - 2);
+          body += what_if_html(cache->get(request, what_if), record, in->log, id);
+        }
+        std::string page = html_page("partition " + in->key, body, in->footer);
         record.charts.reset();  // the index needs its numbers, not its pictures
         *derived = std::move(record);
         return page;
@@ -106,6 +119,7 @@ void finish_compile(Site& site, size_t di) {
   d.backward_lines = std::vector<GraphLine>();
   d.forward_text = std::string();
   d.backward_text = std::string();
+  d.dynamo_text = std::string();
 }
 
 }  // namespace remat::report
