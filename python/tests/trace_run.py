@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Trains models of compile_models.py under torch.compile with remat.partition_fn while TORCH_TRACE
-is set, so that PyTorch writes its own structured log (with remat's partition records in it).
+"""Trains models of compile_models.py under torch.compile with remat.partition_fn (or, with
+--pytorch, PyTorch's own min-cut) while TORCH_TRACE is set, so that PyTorch writes its own
+structured log (with remat's partition records in it, unless --pytorch).
 
     TORCH_TRACE=DIR python3 python/tests/trace_run.py [--inductor] [--dynamic] MODEL ...
 
@@ -43,6 +44,9 @@ def main():
     parser.add_argument("models", nargs="+", help=f"{', '.join(sorted(MODELS))}, or hf:ARCH:KIND[:checkpointed]")
     parser.add_argument("--inductor", action="store_true", help="Inductor with remat.inductor_partitioner()")
     parser.add_argument("--dynamic", action="store_true", help="torch.compile(dynamic=True)")
+    parser.add_argument(
+        "--pytorch", action="store_true", help="PyTorch's own min-cut, not remat's: a log remat did not partition"
+    )
     parser.add_argument("--steps", type=int, default=2)
     args = parser.parse_args()
     if not os.environ.get("TORCH_TRACE"):
@@ -59,7 +63,10 @@ def main():
                 model, dynamic=args.dynamic, options={"custom_partitioner_fn": remat.inductor_partitioner()}
             )
         else:
-            backend = aot_autograd(fw_compiler=boxed, partition_fn=remat.partition_fn)
+            from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+            partition = min_cut_rematerialization_partition if args.pytorch else remat.partition_fn
+            backend = aot_autograd(fw_compiler=boxed, partition_fn=partition)
             step = torch.compile(model, backend=backend, dynamic=args.dynamic)
         generator = torch.Generator().manual_seed(1)
         for _ in range(args.steps):
