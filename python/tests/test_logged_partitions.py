@@ -4,9 +4,12 @@ log, `remat diff LOG --compile C --against min-cut` partitions the joint graph P
 compares it with what PyTorch's logged forward and backward saved and recomputed. The models
 people train (transformers, tiny, with and without checkpointing) and compile_models.py's
 (dropout under checkpoint: a random op recomputed with its saved random state; several outputs:
-parameters whose lifetime is the model's, read off Dynamo's graph)."""
+parameters whose lifetime is the model's, read off Dynamo's graph). And the policy `remat policy
+LOG` writes for remat's optimum makes PyTorch's own min-cut save exactly what remat chose, with
+training bit for bit what it was without it."""
 
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -66,6 +69,80 @@ def test_rematerializing_the_logged_joint_gives_what_pytorch_saved(pytorch_log):
         if "\n0 values changed fate" not in out:
             differing[compile_id] = out
     assert differing == {}
+
+
+def saved_by_pytorch(model, steps=3):
+    """(the names PyTorch's min-cut saves, losses, parameters) of `steps` SGD steps of `model`
+    under aot_autograd (one joint graph; RNG states left out)."""
+    import warnings
+
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    saved = []
+
+    def partition(joint, joint_inputs, **kwargs):
+        fw, bw = min_cut_rematerialization_partition(joint, joint_inputs, **kwargs)
+        output = next(n for n in fw.graph.nodes if n.op == "output")
+        saved.append(sorted(a.name for a in output.args[0][kwargs["num_fwd_outputs"] :] if hasattr(a, "name")))
+        return fw, bw
+
+    torch._dynamo.reset()
+    run = torch.compile(
+        model, backend=aot_autograd(fw_compiler=lambda gm, _: make_boxed_func(gm), partition_fn=partition)
+    )
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    losses = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(steps):
+            (x,) = model.batch(torch.Generator().manual_seed(i), 4)
+            opt.zero_grad()
+            loss = run(x)
+            loss.backward()
+            losses.append(loss.detach().clone())
+            opt.step()
+    torch._dynamo.reset()
+    return saved[0], losses, [p.detach().clone() for p in model.parameters()]
+
+
+def test_the_policy_written_from_a_log_makes_pytorch_save_the_optimum(tmp_path):
+    # A run PyTorch partitioned, logged; from the log alone, remat's optimum with 2 KB of
+    # activation memory (the run kept 512 B: the optimum spends the rest on recompute it saves)
+    # and the policy that asks PyTorch for it; the same model with the policy: PyTorch's own
+    # min-cut saves exactly that set, and training is bit for bit the run without the policy.
+    import importlib.util
+
+    from compile_models import CheckpointedMLP
+
+    folder = tmp_path / "trace"
+    subprocess.run(
+        [sys.executable, str(HERE / "trace_run.py"), "--pytorch", "checkpoint"],
+        env=dict(os.environ, TORCH_TRACE=str(folder)),
+        check=True,
+        capture_output=True,
+    )
+    (log,) = folder.glob("*.log")
+    choice = ["--strategy", "optimal", "--budget", "2KB"]
+    subprocess.run([REMAT, "partition", str(log), *choice, "-o", str(tmp_path / "optimum")], check=True)
+    record = json.loads((tmp_path / "optimum" / "report.json").read_text())
+    chosen = sorted(v["name"] for v in record["saved_values"])
+    done = subprocess.run(
+        [REMAT, "policy", str(log), *choice, "-o", str(tmp_path / "policy.py")], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    spec = importlib.util.spec_from_file_location("policy_from_log", tmp_path / "policy.py")
+    policy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(policy)
+    torch.manual_seed(0)  # as trace_run.py built it
+    plain = saved_by_pytorch(CheckpointedMLP())
+    torch.manual_seed(0)
+    with_policy = saved_by_pytorch(CheckpointedMLP(context_fn=policy.context_fn))
+    assert with_policy[0] == chosen
+    assert plain[0] != chosen  # the optimum is another set
+    for a, b in zip(plain[1] + plain[2], with_policy[1] + with_policy[2]):
+        assert torch.equal(a, b)
 
 
 def test_the_optimum_is_a_command_away(pytorch_log, tmp_path):
