@@ -230,18 +230,7 @@ TEST(Browser, GraphPagesDrawTheirLinesFromTheTextAndItsData) {
                      "joint", remat::report::graph_html("joint", joint, &marks, "joint.txt"), ""));
   // A backward graph as PyTorch prints it: the saved input's tag after the signature.
   const std::string backward =
-      "class GraphModule(torch.nn.Module):\n"
-      "    def forward(\n"
-      "        self,\n"
-      "        add_1: \"f32[4][1]cpu\",\n"
-      "        tangents_1: \"f32[4][1]cpu\",\n"
-      "    ):\n"
-      "        # ac_graph_id: 1 - MUST_SAVE\n"
-      "        \n"
-      "        cos: \"f32[4][1]cpu\" = torch.ops.aten.cos.default(add_1);  add_1 = None\n"
-      "        mul: \"f32[4][1]cpu\" = torch.ops.aten.mul.Tensor(tangents_1, cos);  tangents_1 = "
-      "cos = None\n"
-      "        return (mul,)\n";
+      slurp(fs::path(remat::testing::tests_dir()) / "golden/print/backward_with_input_tag.txt");
   drawn +=
       drawn_code(chromium, work, "backward",
                  remat::report::html_page(

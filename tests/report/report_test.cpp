@@ -655,20 +655,7 @@ namespace {
 
 TEST(GraphHtml, TagLinesOfInputsAreExplainedAndColorNothing) {
   // A backward graph as PyTorch prints it: the saved inputs' tags after the signature.
-  std::string text =
-      "class GraphModule(torch.nn.Module):\n"
-      "    def forward(\n"
-      "        self,\n"
-      "        add_1: \"f32[4][1]cpu\",\n"
-      "        tangents_1: \"f32[4][1]cpu\",\n"
-      "    ):\n"
-      "        # ac_graph_id: 1 - MUST_SAVE\n"
-      "        \n"
-      "        # File: /m.py:3 in f, code: return x.sin()\n"
-      "        cos: \"f32[4][1]cpu\" = torch.ops.aten.cos.default(add_1);  add_1 = None\n"
-      "        mul: \"f32[4][1]cpu\" = torch.ops.aten.mul.Tensor(tangents_1, cos);  tangents_1 = "
-      "cos = None\n"
-      "        return (mul,)\n";
+  std::string text = golden_text("backward_with_input_tag.txt");
   for (const GraphLine& g : graph_lines(text)) EXPECT_FALSE(g.ac_graph_id.has_value()) << g.name;
   std::string html = graph_html("backward", text, nullptr, "bw.txt");
   EXPECT_NE(html.find("id=\"input-tags\">The tag lines right after the signature (line 7)"),
