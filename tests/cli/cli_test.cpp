@@ -1135,6 +1135,20 @@ TEST(LoggedCompile, ReportPagesAnswerWhatIfFromTheLogAlone) {
         << compile;
   }
   EXPECT_EQ(tables, 6u);
+  // Compiles remat partitioned: the record's page has the table too.
+  std::string ours = remat::testing::data_path("torch-2.13/compile_models.log");
+  CliRun with_records = run("report " + ours + " -o " + (dir / "ours").string());
+  ASSERT_EQ(with_records.exit_code, 0) << with_records.err;
+  size_t record_tables = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir / "ours")) {
+    std::string file = e.path().filename().string();
+    if (!file.starts_with("remat_partition_") || !file.ends_with(".html")) continue;
+    std::string page = slurp_file(e.path().string());
+    EXPECT_NE(page.find("<table id=\"what-if-table\">"), std::string::npos) << file;
+    EXPECT_NE(page.find("remat policy " + ours + " --compile "), std::string::npos) << file;
+    ++record_tables;
+  }
+  EXPECT_EQ(record_tables, 6u);
   // --what-if-time 0: no tables.
   CliRun without = run("report " + *log + " -o " + (dir / "plain").string() + " --what-if-time 0");
   ASSERT_EQ(without.exit_code, 0) << without.err;

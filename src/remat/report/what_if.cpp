@@ -37,7 +37,10 @@ std::string some_names(const std::vector<std::string>& names) {
 }  // namespace
 
 std::string what_if_html(const WhatIfTable& table, const records::PartitionRecord& run,
-                         std::string_view log, std::string_view compile) {
+                         std::string_view log, std::string_view compile_key) {
+  std::string_view compile = compile_key;  // `--compile 3/0` for "[3/0]"
+  if (compile.starts_with('[') && compile.ends_with(']'))
+    compile = compile.substr(1, compile.size() - 2);
   std::string out =
       "<h2 id=\"what-if\">What if</h2>\n<p>Other partitions of this compile's joint graph, "
       "from the log alone: PyTorch's knapsack (its min-cut under "

@@ -39,8 +39,8 @@ struct WhatIfRequest {
 using WhatIf = std::function<WhatIfTable(const WhatIfRequest&)>;
 
 /// The table for a partition page: each row against the run's partition `run`, with the
-/// `remat policy` command for `log`'s compile `compile` ("3/0").
+/// `remat policy` command for `log`'s compile `compile_key` ("[3/0]").
 std::string what_if_html(const WhatIfTable& table, const records::PartitionRecord& run,
-                         std::string_view log, std::string_view compile);
+                         std::string_view log, std::string_view compile_key);
 
 }  // namespace remat::report

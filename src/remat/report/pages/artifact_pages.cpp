@@ -9,6 +9,7 @@
 #include "remat/report/log_json.h"
 #include "remat/report/pages/page_handlers.h"
 #include "remat/report/partition_html.h"
+#include "remat/report/what_if.h"
 
 namespace remat::report {
 namespace {
@@ -57,13 +58,35 @@ void partition_record_page(RecordContext& r, Site& site, const std::string& page
   std::string body;
   if (record) {
     std::optional<NodeLinks> links;
+    const PendingJoint* joint = nullptr;
     for (const PendingJoint& g : site.joints) {
       if (g.dir != r.dir) continue;
+      joint = &g;
       links.emplace();
       links->page = fs::path(g.html).filename().string();
       for (const GraphLine& n : g.nodes) links->line_of.try_emplace(n.name, n.line + 1);
     }
     body = partition_page(*record, d.key, links ? &*links : nullptr, kGlossaryLink);
+    if (joint && site.options.what_if) {
+      // The "what if" rows partition the joint graph: on a writer thread, like the rest.
+      auto run = std::make_shared<records::PartitionRecord>(*record);
+      run->charts.reset();
+      size_t bytes = body.size() + joint->text.size() + d.dynamo_text.size();
+      site.write_rendered(
+          page,
+          [body = std::move(body), run, joint_text = joint->text, dynamo = d.dynamo_text,
+           log = site.log_path, key = d.key, footer = site.footer(), what_if = site.options.what_if,
+           cache = site.what_if_cache]() mutable {
+            WhatIfRequest request{joint_text, dynamo,
+                                  static_cast<int64_t>(run->split_saved().activation_bytes)};
+            body += what_if_html(cache->get(request, what_if), *run, log, key);
+            return html_page("remat partition " + key, body, footer);
+          },
+          bytes);
+      d.partition = std::move(*record);
+      d.partition_page = page;
+      return;
+    }
     d.partition = std::move(*record);
     d.partition_page = page;
   } else {

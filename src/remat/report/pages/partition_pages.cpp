@@ -65,9 +65,7 @@ void derived_partition_page(Site& site, size_t di) {
         if (what_if && !in->joint_text.empty()) {
           auto run_bytes = static_cast<int64_t>(record.split_saved().activation_bytes);
           WhatIfRequest request{in->joint_text, in->dynamo_text, run_bytes};
-          std::string_view id = in->key;  // "[3/0]": `--compile 3/0`
-          id = id.substr(1, id.size() - 2);
-          body += what_if_html(cache->get(request, what_if), record, in->log, id);
+          body += what_if_html(cache->get(request, what_if), record, in->log, in->key);
         }
         std::string page = html_page("partition " + in->key, body, in->footer);
         record.charts.reset();  // the index needs its numbers, not its pictures
