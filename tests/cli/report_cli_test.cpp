@@ -318,6 +318,9 @@ TEST(CompileCli, Gpt2WithCheckpointsGivesLogAndReport) {
   // The partition record as tables, linked from the index instead of raw JSON.
   std::string partition = slurp(site / "-_0_0_0" / "remat_partition_4.html");
   EXPECT_NE(partition.find("id=\"saved-values\""), std::string::npos);
+  // What other budgets and the optimum would do, with the command for each policy.
+  EXPECT_NE(partition.find("<table id=\"what-if-table\">"), std::string::npos);
+  EXPECT_NE(partition.find("--strategy optimal --budget 0.5 -o policy.py"), std::string::npos);
   // The activations first; the parameters and primals the backward reads anyway folded below.
   EXPECT_NE(partition.find("<h2>Saved activations ("), std::string::npos);
   EXPECT_LT(partition.find("id=\"saved-values\""), partition.find("<details id=\"saved-inputs\">"));

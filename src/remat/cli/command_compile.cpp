@@ -8,6 +8,7 @@
 #include "remat/cli/model_flags.h"
 #include "remat/cli/report_options.h"
 #include "remat/driver/compile.h"
+#include "remat/driver/what_if.h"
 #include "remat/report/html.h"
 #include "remat/support/file_io.h"
 #include "remat/support/output_folder.h"
@@ -56,7 +57,10 @@ Expected<int> run_compile(const CompileArgs& a) {
   o.check_skipped = "skipped (built without libtorch)";
 #endif
   o.report_options = [](const std::string& log) {
-    return report_options_for(log, app_command_line());
+    report::ReportOptions options = report_options_for(log, app_command_line());
+    // The partition page's "what if" table, as `remat report` makes it (2 s per optimum).
+    options.what_if = [](const report::WhatIfRequest& r) { return driver::what_if(r, 2); };
+    return options;
   };
   o.progress = [](std::string_view stage, std::string_view detail, double ms) {
     std::fprintf(stderr, "  %-13s %-64s %9.1f ms\n", std::string(stage).c_str(),
