@@ -3,8 +3,9 @@ own min-cut (remat partitions nothing) while TORCH_TRACE is set; then, for every
 log, `remat diff LOG --compile C --against min-cut` partitions the joint graph PyTorch logged and
 compares it with what PyTorch's logged forward and backward saved and recomputed. The models
 people train (transformers, tiny, with and without checkpointing) and compile_models.py's
-(dropout under checkpoint: a random op recomputed with its saved random state; several outputs:
-parameters whose lifetime is the model's, read off Dynamo's graph). And the policy `remat policy
+(dropout and attention under checkpoint: random ops recomputed with their saved random state,
+under names the joint lacks; several outputs: parameters whose lifetime is the model's, read off
+Dynamo's graph). And the policy `remat policy
 LOG` writes for remat's optimum makes PyTorch's own min-cut save exactly what remat chose, with
 training bit for bit what it was without it."""
 
@@ -27,7 +28,7 @@ if not hasattr(torch, "compile"):
     pytest.skip("TORCH_TRACE logs of torch.compile need PyTorch 2.x", allow_module_level=True)
 pytest.importorskip("remat._core", reason="remat's C++ extension is not built (cmake --build build)")
 
-MODELS = ["checkpoint", "dropout", "several_outputs", "batch_norm", "sac_must_save"]
+MODELS = ["checkpoint", "dropout", "several_outputs", "batch_norm", "sac_must_save", "attention"]
 if importlib.util.find_spec("transformers") is not None:
     MODELS += ["hf:llama:causal-lm:checkpointed", "hf:bert:masked-lm:checkpointed", "hf:gpt2:causal-lm"]
 

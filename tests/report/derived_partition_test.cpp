@@ -37,7 +37,9 @@ TEST(DerivedPartition, RecomputedRandomOpsAreCreditedToTheJointsNode) {
       "torch.ops.aten.native_dropout.default, relu, 0.3, True);  rng_state_output_0 = None\n"
       "    getitem_1: \"b8[4]\" = run_with_rng_state[1];  run_with_rng_state = None\n"
       "    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, getitem_1)\n"
-      "    return (mul,)\n";
+      // The joint's getitem_3 (another op's): the forward named its random result so too.
+      "    getitem_3: \"f32[4]\" = torch.ops.aten.sin.default(mul)\n"
+      "    return (getitem_3,)\n";
   std::string joint =
       "def forward(self, primals_1: \"f32[4]\", tangents_1: \"f32[4]\"):\n"
       "    relu: \"f32[4]\" = torch.ops.aten.relu.default(primals_1)\n"
@@ -45,20 +47,23 @@ TEST(DerivedPartition, RecomputedRandomOpsAreCreditedToTheJointsNode) {
       "    getitem: \"f32[4]\" = native_dropout[0]\n"
       "    getitem_1: \"b8[4]\" = native_dropout[1];  native_dropout = None\n"
       "    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, getitem_1)\n"
-      "    return (getitem, mul)\n";
+      "    getitem_3: \"f32[4]\" = torch.ops.aten.sin.default(mul)\n"
+      "    return (getitem, getitem_3)\n";
   std::vector<GraphLine> fw = graph_lines(forward), bw = graph_lines(backward),
                          jl = graph_lines(joint);
   PartitionMarks marks = marks_from_graphs(fw, bw);
   EXPECT_TRUE(marks.saved.contains("rng_state_output_0"));
   EXPECT_FALSE(marks.recomputed.contains("native_dropout"));
-  credit_random_recomputation(marks, {backward, &bw}, {joint, &jl});
+  EXPECT_TRUE(marks.recomputed.contains("getitem_3"));  // by name only
+  credit_random_recomputation(marks, {forward, &fw}, {backward, &bw}, {joint, &jl});
+  EXPECT_FALSE(marks.recomputed.contains("getitem_3"));
   EXPECT_EQ(marks.saved.count("rng_state_output_0"), 0u);  // not an activation chosen
   EXPECT_TRUE(marks.saved.contains("relu"));
   EXPECT_TRUE(marks.recomputed.contains("native_dropout"));
   EXPECT_NE(marks.why.at("native_dropout").find("run_with_rng_state"), std::string::npos);
   // Without the joint graph the state still goes; nothing is credited.
   PartitionMarks alone = marks_from_graphs(fw, bw);
-  credit_random_recomputation(alone, {backward, &bw}, {});
+  credit_random_recomputation(alone, {}, {backward, &bw}, {});
   EXPECT_EQ(alone.saved.count("rng_state_output_0"), 0u);
   EXPECT_FALSE(alone.recomputed.contains("native_dropout"));
 }

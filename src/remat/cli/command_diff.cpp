@@ -86,7 +86,8 @@ Expected<int> diff_logged(const DiffArgs& a) {
                                  bw = fxtext::graph_lines(c->backward),
                                  joint_lines = fxtext::graph_lines(c->joint);
   report::PartitionMarks marks = report::marks_from_graphs(fw, bw);
-  report::credit_random_recomputation(marks, {c->backward, &bw}, {c->joint, &joint_lines});
+  report::credit_random_recomputation(marks, {c->forward, &fw}, {c->backward, &bw},
+                                      {c->joint, &joint_lines});
   records::PartitionRecord theirs =
       report::derived_record(marks, {c->forward, &fw}, {c->backward, &bw}, &joint_lines);
   Expected<GraphModule> joint = read_graph(c->joint, display_name(a.before));

@@ -120,7 +120,18 @@ std::vector<std::string_view> freed_names(std::string_view line) {
   return out;
 }
 
-void credit_random_recomputation(PartitionMarks& marks, LoggedGraph backward, LoggedGraph joint) {
+void credit_random_recomputation(PartitionMarks& marks, LoggedGraph forward, LoggedGraph backward,
+                                 LoggedGraph joint) {
+  if (forward.nodes) {
+    std::vector<std::string_view> fw_lines = fxtext::split_lines(forward.text);
+    for (const GraphLine& n : *forward.nodes) {
+      if (n.input || n.line >= fw_lines.size()) continue;
+      if (!fxtext::statement_right_hand_side(fw_lines[n.line])
+               .starts_with("run_and_save_rng_state["))
+        continue;
+      if (marks.recomputed.erase(n.name) > 0) marks.why.erase(n.name);
+    }
+  }
   constexpr std::string_view kState = "rng_state_output_";
   for (auto it = marks.saved.begin(); it != marks.saved.end();) {
     if (!std::string_view(it->first).starts_with(kState)) {

@@ -29,8 +29,11 @@ records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph
 /// checkpoint): the forward saves each such op's random state (`rng_state_output_N`, not an
 /// activation its partitioner chose: dropped from the saved values) and the backward runs the op
 /// again as `run_with_rng_state(STATE, OP, ARGS)`, a name the joint graph lacks. The joint's node
-/// that calls OP(ARGS) is what is recomputed.
-void credit_random_recomputation(PartitionMarks& marks, LoggedGraph backward, LoggedGraph joint);
+/// that calls OP(ARGS) is what is recomputed. The names the forward gives
+/// `run_and_save_rng_state`'s outputs are its own and may be names the backward uses for other
+/// nodes: no recomputation.
+void credit_random_recomputation(PartitionMarks& marks, LoggedGraph forward, LoggedGraph backward,
+                                 LoggedGraph joint);
 
 /// The names a statement line frees after it (`...;  a = b = None`), in order.
 std::vector<std::string_view> freed_names(std::string_view line);

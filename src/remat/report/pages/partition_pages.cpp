@@ -85,7 +85,7 @@ void finish_compile(Site& site, size_t di) {
       d.marks = marks_from_graphs(d.forward_lines, d.backward_lines);
       auto joint = std::ranges::find(site.joints, di, &PendingJoint::dir);
       credit_random_recomputation(
-          d.marks, {d.backward_text, &d.backward_lines},
+          d.marks, {d.forward_text, &d.forward_lines}, {d.backward_text, &d.backward_lines},
           joint == site.joints.end() ? LoggedGraph{} : LoggedGraph{joint->text, &joint->nodes});
     }
   } else {
