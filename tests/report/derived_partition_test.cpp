@@ -68,6 +68,25 @@ TEST(DerivedPartition, RecomputedRandomOpsAreCreditedToTheJointsNode) {
   EXPECT_FALSE(alone.recomputed.contains("native_dropout"));
 }
 
+TEST(DerivedPartition, AConstantBothGraphsReadIsNoRecomputation) {
+  // DeBERTa's lifted constants: each graph reads them with a get_attr statement of its own.
+  std::string forward =
+      "def forward(self, primals_1: \"f32[4]\"):\n"
+      "    _tensor_constant0: \"f32[4]\" = self._tensor_constant0\n"
+      "    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(primals_1, _tensor_constant0)\n"
+      "    return (mul, primals_1)\n";
+  std::string backward =
+      "def forward(self, primals_1: \"f32[4]\", tangents_1: \"f32[4]\"):\n"
+      "    _tensor_constant0: \"f32[4]\" = self._tensor_constant0\n"
+      "    mul_1: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, _tensor_constant0)\n"
+      "    return (mul_1,)\n";
+  std::vector<GraphLine> fw = graph_lines(forward), bw = graph_lines(backward);
+  PartitionMarks marks = marks_from_graphs(fw, bw);
+  EXPECT_TRUE(marks.recomputed.contains("_tensor_constant0"));  // by name only
+  drop_constant_reads(marks, {backward, &bw});
+  EXPECT_TRUE(marks.recomputed.empty());
+}
+
 TEST(DerivedPartition, TheTimelineCountsAnnotatedBytesAndDeletions) {
   std::string forward =
       "def forward(self, x: \"f32[4]\"):\n"        // 16 bytes

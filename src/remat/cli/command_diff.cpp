@@ -88,6 +88,7 @@ Expected<int> diff_logged(const DiffArgs& a) {
   report::PartitionMarks marks = report::marks_from_graphs(fw, bw);
   report::credit_random_recomputation(marks, {c->forward, &fw}, {c->backward, &bw},
                                       {c->joint, &joint_lines});
+  report::drop_constant_reads(marks, {c->backward, &bw});
   records::PartitionRecord theirs =
       report::derived_record(marks, {c->forward, &fw}, {c->backward, &bw}, &joint_lines);
   Expected<GraphModule> joint = read_graph(c->joint, display_name(a.before));

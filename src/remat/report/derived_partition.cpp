@@ -170,6 +170,17 @@ void credit_random_recomputation(PartitionMarks& marks, LoggedGraph forward, Log
   }
 }
 
+void drop_constant_reads(PartitionMarks& marks, LoggedGraph backward) {
+  if (!backward.nodes) return;
+  std::vector<std::string_view> lines = fxtext::split_lines(backward.text);
+  for (const GraphLine& n : *backward.nodes) {
+    if (n.input || n.line >= lines.size() || !marks.recomputed.contains(n.name)) continue;
+    if (!fxtext::statement_right_hand_side(lines[n.line]).starts_with("self.")) continue;
+    marks.recomputed.erase(n.name);
+    marks.why.erase(n.name);
+  }
+}
+
 records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph forward,
                                         LoggedGraph backward, const std::vector<GraphLine>* joint) {
   records::PartitionRecord record;

@@ -35,6 +35,11 @@ records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph
 void credit_random_recomputation(PartitionMarks& marks, LoggedGraph forward, LoggedGraph backward,
                                  LoggedGraph joint);
 
+/// After marks_from_graphs: a constant both graphs read (`_tensor_constant0 =
+/// self._tensor_constant0`, a tensor a model creates in its forward, lifted by PyTorch) is no
+/// recomputation.
+void drop_constant_reads(PartitionMarks& marks, LoggedGraph backward);
+
 /// The names a statement line frees after it (`...;  a = b = None`), in order.
 std::vector<std::string_view> freed_names(std::string_view line);
 /// The same into `out` (cleared first): a walk over a graph reuses one vector.

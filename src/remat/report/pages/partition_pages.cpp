@@ -87,6 +87,7 @@ void finish_compile(Site& site, size_t di) {
       credit_random_recomputation(
           d.marks, {d.forward_text, &d.forward_lines}, {d.backward_text, &d.backward_lines},
           joint == site.joints.end() ? LoggedGraph{} : LoggedGraph{joint->text, &joint->nodes});
+      drop_constant_reads(d.marks, {d.backward_text, &d.backward_lines});
     }
   } else {
     PartitionMarks record = marks_from_record(*d.partition);
