@@ -114,9 +114,8 @@ void Site::write(const std::string& rel, std::string content) {
 }
 
 const WhatIfTable& Site::WhatIfCache::get(const WhatIfRequest& request, const WhatIf& make) {
-  size_t key = std::hash<std::string_view>{}(request.joint) * 31 +
-               std::hash<std::string_view>{}(request.dynamo) * 7 +
-               static_cast<size_t>(request.run_activation_bytes);
+  std::string key = std::string(request.joint) + '\0' + std::string(request.dynamo) + '\0' +
+                    std::to_string(request.run_activation_bytes);
   std::shared_ptr<Entry> entry;
   {
     std::lock_guard lock(mutex);

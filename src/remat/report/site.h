@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -155,6 +156,20 @@ class Site {
   std::vector<PendingJoint> joints;
   std::vector<std::pair<std::string, std::string>> failures;  ///< compile link, cells (HTML)
   TrieNode trie, unknown_trie;
+  /// The "what if" tables made so far, by joint graph (with Dynamo's graph and the run's
+  /// memory): a log recompiles the same graphs often. Shared with the writer threads that fill it.
+  struct WhatIfCache {
+    struct Entry {
+      std::once_flag once;
+      WhatIfTable table;
+    };
+    std::mutex mutex;
+    std::unordered_map<std::string, std::shared_ptr<Entry>> entries;
+    /// The table for `request`, made by `make` the first time.
+    const WhatIfTable& get(const WhatIfRequest& request, const WhatIf& make);
+  };
+  std::shared_ptr<WhatIfCache> what_if_cache = std::make_shared<WhatIfCache>();
+
   // Export mode.
   std::vector<ExportFailure> export_failures;
   SymExprIndex sym_exprs;
@@ -174,21 +189,6 @@ class Site {
   std::ofstream raw_;                     // raw.jsonl records, before the string table is known
   std::ofstream chromium_;                // chromium_events.json
   std::future<std::error_code> raw_log_;  // copying the log to raw.log, from open() on
-
- public:
-  /// The "what if" tables made so far, by joint graph (and Dynamo graph and run memory): a log
-  /// recompiles the same graphs often. Shared with the writer threads that fill it.
-  struct WhatIfCache {
-    struct Entry {
-      std::once_flag once;
-      WhatIfTable table;
-    };
-    std::mutex mutex;
-    std::map<size_t, std::shared_ptr<Entry>> entries;
-    /// The table for `request`, made by `make` the first time.
-    const WhatIfTable& get(const WhatIfRequest& request, const WhatIf& make);
-  };
-  std::shared_ptr<WhatIfCache> what_if_cache = std::make_shared<WhatIfCache>();
   size_t chromium_count_ = 0;
   // Pages are created and filled on writer threads while the log is read and the next pages
   // are rendered (a third of the report's time is the kernel's: bench_trace_log).
