@@ -85,15 +85,12 @@ Expected<int> diff_logged(const DiffArgs& a) {
   std::vector<fxtext::GraphLine> fw = fxtext::graph_lines(c->forward),
                                  bw = fxtext::graph_lines(c->backward),
                                  joint_lines = fxtext::graph_lines(c->joint);
-  report::PartitionMarks marks = report::marks_from_graphs(fw, bw);
-  report::credit_random_recomputation(marks, {c->forward, &fw}, {c->backward, &bw},
-                                      {c->joint, &joint_lines});
-  report::drop_constant_reads(marks, {c->backward, &bw});
+  report::PartitionMarks marks = report::marks_read_off_graphs(
+      {c->forward, &fw}, {c->backward, &bw}, {c->joint, &joint_lines});
   records::PartitionRecord theirs =
       report::derived_record(marks, {c->forward, &fw}, {c->backward, &bw}, &joint_lines);
-  Expected<GraphModule> joint = read_graph(c->joint, display_name(a.before));
-  if (!joint) return in_log(joint.errors(), a.before, *c);
-  if (c->static_inputs) joint->static_lifetime_input_indices = c->static_inputs;
+  Expected<GraphModule> joint = read_logged_joint(a.before, *c, BadTargets::Refuse);
+  REMAT_TRY(joint);
   Expected<partition::MemoryBudget> budget = partition::parse_memory_budget(a.budget);
   REMAT_TRY(budget);
   partition::Strategy strategy = *partition::parse_strategy(a.against);  // CLI11 checked it

@@ -92,9 +92,14 @@ Expected<GraphModule> load_graph(const std::string& path, BadTargets bad,
   }
   Expected<LoggedCompile> c = logged_compile(path, compile);
   REMAT_TRY(c);
-  Expected<GraphModule> joint = read_graph(c->joint, display_name(path), bad);
-  if (!joint) return in_log(joint.errors(), path, *c);
-  if (c->static_inputs) joint->static_lifetime_input_indices = c->static_inputs;
+  return read_logged_joint(path, *c, bad);
+}
+
+Expected<GraphModule> read_logged_joint(const std::string& log, const LoggedCompile& c,
+                                        BadTargets bad) {
+  Expected<GraphModule> joint = read_graph(c.joint, display_name(log), bad);
+  if (!joint) return in_log(joint.errors(), log, c);
+  if (c.static_inputs) joint->static_lifetime_input_indices = c.static_inputs;
   return joint;
 }
 

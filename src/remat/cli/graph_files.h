@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "remat/cli/logged_compile.h"
 #include "remat/ir/graph_module.h"
 #include "remat/print/print_options.h"
 #include "remat/records/partition_record.h"
@@ -26,6 +27,10 @@ Expected<GraphModule> read_graph(std::string_view text, const std::string& name,
 /// logged for `compile` ("3/0"; empty: the log's only one), its errors pointing into the log.
 Expected<GraphModule> load_graph(const std::string& path, BadTargets bad = BadTargets::Refuse,
                                  const std::string& compile = "");
+/// The joint graph `c` of the TORCH_TRACE log `log` logged, with its parameters' lifetime (from
+/// Dynamo's graph), its errors pointing into the log.
+Expected<GraphModule> read_logged_joint(const std::string& log, const LoggedCompile& c,
+                                        BadTargets bad);
 /// --compile ID on `cmd`: which compile of a TORCH_TRACE log the verb reads.
 void add_compile_option(CLI::App& cmd, std::string& compile);
 

@@ -181,6 +181,13 @@ void drop_constant_reads(PartitionMarks& marks, LoggedGraph backward) {
   }
 }
 
+PartitionMarks marks_read_off_graphs(LoggedGraph forward, LoggedGraph backward, LoggedGraph joint) {
+  PartitionMarks marks = marks_from_graphs(*forward.nodes, *backward.nodes);
+  credit_random_recomputation(marks, forward, backward, joint);
+  drop_constant_reads(marks, backward);
+  return marks;
+}
+
 records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph forward,
                                         LoggedGraph backward, const std::vector<GraphLine>* joint) {
   records::PartitionRecord record;

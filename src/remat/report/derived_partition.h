@@ -40,6 +40,11 @@ void credit_random_recomputation(PartitionMarks& marks, LoggedGraph forward, Log
 /// recomputation.
 void drop_constant_reads(PartitionMarks& marks, LoggedGraph backward);
 
+/// What PyTorch's partitioner saved and recomputed, read off the forward and backward graphs it
+/// logged: marks_from_graphs, then the two corrections above (random ops, constants). `joint`
+/// may be empty (no random op is credited then).
+PartitionMarks marks_read_off_graphs(LoggedGraph forward, LoggedGraph backward, LoggedGraph joint);
+
 /// The names a statement line frees after it (`...;  a = b = None`), in order.
 std::vector<std::string_view> freed_names(std::string_view line);
 /// The same into `out` (cleared first): a walk over a graph reuses one vector.

@@ -82,12 +82,10 @@ void finish_compile(Site& site, size_t di) {
   if (!d.partition) {
     // PyTorch's own logs: what its partitioner did, read off the graphs it logged.
     if (!d.forward_lines.empty() && !d.backward_lines.empty()) {
-      d.marks = marks_from_graphs(d.forward_lines, d.backward_lines);
       auto joint = std::ranges::find(site.joints, di, &PendingJoint::dir);
-      credit_random_recomputation(
-          d.marks, {d.forward_text, &d.forward_lines}, {d.backward_text, &d.backward_lines},
+      d.marks = marks_read_off_graphs(
+          {d.forward_text, &d.forward_lines}, {d.backward_text, &d.backward_lines},
           joint == site.joints.end() ? LoggedGraph{} : LoggedGraph{joint->text, &joint->nodes});
-      drop_constant_reads(d.marks, {d.backward_text, &d.backward_lines});
     }
   } else {
     PartitionMarks record = marks_from_record(*d.partition);
