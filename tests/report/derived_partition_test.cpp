@@ -68,6 +68,38 @@ TEST(DerivedPartition, RecomputedRandomOpsAreCreditedToTheJointsNode) {
   EXPECT_FALSE(alone.recomputed.contains("native_dropout"));
 }
 
+TEST(DerivedPartition, EveryRandomOpsStateAndResultNamesAreTheForwardsOwn) {
+  // The second dropout under checkpoint is run_and_save_rng_state_1; the names the forward gives
+  // its state and result (getitem_4, getitem_5) are the joint's names of two backward nodes
+  // (BERT's encoder-decoder: 70 such names read as recomputations before).
+  std::string forward =
+      "def forward(self, primals_1: \"f32[4]\"):\n"
+      "    run_and_save_rng_state = torch.ops.higher_order.run_and_save_rng_state("
+      "torch.ops.aten.native_dropout.default, primals_1, 0.3, True)\n"
+      "    getitem_2: \"u8[16]\" = run_and_save_rng_state[0]\n"
+      "    getitem_3 = run_and_save_rng_state[1];  run_and_save_rng_state = None\n"
+      "    getitem: \"f32[4]\" = getitem_3[0];  getitem_3 = None\n"
+      "    run_and_save_rng_state_1 = torch.ops.higher_order.run_and_save_rng_state("
+      "torch.ops.aten.native_dropout.default, getitem, 0.3, True)\n"
+      "    getitem_4: \"u8[16]\" = run_and_save_rng_state_1[0]\n"
+      "    getitem_5 = run_and_save_rng_state_1[1];  run_and_save_rng_state_1 = None\n"
+      "    getitem_6: \"f32[4]\" = getitem_5[0];  getitem_5 = None\n"
+      "    return (getitem_6, getitem_2, getitem_4)\n";
+  std::string backward =
+      "def forward(self, tangents_1: \"f32[4]\"):\n"
+      "    getitem_4: \"f32[4]\" = torch.ops.aten.sin.default(tangents_1)\n"
+      "    getitem_5: \"f32[4]\" = torch.ops.aten.cos.default(getitem_4)\n"
+      "    return (getitem_5,)\n";
+  std::vector<GraphLine> fw = graph_lines(forward), bw = graph_lines(backward);
+  PartitionMarks marks = marks_from_graphs(fw, bw);
+  ASSERT_TRUE(marks.recomputed.contains("getitem_4"));  // by name only
+  ASSERT_TRUE(marks.recomputed.contains("getitem_5"));
+  credit_random_recomputation(marks, {forward, &fw}, {backward, &bw}, {});
+  EXPECT_FALSE(marks.recomputed.contains("getitem_4"));
+  EXPECT_FALSE(marks.recomputed.contains("getitem_5"));
+  EXPECT_FALSE(marks.why.contains("getitem_4"));
+}
+
 TEST(DerivedPartition, AConstantBothGraphsReadIsNoRecomputation) {
   // DeBERTa's lifted constants: each graph reads them with a get_attr statement of its own.
   std::string forward =
@@ -120,6 +152,34 @@ TEST(DerivedPartition, TheTimelineCountsAnnotatedBytesAndDeletions) {
   Expected<records::PartitionRecord> back = records::read_partition_record(record.json(), "r");
   ASSERT_TRUE(back) << back.errors().front().format();
   EXPECT_EQ(back->json(), record.json());
+}
+
+TEST(DerivedPartition, ASavedViewOfAnInputIsAnInput) {
+  // A loss's labels (encoder-decoder's [8/0]): the forward saves view_1, a view of primals_2,
+  // which holds no storage of its own; remat's records count it as an input (storage root a
+  // placeholder), and so must PyTorch's read off its graphs, or remat diff shows a spurious -1.
+  std::string forward =
+      "def forward(self, primals_1: \"f32[4]\", primals_2: \"i64[2, 8]\"):\n"
+      "    view_1: \"i64[16]\" = torch.ops.aten.view.default(primals_2, [-1]);  primals_2 = None\n"
+      "    sin: \"f32[4]\" = torch.ops.aten.sin.default(primals_1);  primals_1 = None\n"
+      "    view_2: \"f32[2, 2]\" = torch.ops.aten.view.default(sin, [2, 2])\n"
+      "    return (sin, view_1, sin, view_2)\n";
+  std::string backward =
+      "def forward(self, view_1: \"i64[16]\", sin: \"f32[4]\", view_2: \"f32[2, 2]\", "
+      "tangents_1: \"f32[4]\"):\n"
+      "    mul: \"f32[4]\" = torch.ops.aten.mul.Tensor(tangents_1, sin);  sin = None\n"
+      "    return (mul, None)\n";
+  std::vector<GraphLine> fw = graph_lines(forward), bw = graph_lines(backward);
+  PartitionMarks marks;
+  marks.saved["view_1"] = 128;
+  marks.saved["sin"] = 16;
+  marks.saved["view_2"] = 16;
+  auto record = derived_record(marks, {forward, &fw}, {backward, &bw}, nullptr);
+  ASSERT_EQ(record.saved_values.size(), 3u);
+  for (const records::SavedValue& v : record.saved_values)
+    EXPECT_EQ(v.input, v.name == "view_1") << v.name;
+  // sin's storage once, though two saved values hold it; the input's view holds none.
+  EXPECT_EQ(record.activation_bytes, 16);
 }
 
 }  // namespace

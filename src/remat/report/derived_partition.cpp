@@ -7,6 +7,7 @@
 #include "remat/fxtext/statement_call.h"
 #include "remat/fxtext/text_scan.h"
 #include "remat/records/live_storage.h"
+#include "remat/support/saturating_math.h"
 
 namespace remat::report {
 namespace {
@@ -123,12 +124,20 @@ std::vector<std::string_view> freed_names(std::string_view line) {
 void credit_random_recomputation(PartitionMarks& marks, LoggedGraph forward, LoggedGraph backward,
                                  LoggedGraph joint) {
   if (forward.nodes) {
+    // The forward names the state and the result of each run_and_save_rng_state (the n-th is
+    // `run_and_save_rng_state_n`) itself: those names may be the joint's names of other nodes.
+    constexpr std::string_view kSave = "torch.ops.higher_order.run_and_save_rng_state(";
     std::vector<std::string_view> fw_lines = fxtext::split_lines(forward.text);
+    std::set<std::string_view> saving;
     for (const GraphLine& n : *forward.nodes) {
       if (n.input || n.line >= fw_lines.size()) continue;
-      if (!fxtext::statement_right_hand_side(fw_lines[n.line])
-               .starts_with("run_and_save_rng_state["))
+      std::string_view rhs = fxtext::statement_right_hand_side(fw_lines[n.line]);
+      if (rhs.starts_with(kSave)) {
+        saving.insert(n.name);
         continue;
+      }
+      size_t bracket = rhs.find('[');
+      if (bracket == std::string_view::npos || !saving.contains(rhs.substr(0, bracket))) continue;
       if (marks.recomputed.erase(n.name) > 0) marks.why.erase(n.name);
     }
   }
@@ -225,6 +234,26 @@ records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph
         unread += static_cast<int64_t>(g.bytes.value_or(0));
   StorageOwners views;
   if (forward.nodes) views = walk(forward, forward_inputs, 0, {}, steps);
+  // A saved view of an input (`view_1 = view(primals_2)`) keeps the input's storage, no more:
+  // an input too, as remat's own records count it (its storage root is a placeholder).
+  // Activation memory counts each saved storage once, at its root's size (a saved view of a
+  // saved value adds nothing), as remat's records do (partition::activation_bytes).
+  std::unordered_map<std::string_view, uint64_t> forward_bytes;
+  if (forward.nodes)
+    for (const GraphLine& g : *forward.nodes) forward_bytes.try_emplace(g.name, g.bytes.value_or(0));
+  std::set<std::string_view> roots;
+  int64_t activation_bytes = 0;
+  for (records::SavedValue& v : record.saved_values) {
+    auto owner = views.find(v.name);
+    std::string_view root = owner == views.end() ? std::string_view(v.name) : owner->second;
+    if (forward_inputs.contains(root)) v.input = true;
+    if (v.input || !roots.insert(root).second) continue;
+    auto bytes = forward_bytes.find(root);
+    activation_bytes = sat_add(activation_bytes, bytes == forward_bytes.end()
+                                                     ? v.bytes
+                                                     : static_cast<int64_t>(bytes->second));
+  }
+  record.activation_bytes = activation_bytes;
   size_t forward_steps = steps.size();
   std::erase_if(views, [&](const auto& v) { return !backward_inputs.contains(v.first); });
   if (backward.nodes) walk(backward, forward_inputs, unread, views, steps);
