@@ -240,7 +240,8 @@ records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph
   // saved value adds nothing), as remat's records do (partition::activation_bytes).
   std::unordered_map<std::string_view, uint64_t> forward_bytes;
   if (forward.nodes)
-    for (const GraphLine& g : *forward.nodes) forward_bytes.try_emplace(g.name, g.bytes.value_or(0));
+    for (const GraphLine& g : *forward.nodes)
+      forward_bytes.try_emplace(g.name, g.bytes.value_or(0));
   std::set<std::string_view> roots;
   int64_t activation_bytes = 0;
   for (records::SavedValue& v : record.saved_values) {
@@ -249,9 +250,9 @@ records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph
     if (forward_inputs.contains(root)) v.input = true;
     if (v.input || !roots.insert(root).second) continue;
     auto bytes = forward_bytes.find(root);
-    activation_bytes = sat_add(activation_bytes, bytes == forward_bytes.end()
-                                                     ? v.bytes
-                                                     : static_cast<int64_t>(bytes->second));
+    activation_bytes =
+        sat_add(activation_bytes,
+                bytes == forward_bytes.end() ? v.bytes : static_cast<int64_t>(bytes->second));
   }
   record.activation_bytes = activation_bytes;
   size_t forward_steps = steps.size();
