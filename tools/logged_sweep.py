@@ -8,12 +8,15 @@ graph PyTorch logged and compares it with what PyTorch's logged forward and back
 recomputed. A configuration is *reproduced* when every compile shows 0 values changed fate.
 
     PYTHONPATH=build/python python3 tools/logged_sweep.py --archs llama,bert,gpt2 --results /tmp/logged.jsonl
-    PYTHONPATH=build/python python3 tools/logged_sweep.py --kinds causal-lm   # hours
+    PYTHONPATH=build/python python3 tools/logged_sweep.py --resume docs/logged.jsonl   # hours
 
-Prints a line per configuration and the totals; exits 1 when a configuration PyTorch compiled is
-not reproduced."""
+docs/logged.jsonl holds every result so far: --resume runs what it lacks, and again what differed
+or timed out there (a later line of a configuration stands for it). Prints a line per
+configuration and the totals; exits 1 when a configuration PyTorch compiled is not reproduced."""
 
 import argparse
+import concurrent.futures
+import itertools
 import json
 import os
 import re
@@ -76,31 +79,101 @@ def run_one(arch, kind, checkpointed, timeout):
         return dict(result, status=status, compiles=len(compiles), detail=" | ".join(differing)[:600])
 
 
+RERUN = ("differs", "timeout")  # what --resume runs again
+# What the model sweep (docs/models.jsonl) found no run of PyTorch's own to log for: a model
+# transformers cannot build tiny, one without gradient checkpointing, one PyTorch fails to compile.
+NOT_TRAINABLE = ("unbuildable", "unsupported", "torch-error")
+
+
+def latest(results):
+    """A configuration's last result stands for it."""
+    return {(r["arch"], r["kind"], r["variant"]): r for r in results}
+
+
+def table(results):
+    """A markdown table of the results by kind (docs/cli.md shows it)."""
+    statuses = ["reproduced", "differs", "not trained", "timeout", "no joint"]
+    by_kind = {}
+    for r in results:
+        by_kind.setdefault(r["kind"], {}).setdefault(r["status"], 0)
+        by_kind[r["kind"]][r["status"]] += 1
+    lines = ["| kind | configurations | " + " | ".join(statuses) + " |", "|---" * (len(statuses) + 2) + "|"]
+    for kind in sorted(by_kind, key=list(corpus.KINDS).index):
+        row = by_kind[kind]
+        lines.append(f"| {kind} | {sum(row.values())} | " + " | ".join(str(row.get(s, 0)) for s in statuses) + " |")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kinds", default=",".join(corpus.KINDS))
     parser.add_argument("--archs", default=None, help="only these model types (comma-separated)")
     parser.add_argument("--variants", default="plain,checkpointed")
+    parser.add_argument("--jobs", type=int, default=2, help="configurations trained at once (a process each)")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--results", default=None, help="also write every result as JSON lines here")
+    parser.add_argument("--resume", default=None, help="a --results file: run what it lacks, differed or timed out")
+    parser.add_argument(
+        "--known",
+        default=str(ROOT / "docs" / "models.jsonl"),
+        help="the model sweep's results: configurations it could not train are not trained here either ('' runs all)",
+    )
     args = parser.parse_args()
-    out = open(args.results, "a") if args.results else None  # noqa: SIM115 (held for the whole run)
-    counts = {}
+    per_kind = []
     for kind in args.kinds.split(","):
         archs = corpus.architectures(kind)
         if args.archs:
             archs = [a for a in archs if a in args.archs.split(",")]
-        for arch in archs:
-            for variant in args.variants.split(","):
-                r = run_one(arch, kind, variant == "checkpointed", args.timeout)
-                counts[r["status"]] = counts.get(r["status"], 0) + 1
-                print(
-                    f"{kind} {arch} ({r['variant']}): {r['status']}" + (f": {r['detail']}" if r.get("detail") else ""),
-                    flush=True,
-                )
-                if out:
-                    out.write(json.dumps(r) + "\n")
-                    out.flush()
+        per_kind.append([(arch, kind, v) for arch in archs for v in args.variants.split(",")])
+    # Kinds interleaved: a sweep stopped early has covered every kind.
+    tasks = [t for group in itertools.zip_longest(*per_kind) for t in group if t is not None]
+    before = {}
+    if args.resume and os.path.exists(args.resume):
+        with open(args.resume) as f:
+            before = latest(json.loads(line) for line in f if line.strip())
+        tasks = [t for t in tasks if t not in before or before[t]["status"] in RERUN]
+    known = {}
+    if args.known:
+        with open(args.known) as f:
+            known = latest(json.loads(line) for line in f if line.strip())
+    print(f"logged sweep: {len(tasks)} configurations on {args.jobs} workers ({len(before)} done before)", flush=True)
+    path = args.resume or args.results
+    out = open(path, "a") if path else None  # noqa: SIM115 (held for the whole run)
+    results = dict(before)
+    untrainable = [t for t in tasks if t in known and known[t]["status"] in NOT_TRAINABLE]
+    for arch, kind, variant in untrainable:
+        r = {"arch": arch, "kind": kind, "variant": variant, "status": "not trained"}
+        r["detail"] = (
+            f"{known[(arch, kind, variant)]['status']} in the model sweep: {known[(arch, kind, variant)]['detail']}"[
+                :300
+            ]
+        )
+        results[(arch, kind, variant)] = r
+        if out:
+            out.write(json.dumps(r) + "\n")
+    tasks = [t for t in tasks if t not in untrainable]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        running = {
+            pool.submit(run_one, arch, kind, variant == "checkpointed", args.timeout) for arch, kind, variant in tasks
+        }
+        for done, future in enumerate(concurrent.futures.as_completed(running), 1):
+            r = future.result()
+            results[(r["arch"], r["kind"], r["variant"])] = r
+            detail = f": {r['detail']}" if r.get("detail") else ""
+            print(f"[{done}/{len(tasks)}] {r['kind']} {r['arch']} ({r['variant']}): {r['status']}{detail}", flush=True)
+            if out:
+                out.write(json.dumps(r) + "\n")
+                out.flush()
+    if out:
+        out.close()
+    if args.resume:  # a line per configuration again: its latest result
+        with open(args.resume + ".tmp", "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in results.values())
+        os.replace(args.resume + ".tmp", args.resume)
+    counts = {}
+    for r in results.values():
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    print(table(results.values()))
     print("logged sweep: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
     return 1 if counts.get("differs") else 0
 
