@@ -55,8 +55,9 @@ TEST(DerivedPartition, RecomputedRandomOpsAreCreditedToTheJointsNode) {
   EXPECT_TRUE(marks.saved.contains("rng_state_output_0"));
   EXPECT_FALSE(marks.recomputed.contains("native_dropout"));
   EXPECT_TRUE(marks.recomputed.contains("getitem_3"));  // by name only
+  drop_name_collisions(marks, {forward, &fw}, {backward, &bw});
+  EXPECT_FALSE(marks.recomputed.contains("getitem_3"));  // a random op's result, and a sin
   credit_random_recomputation(marks, {forward, &fw}, {backward, &bw}, {joint, &jl});
-  EXPECT_FALSE(marks.recomputed.contains("getitem_3"));
   EXPECT_EQ(marks.saved.count("rng_state_output_0"), 0u);  // not an activation chosen
   EXPECT_TRUE(marks.saved.contains("relu"));
   EXPECT_TRUE(marks.recomputed.contains("native_dropout"));
@@ -68,10 +69,12 @@ TEST(DerivedPartition, RecomputedRandomOpsAreCreditedToTheJointsNode) {
   EXPECT_FALSE(alone.recomputed.contains("native_dropout"));
 }
 
-TEST(DerivedPartition, EveryRandomOpsStateAndResultNamesAreTheForwardsOwn) {
+TEST(DerivedPartition, ANameBothGraphsMakeWithOtherOpsIsNoRecomputation) {
   // The second dropout under checkpoint is run_and_save_rng_state_1; the names the forward gives
   // its state and result (getitem_4, getitem_5) are the joint's names of two backward nodes
-  // (BERT's encoder-decoder: 70 such names read as recomputations before).
+  // (BERT's encoder-decoder: 70 such names read as recomputations before). A name both make
+  // with the same op stays: sin, and getitem_6, the dropout's result (run_and_save_rng_state in
+  // the forward, run_with_rng_state in the backward).
   std::string forward =
       "def forward(self, primals_1: \"f32[4]\"):\n"
       "    run_and_save_rng_state = torch.ops.higher_order.run_and_save_rng_state("
@@ -84,20 +87,35 @@ TEST(DerivedPartition, EveryRandomOpsStateAndResultNamesAreTheForwardsOwn) {
       "    getitem_4: \"u8[16]\" = run_and_save_rng_state_1[0]\n"
       "    getitem_5 = run_and_save_rng_state_1[1];  run_and_save_rng_state_1 = None\n"
       "    getitem_6: \"f32[4]\" = getitem_5[0];  getitem_5 = None\n"
-      "    return (getitem_6, getitem_2, getitem_4)\n";
+      "    sin: \"f32[4]\" = torch.ops.aten.sin.default(getitem_6)\n"
+      "    return (getitem_6, getitem_2, getitem_4, sin)\n";
   std::string backward =
       "def forward(self, tangents_1: \"f32[4]\"):\n"
       "    getitem_4: \"f32[4]\" = torch.ops.aten.sin.default(tangents_1)\n"
       "    getitem_5: \"f32[4]\" = torch.ops.aten.cos.default(getitem_4)\n"
-      "    return (getitem_5,)\n";
+      "    sin: \"f32[4]\" = torch.ops.aten.sin.default(getitem_5)\n"
+      "    run_with_rng_state = torch.ops.higher_order.run_with_rng_state(tangents_1, "
+      "torch.ops.aten.native_dropout.default, sin, 0.3, True)\n"
+      "    getitem_2: \"b8[4]\" = run_with_rng_state[1]\n"
+      "    getitem_6: \"f32[4]\" = run_with_rng_state[0];  run_with_rng_state = None\n"
+      "    return (getitem_5, getitem_6, getitem_2)\n";
   std::vector<GraphLine> fw = graph_lines(forward), bw = graph_lines(backward);
   PartitionMarks marks = marks_from_graphs(fw, bw);
   ASSERT_TRUE(marks.recomputed.contains("getitem_4"));  // by name only
   ASSERT_TRUE(marks.recomputed.contains("getitem_5"));
-  credit_random_recomputation(marks, {forward, &fw}, {backward, &bw}, {});
+  ASSERT_TRUE(marks.recomputed.contains("sin"));
+  drop_name_collisions(marks, {forward, &fw}, {backward, &bw});
   EXPECT_FALSE(marks.recomputed.contains("getitem_4"));
   EXPECT_FALSE(marks.recomputed.contains("getitem_5"));
   EXPECT_FALSE(marks.why.contains("getitem_4"));
+  EXPECT_TRUE(marks.recomputed.contains("sin"));  // aten.sin in both
+  EXPECT_TRUE(marks.recomputed.contains("getitem_6"));
+  // The forward's getitem_2 is the first dropout's random state, the backward's a getitem of a
+  // random op too: only the state's name tells them apart.
+  EXPECT_TRUE(marks.recomputed.contains("getitem_2"));
+  credit_random_recomputation(marks, {forward, &fw}, {backward, &bw}, {});
+  EXPECT_FALSE(marks.recomputed.contains("getitem_2"));
+  EXPECT_TRUE(marks.recomputed.contains("getitem_6"));
 }
 
 TEST(DerivedPartition, AConstantBothGraphsReadIsNoRecomputation) {

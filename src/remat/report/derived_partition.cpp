@@ -124,8 +124,9 @@ std::vector<std::string_view> freed_names(std::string_view line) {
 void credit_random_recomputation(PartitionMarks& marks, LoggedGraph forward, LoggedGraph backward,
                                  LoggedGraph joint) {
   if (forward.nodes) {
-    // The forward names the state and the result of each run_and_save_rng_state (the n-th is
-    // `run_and_save_rng_state_n`) itself: those names may be the joint's names of other nodes.
+    // The forward names the state and the result tuple of each run_and_save_rng_state (the n-th
+    // is `run_and_save_rng_state_n`) itself: those names may be the joint's names of other nodes,
+    // even of another random op's getitems, which drop_name_collisions cannot tell apart.
     constexpr std::string_view kSave = "torch.ops.higher_order.run_and_save_rng_state(";
     std::vector<std::string_view> fw_lines = fxtext::split_lines(forward.text);
     std::set<std::string_view> saving;
@@ -179,6 +180,52 @@ void credit_random_recomputation(PartitionMarks& marks, LoggedGraph forward, Log
   }
 }
 
+namespace {
+
+/// The op that makes `name` in one graph, looking through getitems to the call they take from
+/// (`getitem_1 = native_dropout[1]` -> aten.native_dropout.default); empty when unknown. The
+/// random state's getitem and the random result's are both the random op's: a collision between
+/// the two is left to credit_random_recomputation.
+std::string_view making_op(std::string_view name,
+                           const std::unordered_map<std::string_view, std::string_view>& lines) {
+  for (int depth = 0; depth < 4; ++depth) {  // getitems nest (a tuple of tuples), not deeply
+    auto line = lines.find(name);
+    if (line == lines.end()) return {};
+    fxtext::StatementCall call = fxtext::statement_call(line->second);
+    // A random op the backward recomputes runs in the forward as run_and_save_rng_state(OP, ...)
+    // and in the backward as run_with_rng_state(STATE, OP, ...): one op.
+    if (call.target == "higher_order.run_and_save_rng_state")
+      return "higher_order.run_with_rng_state";
+    if (call.target != "operator.getitem") return call.target;
+    name = call.first;
+  }
+  return {};
+}
+
+std::unordered_map<std::string_view, std::string_view> statement_lines(LoggedGraph g) {
+  std::unordered_map<std::string_view, std::string_view> out;
+  std::vector<std::string_view> lines = fxtext::split_lines(g.text);
+  for (const GraphLine& n : *g.nodes)
+    if (!n.input && n.line < lines.size()) out.try_emplace(n.name, lines[n.line]);
+  return out;
+}
+
+}  // namespace
+
+void drop_name_collisions(PartitionMarks& marks, LoggedGraph forward, LoggedGraph backward) {
+  if (!forward.nodes || !backward.nodes || marks.recomputed.empty()) return;
+  auto fw = statement_lines(forward), bw = statement_lines(backward);
+  for (auto it = marks.recomputed.begin(); it != marks.recomputed.end();) {
+    std::string_view a = making_op(*it, fw), b = making_op(*it, bw);
+    if (a.empty() || b.empty() || a == b) {
+      ++it;
+      continue;
+    }
+    marks.why.erase(*it);
+    it = marks.recomputed.erase(it);
+  }
+}
+
 void drop_constant_reads(PartitionMarks& marks, LoggedGraph backward) {
   if (!backward.nodes) return;
   std::vector<std::string_view> lines = fxtext::split_lines(backward.text);
@@ -192,6 +239,7 @@ void drop_constant_reads(PartitionMarks& marks, LoggedGraph backward) {
 
 PartitionMarks marks_read_off_graphs(LoggedGraph forward, LoggedGraph backward, LoggedGraph joint) {
   PartitionMarks marks = marks_from_graphs(*forward.nodes, *backward.nodes);
+  drop_name_collisions(marks, forward, backward);
   credit_random_recomputation(marks, forward, backward, joint);
   drop_constant_reads(marks, backward);
   return marks;

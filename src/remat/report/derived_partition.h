@@ -25,13 +25,19 @@ struct LoggedGraph {
 records::PartitionRecord derived_record(const PartitionMarks& marks, LoggedGraph forward,
                                         LoggedGraph backward, const std::vector<GraphLine>* joint);
 
+/// After marks_from_graphs: a name both graphs define is a recomputation only when both make it
+/// with the same op (looking through getitems). Passes that run after PyTorch's partitioner name
+/// the nodes they add themselves, with names the backward may use for other nodes (the forward's
+/// `getitem_151 = run_and_save_rng_state_1[0]`, the backward's `getitem_151 =
+/// native_layer_norm_backward[2]` in BERT's encoder-decoder).
+void drop_name_collisions(PartitionMarks& marks, LoggedGraph forward, LoggedGraph backward);
+
 /// After marks_from_graphs, when PyTorch functionalized random ops it recomputes (dropout under
 /// checkpoint): the forward saves each such op's random state (`rng_state_output_N`, not an
 /// activation its partitioner chose: dropped from the saved values) and the backward runs the op
 /// again as `run_with_rng_state(STATE, OP, ARGS)`, a name the joint graph lacks. The joint's node
 /// that calls OP(ARGS) is what is recomputed. The names the forward gives
-/// `run_and_save_rng_state`'s outputs are its own and may be names the backward uses for other
-/// nodes: no recomputation.
+/// `run_and_save_rng_state`'s outputs are its own: no recomputation.
 void credit_random_recomputation(PartitionMarks& marks, LoggedGraph forward, LoggedGraph backward,
                                  LoggedGraph joint);
 
@@ -41,7 +47,7 @@ void credit_random_recomputation(PartitionMarks& marks, LoggedGraph forward, Log
 void drop_constant_reads(PartitionMarks& marks, LoggedGraph backward);
 
 /// What PyTorch's partitioner saved and recomputed, read off the forward and backward graphs it
-/// logged: marks_from_graphs, then the two corrections above (random ops, constants). `joint`
+/// logged: marks_from_graphs, then the corrections above (names, random ops, constants). `joint`
 /// may be empty (no random op is credited then).
 PartitionMarks marks_read_off_graphs(LoggedGraph forward, LoggedGraph backward, LoggedGraph joint);
 
