@@ -11,9 +11,11 @@
 
 #include "remat/autodiff/joint_graph.h"
 #include "remat/models/model_zoo.h"
+#include "remat/ops/op_registry.h"
 #include "remat/partition/optimal_partition.h"
 #include "remat/partition/partition_joint.h"
 #include "remat/partition/policy_module.h"
+#include "remat/print/readable_parser.h"
 #include "testing/golden.h"
 
 namespace remat::partition {
@@ -147,6 +149,68 @@ TEST(ReproducingPolicy, ReproducesTheOptimumWithinRegions) {
           << describe(z) << " x" << factor << ": " << policy->mismatches[0].name << ": "
           << policy->mismatches[0].why;
     }
+  }
+}
+
+TEST(ReproducingPolicy, TheOptimumWithinRegionsTakesWhatLiesOutsideAsPyTorchChoseIt) {
+  // As in transformers' models logged by PyTorch 2.13: outside the region an op missing from
+  // remat's registry (isnan here; BERT encoder-decoder's attention mask had bitwise_and, since
+  // added), which PyTorch's min-cut recomputes from the smaller input; inside, a MUST_SAVE view
+  // (Llama's rotary unsqueeze at a region boundary). Each stopped the optimum within the regions
+  // (no policy could be written for the compile).
+  constexpr std::string_view kJoint = R"(class inner_f(torch.nn.Module):
+    def forward(self, primals, tangents):
+        primals_1: "f32[4, 8][8, 1]cpu"  # PlainAOTInput(idx=0)
+        primals_2: "f32[8, 8][8, 1]cpu"  # PlainAOTInput(idx=1)
+        primals_3: "f32[1, 1][1, 1]cpu"  # PlainAOTInput(idx=2)
+        tangents_1: "f32[4, 8][8, 1]cpu"  # TangentAOTInput(output=PlainAOTOutput(idx=0))
+        primals_1, primals_2, primals_3, tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)
+        expand: "f32[4, 8][0, 0]cpu" = torch.ops.aten.expand.default(primals_3, [4, 8]);  primals_3 = None
+        isnan: "b8[4, 8][8, 1]cpu" = torch.ops.aten.isnan.default(expand);  expand = None
+
+        # ac_graph_id: 1 - MUST_SAVE
+        view: "f32[4, 8][8, 1]cpu" = torch.ops.aten.view.default(primals_1, [4, 8]);  primals_1 = None
+
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        mm: "f32[4, 8][8, 1]cpu" = torch.ops.aten.mm.default(view, primals_2)
+        relu: "f32[4, 8][8, 1]cpu" = torch.ops.aten.relu.default(mm);  mm = None
+        mul: "f32[4, 8][8, 1]cpu" = torch.ops.aten.mul.Tensor(relu, isnan)
+        mul_1: "f32[4, 8][8, 1]cpu" = torch.ops.aten.mul.Tensor(tangents_1, isnan);  tangents_1 = isnan = None
+        threshold_backward: "f32[4, 8][8, 1]cpu" = torch.ops.aten.threshold_backward.default(mul_1, relu, 0);  mul_1 = relu = None
+        t: "f32[8, 4][1, 8]cpu" = torch.ops.aten.t.default(view);  view = None
+        mm_1: "f32[8, 8][8, 1]cpu" = torch.ops.aten.mm.default(t, threshold_backward);  t = threshold_backward = None
+        return pytree.tree_unflatten([
+            mul,  # PlainAOTOutput(idx=0)
+            None,  # None
+            mm_1,  # GradAOTOutput(grad_of=PlainAOTInput(idx=1))
+            None,  # None
+        ], self._out_spec)
+)";
+  auto joint = parse_readable(kJoint, "joint.txt");
+  ASSERT_TRUE(joint.ok()) << format_all(joint.errors());
+  auto plain = partition_joint(*joint, Strategy::MinCut);
+  ASSERT_TRUE(plain.ok()) << format_all(plain.errors());
+  auto recomputed = [](const PartitionReport& r, std::string_view name) {
+    return std::ranges::any_of(r.recomputed,
+                               [&](const RecomputedNode& n) { return n.name == name; });
+  };
+  auto saved = [](const PartitionReport& r, std::string_view name) {
+    return std::ranges::any_of(r.saved_values, [&](const SavedValue& v) { return v.name == name; });
+  };
+  ASSERT_EQ(node_op(*joint->graph().find("isnan")), nullptr);  // still outside the registry
+  ASSERT_TRUE(recomputed(plain->report, "isnan"));
+  ASSERT_TRUE(saved(plain->report, "view"));
+  for (double budget : {1.0, 0.5, 0.0}) {
+    MinCutConfig config;
+    config.memory_budget = budget;
+    OptimalOptions o;
+    o.within_regions = true;
+    auto optimal = partition_joint(*joint, Strategy::Optimal, config, o);
+    ASSERT_TRUE(optimal.ok()) << budget << ": " << format_all(optimal.errors());
+    EXPECT_TRUE(recomputed(optimal->report, "isnan")) << budget;  // as PyTorch chose
+    auto policy = policy_for(*joint, optimal->report);
+    ASSERT_TRUE(policy.ok()) << format_all(policy.errors());
+    EXPECT_TRUE(policy->mismatches.empty()) << budget << ": " << policy->mismatches[0].name;
   }
 }
 

@@ -171,6 +171,7 @@ class RecomputeProgram {
   /// it) whatever the tag. One binary per call of several nodes (a decomposed op, a tuple and
   /// its getitems).
   void one_tag_per_call(const RegionCalls& calls) {
+    regions_only_ = true;
     for (const RegionCalls::Call& call : calls.calls) {
       for (const Node* n : call.nodes) {
         if (node_is(*n, OpCategory::View))
@@ -194,9 +195,7 @@ class RecomputeProgram {
   /// within_regions). Inputs stay free: saving one costs no activation memory.
   void fix_outside_regions(const std::vector<double>& x) {
     for (const Node* n : nodes()) {
-      if (n->op() != OpKind::CallFunction || n->meta.ac_graph_id() ||
-          info_.tangents_closure.contains(n))
-        continue;
+      if (!outside_regions(*n)) continue;
       problem.fix_column(computed_[n], x[computed_[n]]);
       problem.fix_column(available_[n], x[available_[n]]);
     }
@@ -284,11 +283,22 @@ class RecomputeProgram {
   // the min-cut.
   [[nodiscard]] bool never_recomputed(const Node& n) const {
     if (info_.tangents_closure.contains(&n)) return false;
+    // Within the regions, what lies outside them is the plain min-cut's (fix_outside_regions):
+    // a policy cannot change it, even where the optimum's own rules would not recompute (an op
+    // outside remat's registry that PyTorch recomputes, BERT's attention-mask bitwise_and).
+    if (regions_only_ && outside_regions(n)) return false;
     if (n.op() == OpKind::Placeholder) return true;
     if (n.op() != OpKind::CallFunction || is_getitem(n)) return false;
     if (!info_.is_required_fw(&n)) return false;  // the backward's own work: computed once
-    return n.meta.recompute == CheckpointPolicy::MustSave ||
+    // PyTorch never bans recomputing a view, MUST_SAVE or not (check_validity's exception).
+    return (n.meta.recompute == CheckpointPolicy::MustSave && !node_is(n, OpCategory::View)) ||
            (node_op(n) == nullptr && !passes::must_recompute(n));
+  }
+
+  /// An op no policy tags: outside every checkpoint region, and not the backward's own.
+  [[nodiscard]] bool outside_regions(const Node& n) const {
+    return n.op() == OpKind::CallFunction && !n.meta.ac_graph_id() &&
+           !info_.tangents_closure.contains(&n);
   }
 
   [[nodiscard]] double row_total(int row, const std::vector<double>& x) const {
@@ -304,6 +314,7 @@ class RecomputeProgram {
   double offload_flops_per_byte_ = 0;
   NodeMap<int> offloaded_;  // offer_offload's columns
   int budget_row_ = -1, flops_row_ = -1;
+  bool regions_only_ = false;  // one_tag_per_call: the optimum within the regions
 };
 
 /// The offloaded values among the partition's saved ones: marked, with the transfer as their
