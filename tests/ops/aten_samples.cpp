@@ -111,6 +111,27 @@ std::map<std::string, Generator> aten_generators() {
   for (const char* op : {"aten.eq.Scalar", "aten.ne.Scalar", "aten.lt.Scalar", "aten.le.Scalar",
                          "aten.gt.Scalar", "aten.ge.Scalar"})
     g[op] = tensor_scalar();
+  for (const char* op :
+       {"aten.eq.Tensor", "aten.ne.Tensor", "aten.lt.Tensor", "aten.le.Tensor", "aten.gt.Tensor",
+        "aten.ge.Tensor", "aten.logical_and.default", "aten.logical_or.default"})
+    g[op] = binary();
+  g["aten.logical_not.default"] = unary();
+  // Bitwise ops take booleans or integers, both of one kind.
+  auto bitwise_dtype = [](Sample& s, bool boolean) {
+    return boolean ? at::kBool : (s.coin() ? at::kLong : at::kInt);
+  };
+  for (const char* op :
+       {"aten.bitwise_and.Tensor", "aten.bitwise_or.Tensor", "aten.bitwise_xor.Tensor"}) {
+    g[op] = [=](Sample& s) {
+      Ints shape = s.shape();
+      bool boolean = s.coin();
+      s.args = {s.tensor(shape, bitwise_dtype(s, boolean)),
+                s.tensor(s.broadcastable_to(shape), bitwise_dtype(s, boolean))};
+    };
+  }
+  g["aten.bitwise_not.default"] = [=](Sample& s) {
+    s.args = {s.tensor(s.shape(), bitwise_dtype(s, s.coin()))};
+  };
   g["aten.clamp.default"] = [](Sample& s) {
     s.args = {s.tensor(s.shape(), s.any_dtype()),
               s.coin() ? Argument::floating(-0.5) : Argument::none(), Argument::integer(1)};

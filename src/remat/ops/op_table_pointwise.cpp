@@ -26,6 +26,12 @@ Expected<InferredOutputs> tensor_scalar_float(const BoundCall& c) {
 Expected<InferredOutputs> compare_scalar(const BoundCall& c) {
   return pointwise(c, {0}, {}, ResultDType::Bool);
 }
+Expected<InferredOutputs> compare_tensor(const BoundCall& c) {
+  return pointwise(c, {0, 1}, {}, ResultDType::Bool);
+}
+Expected<InferredOutputs> unary_bool(const BoundCall& c) {
+  return pointwise(c, {0}, {}, ResultDType::Bool);
+}
 Expected<InferredOutputs> clamp(const BoundCall& c) {
   return pointwise(c, {0}, {1, 2}, ResultDType::Promote);
 }
@@ -95,6 +101,21 @@ void add_pointwise_ops(std::vector<OpInfo>& ops) {
   add("aten::le.Scalar(Tensor self, Scalar other) -> Tensor", compare_scalar);
   add("aten::gt.Scalar(Tensor self, Scalar other) -> Tensor", compare_scalar);
   add("aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", compare_scalar);
+  // Attention masks (every transformers model): comparisons of two tensors, bitwise and logical
+  // ops on masks.
+  add("aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", compare_tensor);
+  add("aten::ne.Tensor(Tensor self, Tensor other) -> Tensor", compare_tensor);
+  add("aten::lt.Tensor(Tensor self, Tensor other) -> Tensor", compare_tensor);
+  add("aten::le.Tensor(Tensor self, Tensor other) -> Tensor", compare_tensor);
+  add("aten::gt.Tensor(Tensor self, Tensor other) -> Tensor", compare_tensor);
+  add("aten::ge.Tensor(Tensor self, Tensor other) -> Tensor", compare_tensor);
+  add("aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", binary);
+  add("aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", binary);
+  add("aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", binary);
+  add("aten::bitwise_not(Tensor self) -> Tensor", unary_same);
+  add("aten::logical_not(Tensor self) -> Tensor", unary_bool);
+  add("aten::logical_and(Tensor self, Tensor other) -> Tensor", compare_tensor);
+  add("aten::logical_or(Tensor self, Tensor other) -> Tensor", compare_tensor);
   add("aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", where);
   add("aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", masked_fill);
   add("aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", masked_fill);
