@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "remat/fxtext/static_inputs.h"
 #include "remat/partition/memory_budget.h"
 #include "remat/partition/partition_joint.h"
@@ -20,6 +22,9 @@ report::WhatIfTable what_if(const report::WhatIfRequest& request, double seconds
   }
   joint->static_lifetime_input_indices =
       fxtext::static_input_indices(request.dynamo, request.joint);
+  // With checkpoint regions, the optimum a policy reproduces (what `remat policy` writes).
+  table.within_regions = std::ranges::any_of(
+      joint->graph().nodes(), [](const Node* n) { return n->meta.ac_graph_id().has_value(); });
   std::vector<std::pair<std::string, std::string>> budgets = {
       {"1", "1"}, {"0.8", "0.8"}, {"0.5", "0.5"}, {"0.3", "0.3"}};
   if (request.run_activation_bytes > 0) {
@@ -35,11 +40,14 @@ report::WhatIfTable what_if(const report::WhatIfRequest& request, double seconds
       report::WhatIfRow row;
       row.strategy = optimal ? "remat's optimum" : "PyTorch's knapsack";
       row.budget = shown;
-      row.policy_strategy = optimal ? "optimal" : "min-cut";
-      row.policy_budget = budget_text;
+      if (table.within_regions) {
+        row.policy_strategy = optimal ? "optimal" : "min-cut";
+        row.policy_budget = budget_text;
+      }
       partition::MinCutConfig config;
       partition::OptimalOptions options;
       options.time_limit_seconds = seconds_per_solve;
+      options.within_regions = table.within_regions;
       Expected<partition::Partition> p =
           partition::partition_for_budget(*joint, strategy, config, *budget, options);
       if (!p) {

@@ -48,6 +48,15 @@ std::string what_if_html(const WhatIfTable& table, const records::PartitionRecor
       "within the budget), at budgets of the min-cut's activation memory and at the memory this "
       "run used. Each row says what changes fate against this run, and the command that writes "
       "the selective-checkpointing policy making PyTorch save that set.</p>\n";
+  if (table.within_regions)
+    out +=
+        "<p>remat's optimum decides inside the checkpoint regions only, as a policy can: outside "
+        "them PyTorch's min-cut decides under any policy, and the optimum keeps its choice.</p>\n";
+  else if (!table.rows.empty())
+    out +=
+        "<p>This joint graph has no checkpoint region, so no policy reaches it; "
+        "<code>remat.partition_fn_for(\"optimal\", budget)</code> partitions it so "
+        "under torch.compile.</p>\n";
   if (!table.note.empty()) out += "<p class=\"note\">" + html_escape(table.note) + "</p>\n";
   if (table.rows.empty()) return out;
   out +=
@@ -69,17 +78,22 @@ std::string what_if_html(const WhatIfTable& table, const records::PartitionRecor
       if (c.after == records::Fate::Saved) saved.push_back(c.name);
       if (c.after == records::Fate::Recomputed) recomputed.push_back(c.name);
     }
-    std::string command = fmt::format(
-        "remat policy {} --compile {} --strategy {} --budget {} -o policy.py", shell_word(log),
-        shell_word(compile), row.policy_strategy, shell_word(row.policy_budget));
+    std::string command =
+        row.policy_strategy.empty()
+            ? std::string()
+            : fmt::format("remat policy {} --compile {} --strategy {} --budget {} -o policy.py",
+                          shell_word(log), shell_word(compile), row.policy_strategy,
+                          shell_word(row.policy_budget));
     out += fmt::format(
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td>"
-        "<td>{}</td><td><code class=\"command\">{}</code>{}</td></tr>\n",
+        "<td>{}</td><td>{}{}</td></tr>\n",
         p.activation_bytes ? human_bytes(static_cast<uint64_t>(*p.activation_bytes)) : "-",
         p.recompute_flops ? human_flops(static_cast<uint64_t>(*p.recompute_flops)) : "-",
         human_bytes(static_cast<uint64_t>(p.peak_memory_bytes)),
         saved.empty() ? "none" : some_names(saved),
-        recomputed.empty() ? "none" : some_names(recomputed), html_escape(command),
+        recomputed.empty() ? "none" : some_names(recomputed),
+        command.empty() ? std::string("none (no checkpoint region)")
+                        : "<code class=\"command\">" + html_escape(command) + "</code>",
         row.note.empty() ? "" : "<br><span class=\"meta\">" + html_escape(row.note) + "</span>");
   }
   out += "</table>\n";

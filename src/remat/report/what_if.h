@@ -19,7 +19,8 @@ namespace remat::report {
 struct WhatIfRow {
   std::string strategy;  ///< "PyTorch's knapsack", "remat's optimum"
   std::string budget;    ///< as shown: "0.5", "12.0 KB (the run's)"
-  /// For the command that writes the policy: `--strategy` and `--budget` of `remat policy`.
+  /// For the command that writes the policy: `--strategy` and `--budget` of `remat policy`
+  /// (empty: no policy reaches this joint graph, it has no checkpoint region).
   std::string policy_strategy, policy_budget;
   std::optional<records::PartitionRecord> partition;  ///< nullopt: none (the note says why)
   std::string note;  ///< the solver stopped at its time limit, or why there is no partition
@@ -27,6 +28,9 @@ struct WhatIfRow {
 
 struct WhatIfTable {
   std::vector<WhatIfRow> rows;
+  /// The joint graph has checkpoint regions: the optimum decides inside them only, as a policy
+  /// can (outside them PyTorch's min-cut decides under any policy).
+  bool within_regions = false;
   std::string note;  ///< why there are no rows (the joint graph could not be read), or empty
 };
 
