@@ -152,6 +152,62 @@ def test_the_policy_written_from_a_log_makes_pytorch_save_the_optimum(tmp_path):
         assert torch.equal(a, b)
 
 
+@pytest.mark.skipif(importlib.util.find_spec("transformers") is None, reason="transformers is not installed")
+def test_the_policy_from_a_transformers_log_makes_pytorch_save_the_optimum(tmp_path):
+    # The same on a model people train: tiny Llama from transformers, checkpointed, trained with
+    # PyTorch's min-cut under TORCH_TRACE; from the log alone, remat's optimum within the regions
+    # with 50 KB of activation memory (the run's choice recomputes every region; the optimum keeps
+    # some of it) and its policy; the model with the policy in gradient_checkpointing_kwargs:
+    # PyTorch 2.13's min-cut saves exactly remat's set, and training is bit for bit the same.
+    import transformers_corpus as corpus
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    folder = tmp_path / "trace"
+    subprocess.run(
+        [sys.executable, str(HERE / "trace_run.py"), "--pytorch", "hf:llama:causal-lm:checkpointed"],
+        env=dict(os.environ, TORCH_TRACE=str(folder)),
+        check=True,
+        capture_output=True,
+    )
+    (log,) = folder.glob("*.log")
+    choice = ["--strategy", "optimal", "--budget", "50KB"]
+    subprocess.run(
+        [REMAT, "partition", str(log), *choice, "--within-regions", "-o", str(tmp_path / "optimum")],
+        check=True,
+        capture_output=True,
+    )
+    chosen = sorted(v["name"] for v in json.loads((tmp_path / "optimum" / "report.json").read_text())["saved_values"])
+    done = subprocess.run(
+        [REMAT, "policy", str(log), *choice, "-o", str(tmp_path / "policy.py")],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    spec = importlib.util.spec_from_file_location("llama_policy", tmp_path / "policy.py")
+    policy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(policy)
+    variant = corpus.Variant(checkpointed=True, attention="eager")
+
+    def train(context_fn=None):
+        model, config = corpus.build("llama", "causal-lm", variant)
+        if context_fn is not None:
+            model.gradient_checkpointing_enable(
+                gradient_checkpointing_kwargs={"use_reentrant": False, "context_fn": context_fn}
+            )
+        return corpus.train(model, corpus.inputs("causal-lm", config), min_cut_rematerialization_partition, variant)
+
+    plain, with_policy = train(), train(policy.context_fn)
+    assert len(plain.saved) == len(with_policy.saved) == 1
+    assert sorted(with_policy.saved[0]) == chosen
+    assert sorted(plain.saved[0]) != chosen  # the optimum is another set
+    assert len(plain.losses) == len(with_policy.losses) > 0
+    for a, b in zip(plain.losses, with_policy.losses):
+        assert torch.equal(a, b)
+    for name, parameter in plain.parameters.items():
+        assert torch.equal(parameter, with_policy.parameters[name]), name
+
+
 def test_the_optimum_is_a_command_away(pytorch_log, tmp_path):
     compile_id = compiles_of(pytorch_log)[0]
     out = subprocess.run(
