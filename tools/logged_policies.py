@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Policies from PyTorch's own logs, followed by PyTorch, across the real-model corpus: each
+architecture of python/tests/transformers_corpus.py, tiny and checkpointed, is trained under
+torch.compile with PyTorch 2.13's own min-cut while TORCH_TRACE is set (trace_run.py --pytorch);
+from the log alone, remat's optimum within the checkpoint regions of the first compile that has
+them, at --times the run's activation memory, and `remat policy` for it; then the model is trained
+again, twice, under PyTorch's min-cut: without the policy, and with it in
+gradient_checkpointing_kwargs. A configuration is *followed* when PyTorch saves exactly remat's
+set in that compile and losses and parameters are bit for bit the run without the policy.
+
+    PYTHONPATH=build/python python3 tools/logged_policies.py --archs llama,bert,gpt2,qwen2
+    PYTHONPATH=build/python python3 tools/logged_policies.py --kinds causal-lm --results /tmp/policies.jsonl
+
+A process per step (PyTorch opens the log when it is imported). Prints a line per configuration
+and the totals; exits 1 when PyTorch did not follow a policy remat predicted it would follow
+(where `remat policy` names values PyTorch decides otherwise, the result says so)."""
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "python" / "tests"))
+import transformers_corpus as corpus
+
+REMAT = os.environ.get("REMAT_EXE", str(ROOT / "build" / "remat"))
+QUIET = {"PYTHONWARNINGS": "ignore", "TRANSFORMERS_VERBOSITY": "error"}
+
+
+def remat(*args):
+    return subprocess.run([REMAT, *map(str, args)], check=False, capture_output=True, text=True)
+
+
+def train_twice(arch, kind, policy_path, out_path):
+    """The worker: both trainings, the saved sets of every joint and whether training matched."""
+    import torch
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    spec = importlib.util.spec_from_file_location("policy_from_log", policy_path)
+    policy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(policy)
+    variant = corpus.Variant(checkpointed=True, attention="eager")
+
+    def train(context_fn=None):
+        model, config = corpus.build(arch, kind, variant)
+        if context_fn is not None:
+            kwargs = {"use_reentrant": False, "context_fn": context_fn}
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
+        return corpus.train(model, corpus.inputs(kind, config), min_cut_rematerialization_partition, variant)
+
+    plain, with_policy = train(), train(policy.context_fn)
+    same = len(plain.losses) == len(with_policy.losses) and all(
+        torch.equal(a, b) for a, b in zip(plain.losses, with_policy.losses)
+    )
+    same = same and all(torch.equal(p, with_policy.parameters[n]) for n, p in plain.parameters.items())
+    Path(out_path).write_text(json.dumps({"plain": plain.saved, "policy": with_policy.saved, "same_training": same}))
+
+
+def run_one(arch, kind, times, timeout):
+    result = {"arch": arch, "kind": kind}
+    env = dict(os.environ, **QUIET)
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        try:
+            traced = subprocess.run(
+                [sys.executable, str(ROOT / "python" / "tests" / "trace_run.py"), "--pytorch"]
+                + [f"hf:{arch}:{kind}:checkpointed"],
+                env=dict(env, TORCH_TRACE=str(folder / "trace")),
+                check=False,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired:
+            return dict(result, status="timeout", detail=f"tracing over {timeout:g} s")
+        if traced.returncode != 0:
+            lines = (traced.stderr or traced.stdout).strip().splitlines()
+            return dict(result, status="not trained", detail=lines[-1][:300] if lines else "")
+        (log,) = (folder / "trace").glob("*.log")
+        listed = remat("partition", log)
+        compiles = [None] if listed.returncode == 0 else re.findall(r"--compile (\S+)\s+a joint graph", listed.stderr)
+        for index, compile_id in enumerate(compiles):
+            which = [] if compile_id is None else ["--compile", compile_id]
+            run = remat("partition", log, *which, "-o", folder / f"run{index}")
+            if run.returncode != 0:
+                return dict(result, status="error", detail=run.stderr.strip()[-300:])
+            activation = json.loads((folder / f"run{index}" / "report.json").read_text())["activation_bytes"]
+            choice = [*which, "--strategy", "optimal", "--budget", f"{int(activation * times)}B"]
+            policy = remat("policy", log, *choice, "-o", folder / "policy.py")
+            if "has no checkpoint region" in policy.stderr:
+                continue
+            if policy.returncode == 2:
+                return dict(result, status="error", detail=policy.stderr.strip()[-300:])
+            optimum = remat("partition", log, *choice, "--within-regions", "-o", folder / "optimum")
+            if optimum.returncode != 0:
+                return dict(result, status="error", detail=optimum.stderr.strip()[-300:])
+            record = json.loads((folder / "optimum" / "report.json").read_text())
+            chosen = sorted(v["name"] for v in record["saved_values"])
+            break
+        else:
+            return dict(result, status="no regions", detail="no compile has a checkpoint region")
+        result.update(compile=compile_id or "0/0", chosen=len(chosen), predicted_exactly=policy.returncode == 0)
+        try:
+            worker = subprocess.run(
+                [sys.executable, __file__, "--worker", arch, kind, str(folder / "policy.py"), str(folder / "out.json")],
+                env=env,
+                check=False,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired:
+            return dict(result, status="timeout", detail=f"training over {timeout:g} s")
+        if worker.returncode != 0:
+            lines = worker.stderr.strip().splitlines()
+            return dict(result, status="error", detail=lines[-1][:300] if lines else "")
+        out = json.loads((folder / "out.json").read_text())
+    if index >= len(out["policy"]):
+        return dict(result, status="error", detail=f"the run has {len(out['policy'])} joints, the log {len(compiles)}")
+    saved = sorted(out["policy"][index])
+    result.update(run_saved=len(out["plain"][index]), pytorch_saved=len(saved), same_training=out["same_training"])
+    if not result["predicted_exactly"]:  # remat policy named the values PyTorch decides otherwise
+        return dict(result, status="named otherwise", detail=policy.stdout.strip()[-300:])
+    if saved == chosen and out["same_training"]:
+        status = "followed" if sorted(out["plain"][index]) != chosen else "followed (the run's own set)"
+        return dict(result, status=status)
+    only = {"only remat": sorted(set(chosen) - set(saved))[:4], "only PyTorch": sorted(set(saved) - set(chosen))[:4]}
+    return dict(
+        result, status="not followed", detail=json.dumps(only) + ("" if out["same_training"] else "; training differs")
+    )
+
+
+def main():
+    if sys.argv[1:2] == ["--worker"]:
+        train_twice(*sys.argv[2:6])
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kinds", default=",".join(corpus.KINDS))
+    parser.add_argument("--archs", default=None, help="only these model types (comma-separated)")
+    parser.add_argument(
+        "--times", type=float, default=2, help="the optimum's budget: this times the run's activation memory"
+    )
+    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--results", default=None, help="also append every result as JSON lines here")
+    args = parser.parse_args()
+    out = open(args.results, "a") if args.results else None  # noqa: SIM115 (held for the whole run)
+    counts = {}
+    for kind in args.kinds.split(","):
+        archs = corpus.architectures(kind)
+        if args.archs:
+            archs = [a for a in archs if a in args.archs.split(",")]
+        for arch in archs:
+            r = run_one(arch, kind, args.times, args.timeout)
+            counts[r["status"]] = counts.get(r["status"], 0) + 1
+            facts = ", ".join(f"{k} {r[k]}" for k in ("compile", "run_saved", "chosen", "pytorch_saved") if k in r)
+            detail = f": {r['detail']}" if r.get("detail") else ""
+            print(f"{kind} {arch}: {r['status']}" + (f" ({facts})" if facts else "") + detail, flush=True)
+            if out:
+                out.write(json.dumps(r) + "\n")
+                out.flush()
+    print("logged policies: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    return 1 if counts.get("not followed") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
