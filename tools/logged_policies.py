@@ -28,9 +28,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "python" / "tests"))
+import logged_sweep
 import transformers_corpus as corpus
 
 REMAT = os.environ.get("REMAT_EXE", str(ROOT / "build" / "remat"))
+STATUSES = ("followed", "followed (the run's own set)", "not followed", "named otherwise", "no regions")
+STATUSES += ("not trained", "timeout", "error")
 QUIET = {"PYTHONWARNINGS": "ignore", "TRANSFORMERS_VERBOSITY": "error"}
 
 
@@ -151,7 +154,7 @@ def main():
     parser.add_argument("--results", default=None, help="also append every result as JSON lines here")
     args = parser.parse_args()
     out = open(args.results, "a") if args.results else None  # noqa: SIM115 (held for the whole run)
-    counts = {}
+    counts, results = {}, []
     for kind in args.kinds.split(","):
         archs = corpus.architectures(kind)
         if args.archs:
@@ -162,9 +165,11 @@ def main():
             facts = ", ".join(f"{k} {r[k]}" for k in ("compile", "run_saved", "chosen", "pytorch_saved") if k in r)
             detail = f": {r['detail']}" if r.get("detail") else ""
             print(f"{kind} {arch}: {r['status']}" + (f" ({facts})" if facts else "") + detail, flush=True)
+            results.append(r)
             if out:
                 out.write(json.dumps(r) + "\n")
                 out.flush()
+    print(logged_sweep.table(results, STATUSES))
     print("logged policies: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
     return 1 if counts.get("not followed") else 0
 
