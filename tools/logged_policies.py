@@ -19,7 +19,6 @@ import argparse
 import importlib.util
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,6 @@ import transformers_corpus as corpus
 REMAT = os.environ.get("REMAT_EXE", str(ROOT / "build" / "remat"))
 STATUSES = ("followed", "followed (the run's own set)", "not followed", "named otherwise", "no regions")
 STATUSES += ("not trained", "timeout", "error")
-QUIET = {"PYTHONWARNINGS": "ignore", "TRANSFORMERS_VERBOSITY": "error"}
 
 
 def remat(*args):
@@ -68,27 +66,13 @@ def train_twice(arch, kind, policy_path, out_path):
 
 def run_one(arch, kind, times, timeout):
     result = {"arch": arch, "kind": kind}
-    env = dict(os.environ, **QUIET)
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
-        try:
-            traced = subprocess.run(
-                [sys.executable, str(ROOT / "python" / "tests" / "trace_run.py"), "--pytorch"]
-                + [f"hf:{arch}:{kind}:checkpointed"],
-                env=dict(env, TORCH_TRACE=str(folder / "trace")),
-                check=False,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-            )
-        except subprocess.TimeoutExpired:
-            return dict(result, status="timeout", detail=f"tracing over {timeout:g} s")
-        if traced.returncode != 0:
-            lines = (traced.stderr or traced.stdout).strip().splitlines()
-            return dict(result, status="not trained", detail=lines[-1][:300] if lines else "")
+        failed = logged_sweep.trace_pytorch(f"hf:{arch}:{kind}:checkpointed", folder / "trace", timeout, "tracing ")
+        if failed:
+            return dict(result, status=failed[0], detail=failed[1])
         (log,) = (folder / "trace").glob("*.log")
-        listed = remat("partition", log)
-        compiles = [None] if listed.returncode == 0 else re.findall(r"--compile (\S+)\s+a joint graph", listed.stderr)
+        compiles = logged_sweep.compiles_of(log)
         for index, compile_id in enumerate(compiles):
             which = [] if compile_id is None else ["--compile", compile_id]
             run = remat("partition", log, *which, "-o", folder / f"run{index}")
@@ -110,20 +94,10 @@ def run_one(arch, kind, times, timeout):
         else:
             return dict(result, status="no regions", detail="no compile has a checkpoint region")
         result.update(compile=compile_id or "0/0", chosen=len(chosen), predicted_exactly=policy.returncode == 0)
-        try:
-            worker = subprocess.run(
-                [sys.executable, __file__, "--worker", arch, kind, str(folder / "policy.py"), str(folder / "out.json")],
-                env=env,
-                check=False,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-            )
-        except subprocess.TimeoutExpired:
-            return dict(result, status="timeout", detail=f"training over {timeout:g} s")
-        if worker.returncode != 0:
-            lines = worker.stderr.strip().splitlines()
-            return dict(result, status="error", detail=lines[-1][:300] if lines else "")
+        worker = [__file__, "--worker", arch, kind, str(folder / "policy.py"), str(folder / "out.json")]
+        failed = logged_sweep.python_step(worker, dict(os.environ, **logged_sweep.QUIET), timeout, "error", "training ")
+        if failed:
+            return dict(result, status=failed[0], detail=failed[1])
         out = json.loads((folder / "out.json").read_text())
     if index >= len(out["policy"]):
         return dict(result, status="error", detail=f"the run has {len(out['policy'])} joints, the log {len(compiles)}")

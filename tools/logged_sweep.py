@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "python" / "tests"))
 import transformers_corpus as corpus
 
 REMAT = os.environ.get("REMAT_EXE", str(ROOT / "build" / "remat"))
+QUIET = {"PYTHONWARNINGS": "ignore", "TRANSFORMERS_VERBOSITY": "error"}  # the trainings' own output
 
 
 def compiles_of(log):
@@ -41,25 +42,35 @@ def compiles_of(log):
     return re.findall(r"--compile (\S+)\s+a joint graph", listed.stderr)
 
 
+def python_step(args, env, timeout, failed="not trained", what=""):
+    """`python ARGS` in a process of its own: None when it succeeded, else (status, detail): a
+    timeout, or `failed` with the last line it printed."""
+    try:
+        done = subprocess.run(
+            [sys.executable, *args], env=env, check=False, capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        return "timeout", f"{what}over {timeout:g} s"
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        return failed, lines[-1][:300] if lines else ""
+    return None
+
+
+def trace_pytorch(spec, folder, timeout, what=""):
+    """Trains `spec` (trace_run.py's hf:ARCH:KIND[:checkpointed]) with PyTorch's own min-cut while
+    TORCH_TRACE is `folder`: None when it did, else (status, detail)."""
+    env = dict(os.environ, TORCH_TRACE=str(folder), **QUIET)
+    return python_step([str(ROOT / "python" / "tests" / "trace_run.py"), "--pytorch", spec], env, timeout, what=what)
+
+
 def run_one(arch, kind, checkpointed, timeout):
     spec = f"hf:{arch}:{kind}" + (":checkpointed" if checkpointed else "")
     result = {"arch": arch, "kind": kind, "variant": "checkpointed" if checkpointed else "plain"}
     with tempfile.TemporaryDirectory() as folder:
-        env = dict(os.environ, TORCH_TRACE=folder, PYTHONWARNINGS="ignore", TRANSFORMERS_VERBOSITY="error")
-        try:
-            trained = subprocess.run(
-                [sys.executable, str(ROOT / "python" / "tests" / "trace_run.py"), "--pytorch", spec],
-                env=env,
-                check=False,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-            )
-        except subprocess.TimeoutExpired:
-            return dict(result, status="timeout", detail=f"over {timeout:g} s")
-        if trained.returncode != 0:
-            lines = (trained.stderr or trained.stdout).strip().splitlines()
-            return dict(result, status="not trained", detail=lines[-1][:300] if lines else "")
+        failed = trace_pytorch(spec, folder, timeout)
+        if failed:
+            return dict(result, status=failed[0], detail=failed[1])
         logs = list(Path(folder).glob("*.log"))
         compiles = compiles_of(logs[0]) if logs else []
         if not compiles:

@@ -111,27 +111,24 @@ def saved_by_pytorch(model, steps=3):
     return saved[0], losses, [p.detach().clone() for p in model.parameters()]
 
 
-def test_the_policy_written_from_a_log_makes_pytorch_save_the_optimum(tmp_path):
-    # A run PyTorch partitioned, logged; from the log alone, remat's optimum with 2 KB of
-    # activation memory (the run kept 512 B: the optimum spends the rest on recompute it saves)
-    # and the policy that asks PyTorch for it; the same model with the policy: PyTorch's own
-    # min-cut saves exactly that set, and training is bit for bit the run without the policy.
-    import importlib.util
-
-    from compile_models import CheckpointedMLP
-
+def optimum_and_policy(model, choice, tmp_path, *partition_only):
+    """Trains `model` (trace_run.py's) with PyTorch's own min-cut under TORCH_TRACE; from its log
+    alone: the names remat's optimum (`choice`) saves, and the policy module `remat policy` writes
+    for it."""
     folder = tmp_path / "trace"
     subprocess.run(
-        [sys.executable, str(HERE / "trace_run.py"), "--pytorch", "checkpoint"],
+        [sys.executable, str(HERE / "trace_run.py"), "--pytorch", model],
         env=dict(os.environ, TORCH_TRACE=str(folder)),
         check=True,
         capture_output=True,
     )
     (log,) = folder.glob("*.log")
-    choice = ["--strategy", "optimal", "--budget", "2KB"]
-    subprocess.run([REMAT, "partition", str(log), *choice, "-o", str(tmp_path / "optimum")], check=True)
+    subprocess.run(
+        [REMAT, "partition", str(log), *choice, *partition_only, "-o", str(tmp_path / "optimum")],
+        check=True,
+        capture_output=True,
+    )
     record = json.loads((tmp_path / "optimum" / "report.json").read_text())
-    chosen = sorted(v["name"] for v in record["saved_values"])
     done = subprocess.run(
         [REMAT, "policy", str(log), *choice, "-o", str(tmp_path / "policy.py")],
         check=False,
@@ -142,6 +139,17 @@ def test_the_policy_written_from_a_log_makes_pytorch_save_the_optimum(tmp_path):
     spec = importlib.util.spec_from_file_location("policy_from_log", tmp_path / "policy.py")
     policy = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(policy)
+    return sorted(v["name"] for v in record["saved_values"]), policy
+
+
+def test_the_policy_written_from_a_log_makes_pytorch_save_the_optimum(tmp_path):
+    # A run PyTorch partitioned, logged; from the log alone, remat's optimum with 2 KB of
+    # activation memory (the run kept 512 B: the optimum spends the rest on recompute it saves)
+    # and the policy that asks PyTorch for it; the same model with the policy: PyTorch's own
+    # min-cut saves exactly that set, and training is bit for bit the run without the policy.
+    from compile_models import CheckpointedMLP
+
+    chosen, policy = optimum_and_policy("checkpoint", ["--strategy", "optimal", "--budget", "2KB"], tmp_path)
     torch.manual_seed(0)  # as trace_run.py built it
     plain = saved_by_pytorch(CheckpointedMLP())
     torch.manual_seed(0)
@@ -162,31 +170,8 @@ def test_the_policy_from_a_transformers_log_makes_pytorch_save_the_optimum(tmp_p
     import transformers_corpus as corpus
     from torch._functorch.partitioners import min_cut_rematerialization_partition
 
-    folder = tmp_path / "trace"
-    subprocess.run(
-        [sys.executable, str(HERE / "trace_run.py"), "--pytorch", "hf:llama:causal-lm:checkpointed"],
-        env=dict(os.environ, TORCH_TRACE=str(folder)),
-        check=True,
-        capture_output=True,
-    )
-    (log,) = folder.glob("*.log")
     choice = ["--strategy", "optimal", "--budget", "50KB"]
-    subprocess.run(
-        [REMAT, "partition", str(log), *choice, "--within-regions", "-o", str(tmp_path / "optimum")],
-        check=True,
-        capture_output=True,
-    )
-    chosen = sorted(v["name"] for v in json.loads((tmp_path / "optimum" / "report.json").read_text())["saved_values"])
-    done = subprocess.run(
-        [REMAT, "policy", str(log), *choice, "-o", str(tmp_path / "policy.py")],
-        check=False,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    spec = importlib.util.spec_from_file_location("llama_policy", tmp_path / "policy.py")
-    policy = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(policy)
+    chosen, policy = optimum_and_policy("hf:llama:causal-lm:checkpointed", choice, tmp_path, "--within-regions")
     variant = corpus.Variant(checkpointed=True, attention="eager")
 
     def train(context_fn=None):
