@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 
 #include "remat/driver/aot_records.h"
 #include "remat/io/graph_json.h"
@@ -246,6 +247,31 @@ py::dict checkpoint_policy(const std::string& joint_json, const std::vector<std:
   return out;
 }
 
+/// The op calls selective checkpointing shows a policy, read off a joint graph: per region node,
+/// (name, ac_graph_id, op as the joint shows it, call index or None, kind): kind "call" (the
+/// policy's tag), "remade" (PREFER_RECOMPUTE whatever the policy says; a remade view that is no
+/// call's output has no index) or "unseen" (no call: PREFER_RECOMPUTE).
+py::list policy_calls(const std::string& joint_json) {
+  GraphModule joint = read(joint_json, "<joint graph>");
+  partition::RegionCalls found = partition::region_calls(joint);
+  py::list out;
+  std::unordered_set<const Node*> remade(found.remade.begin(), found.remade.end());
+  for (const partition::RegionCalls::Call& c : found.calls) {
+    for (const Node* n : c.nodes)
+      out.append(py::make_tuple(n->name(), c.region, c.op, c.index, c.remade ? "remade" : "call"));
+    for (const Node* n : c.nodes) remade.erase(n);
+  }
+  for (const Node* n : found.remade) {
+    if (remade.contains(n))
+      out.append(py::make_tuple(n->name(), *n->meta.ac_graph_id(), std::string(n->target().view()),
+                                py::none(), "remade"));
+  }
+  for (const Node* n : found.unseen)
+    out.append(py::make_tuple(n->name(), *n->meta.ac_graph_id(), std::string(n->target().view()),
+                              py::none(), "unseen"));
+  return out;
+}
+
 /// One process's TORCH_TRACE log for the PyTorch releases that write none (before 2.2): the
 /// aot_* graph records and remat's partition record of each partition_fn call, as remat compile
 /// writes them, so `remat report DIR` shows the reasons.
@@ -320,6 +346,10 @@ PYBIND11_MODULE(_core, m) {
         "`recomputed` (joint node names): "
         "its text, and where PyTorch's min-cut with it would save otherwise (name, chosen, "
         "predicted, why)");
+  m.def("policy_calls", &policy_calls, py::arg("joint_json"),
+        "the op calls a selective-checkpointing policy sees in the joint's checkpoint regions: "
+        "(node, ac_graph_id, op, call index or None, kind) per region node, kind 'call', "
+        "'remade' (PREFER_RECOMPUTE whatever the policy says) or 'unseen'");
   py::class_<TraceLog>(m, "TraceLog")
       .def(py::init<const std::string&>(), py::arg("dir"))
       .def("write_partition", &TraceLog::write_partition, py::arg("frame_id"),

@@ -24,6 +24,28 @@ class Block(nn.Module):
         return x + self.fc2(F.gelu(self.fc1(self.ln(x))))
 
 
+class InPlaceBlock(nn.Module):
+    """In-place ops inside a checkpoint region, as transformers writes them: ConvBERT's
+    `x += self.bias` then a transpose of x, Nystromformer's `context += conv(v)`, a masked_fill_
+    and an index assignment (Aria's MoE)."""
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(d, d), nn.Linear(d, d)
+        self.bias = nn.Parameter(torch.linspace(-0.5, 0.5, d))
+
+    def forward(self, x):
+        y = self.fc1(x)
+        y += self.bias
+        h = torch.tanh(y.transpose(-1, -2)).transpose(-1, -2)
+        h = self.fc2(h)
+        h += torch.sigmoid(x)
+        h.masked_fill_(h > 1.5, 1.5)
+        out = torch.zeros_like(h)
+        out[..., ::2] = h[..., ::2] * 2
+        return out + h.cos()
+
+
 def sac_policy(saved_ops, otherwise):
     """A selective-checkpointing context_fn: MUST_SAVE for `saved_ops`, `otherwise` for the rest."""
 
@@ -171,6 +193,25 @@ class CheckpointedAttention(Attention):
         return (torch.randn(rows, 8, 16, generator=g),)
 
 
+class CheckpointedInPlace(nn.Module):
+    """Two InPlaceBlocks, each under a checkpoint whose policy saves every call (so that the nodes
+    PyTorch tags PREFER_RECOMPUTE are the ones no policy decides)."""
+
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList(InPlaceBlock() for _ in range(2))
+
+    def forward(self, x):
+        save_all = sac_policy(set(), CheckpointPolicy.MUST_SAVE)
+        for block in self.blocks:
+            x = checkpoint(block, x, use_reentrant=False, context_fn=save_all)
+        return x.pow(2).mean()
+
+    @staticmethod
+    def batch(g, rows=2):
+        return (torch.randn(rows, 8, 16, generator=g),)
+
+
 class TensorConstants(nn.Module):
     """Constants the way real models hold them (Llama's masks, T5's position buckets): a
     registered constant buffer, and tensors made from Python numbers in forward, which
@@ -228,4 +269,5 @@ MODELS = {
     "several_outputs": lambda: SeveralOutputs(),
     "attention": lambda: CheckpointedAttention(),
     "tensor_constants": lambda: TensorConstants(),
+    "in_place": lambda: CheckpointedInPlace(),
 }

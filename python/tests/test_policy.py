@@ -23,7 +23,7 @@ from torch.utils.checkpoint import CheckpointPolicy, checkpoint  # noqa: E402
 import remat  # noqa: E402
 
 pytest.importorskip("remat._core", reason="remat's C++ extension is not built (cmake --build build)")
-from compile_models import Attention, Block, sac_policy  # noqa: E402
+from compile_models import Attention, Block, InPlaceBlock, copy_of_joint, sac_policy  # noqa: E402
 from models import GPTBlock  # noqa: E402
 
 aten = torch.ops.aten
@@ -64,6 +64,7 @@ MODELS = {
     ),
     "gpt_dropout": (lambda fn: Checkpointed([GPTBlock(32, 4, 0.1) for _ in range(2)], fn), (2, 8, 32)),
     "attention": (lambda fn: Checkpointed([Attention()], fn), (4, 8, 16)),
+    "in_place": (lambda fn: Checkpointed([InPlaceBlock() for _ in range(2)], fn), (2, 8, 16)),
     "gpt_head": (
         lambda fn: Checkpointed(
             [GPTBlock(32, 4, 0.0) for _ in range(2)], fn, head=nn.Sequential(nn.LayerNorm(32), nn.Linear(32, 8))
@@ -142,6 +143,9 @@ CASES = [
     ("gpt_dropout", "optimal", "8KB"),
     ("gpt_dropout", "optimal", "64KB"),
     ("attention", "optimal", "8KB"),
+    ("in_place", "min-cut", None),
+    ("in_place", "optimal", "4KB"),
+    ("in_place", "optimal", "8KB"),
     ("gpt_head", "optimal", "16KB"),
 ]
 
@@ -270,3 +274,28 @@ def test_the_policy_holds_under_inductor(strategy, budget):
         theirs = inductor_train("mlp", pytorch.fn, policy.load().context_fn)
     assert pytorch.saved == [sorted(reports[-1].saved)]
     assert_bit_identical(ours, theirs)
+
+
+def joint_under(name, context_fn):
+    """PyTorch's joint graph of MODELS[name] traced under context_fn, tagged as tracing tagged it
+    (before the min-cut's tag clean-up, which edits the graph it partitions)."""
+    joints = []
+
+    def keep(joint, joint_inputs, **kwargs):
+        joints.append(copy_of_joint(joint))
+        return min_cut_rematerialization_partition(joint, joint_inputs, **kwargs)
+
+    train(name, keep, context_fn)
+    return joints[0]
+
+
+@pytest.mark.parametrize("salt", [0, 1, 2])
+@pytest.mark.parametrize("name", ["in_place", "gpt_dropout", "attention", "mlp"])
+def test_remat_knows_which_op_call_tagged_each_node(name, salt):
+    # A policy that tags every call by a hash of its key: each region node must carry the tag
+    # remat's call model gives it, read off the graph and off its printed text. In-place ops are
+    # the hard part (functionalization renames them, writes them back, remakes views).
+    from policy_tags import as_in_joint, hashed_policy, mispredicted
+
+    joint = joint_under(name, hashed_policy(as_in_joint(), salt))
+    assert mispredicted(joint, salt) == []

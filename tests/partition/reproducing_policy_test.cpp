@@ -6,15 +6,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
 #include "remat/autodiff/joint_graph.h"
+#include "remat/io/graph_json.h"
 #include "remat/models/model_zoo.h"
 #include "remat/ops/op_registry.h"
 #include "remat/partition/optimal_partition.h"
 #include "remat/partition/partition_joint.h"
 #include "remat/partition/policy_module.h"
+#include "remat/print/printer.h"
 #include "remat/print/readable_parser.h"
 #include "testing/golden.h"
 
@@ -277,6 +280,54 @@ TEST(ReproducingPolicy, GroupsTheNodesOfOneCallByTheOpThatMadeThem) {
   auto split = policy_for(joint, baseline->report);
   ASSERT_TRUE(split.ok());
   EXPECT_EQ(split->call_count(), after->call_count());
+}
+
+// PyTorch 2.13's joint of two InPlaceBlocks (python/tests/compile_models.py: ConvBERT's
+// `x += self.bias` then a transpose of x, `h += ...` on a Linear's output view, a masked_fill_ and
+// an item assignment), each region under a policy that saves every call: the nodes PyTorch tagged
+// PREFER_RECOMPUTE are the ones no policy decides. remat must find exactly those, from the graph
+// (with autograd sequence numbers) and from its printed text (a log's: tracebacks only).
+TEST(ReproducingPolicy, KnowsWhichRegionNodesNoPolicyDecidesInPyTorchsInPlaceJoint) {
+  auto loaded = load_graph_json(testing::data_path("torch-2.13/in_place_joint.json"));
+  ASSERT_TRUE(loaded.ok()) << format_all(loaded.errors());
+  PrintOptions log_style = PrintOptions::tlparse();
+  auto printed = parse_readable(print_readable(*loaded, log_style).text, "<printed joint>");
+  ASSERT_TRUE(printed.ok()) << format_all(printed.errors());
+  for (const GraphModule* joint : {&*loaded, &*printed}) {
+    SCOPED_TRACE(joint == &*loaded ? "the graph" : "its printed text");
+    const Graph& g = joint->graph();
+    RegionCalls found = region_calls(*joint);
+    std::set<std::string> undecided;
+    for (const auto* list : {&found.unseen, &found.remade})
+      for (const Node* n : *list) undecided.insert(n->name());
+    std::map<std::string, std::pair<std::string, int64_t>> call_of;
+    for (const RegionCalls::Call& c : found.calls)
+      for (const Node* n : c.nodes) call_of[n->name()] = {c.op, c.index};
+    int64_t written_back = 0, replayed = 0;
+    for (const Node* n : g.nodes()) {
+      if (n->op() != OpKind::CallFunction || !n->meta.ac_graph_id()) continue;
+      bool pytorch_undecided = n->meta.recompute == CheckpointPolicy::PreferRecompute;
+      EXPECT_EQ(undecided.contains(n->name()), pytorch_undecided) << n->name();
+    }
+    auto detach = [](const Node* n) { return n->target().view() == "aten.detach.default"; };
+    for (const RegionCalls::Call& c : found.calls) {
+      if (std::ranges::all_of(c.nodes, detach)) ++replayed;
+      int64_t made = std::ranges::count_if(c.nodes, std::not_fn(detach));
+      if (made > 1) written_back += made - 1;
+    }
+    // Per block: the transpose of `y` after `y += bias` is remade with the view of the Linear's
+    // output it reads, and so is the slice of h after masked_fill_ (with h's view); `y += bias`
+    // writes back through a view, `h += ...` and masked_fill_ through two views each, the item
+    // assignment through a slice_scatter; autograd views the base again after each of the four
+    // (after the item assignment, the replayed slice makes the detach that stands for the base).
+    EXPECT_EQ(found.remade.size(), 2u * 4);
+    EXPECT_EQ(written_back, 2 * 6);
+    EXPECT_EQ(replayed, 2 * 4);
+    // The remade transpose holds the call's place: the block's second transpose is call 1.
+    EXPECT_EQ(call_of.at("transpose_1"), std::make_pair(std::string("aten.transpose.int"), 0L));
+    EXPECT_EQ(call_of.at("transpose_2"), std::make_pair(std::string("aten.transpose.int"), 1L));
+    EXPECT_EQ(call_of.at("add").first, "aten.add.Tensor");
+  }
 }
 
 TEST(ReproducingPolicy, RefusesAJointWithoutRegionsAndNamesItDoesNotHave) {

@@ -150,8 +150,9 @@ class RecomputeProgram {
       for (const Node* u : n->input_nodes()) needed.insert(u);
     }
     for (const auto& [pinned, call] : pinned_calls_) {
-      x[pinned] = std::none_of(call.begin(), call.end(),
-                               [&](const Node* n) { return x[computed_[n]] > 0.5; });
+      x[pinned] = std::none_of(call.begin(), call.end(), [&](const Node* n) {
+        return !node_is(*n, OpCategory::View) && x[computed_[n]] > 0.5;
+      });
     }
     return x;
   }
@@ -166,10 +167,11 @@ class RecomputeProgram {
   }
 
   /// A policy gives all nodes of one op call one tag (OptimalOptions::within_regions): MUST_SAVE
-  /// (none recomputed) or PREFER_RECOMPUTE (none saved); nodes no policy sees are never saved,
-  /// nor are views: PyTorch never bans recomputing a view, so it saves the base (or recomputes
-  /// it) whatever the tag. One binary per call of several nodes (a decomposed op, a tuple and
-  /// its getitems).
+  /// (none recomputed) or PREFER_RECOMPUTE (none saved); nodes no policy sees, or that PyTorch
+  /// tags PREFER_RECOMPUTE whatever it says (RegionCalls::remade), are never saved, nor are
+  /// views: PyTorch never bans recomputing a view, so it saves the base (or recomputes it)
+  /// whatever the tag. One binary per call of several nodes (a decomposed op, a tuple and its
+  /// getitems, an in-place op and its write-back).
   void one_tag_per_call(const RegionCalls& calls) {
     regions_only_ = true;
     for (const RegionCalls::Call& call : calls.calls) {
@@ -182,13 +184,15 @@ class RecomputeProgram {
       if (call.nodes.size() < 2) continue;
       int pinned = problem.add_column(call.nodes.front()->name() + "#call_pinned", 0, 1, 0, true);
       for (const Node* n : call.nodes) {
+        if (node_is(*n, OpCategory::View)) continue;  // recomputed from its base whatever the tag
         problem.add_row({{computed_[n], 1}, {pinned, 1}}, -kMilpInfinity, 1);
         problem.add_row({{available_[n], 1}, {computed_[n], -1}, {pinned, -1}}, -kMilpInfinity, 0);
       }
       pinned_calls_.emplace_back(pinned, call.nodes);
     }
-    for (const Node* n : calls.unseen)
-      problem.add_row({{available_[n], 1}, {computed_[n], -1}}, -kMilpInfinity, 0);
+    for (const auto* list : {&calls.unseen, &calls.remade})
+      for (const Node* n : *list)
+        problem.add_row({{available_[n], 1}, {computed_[n], -1}}, -kMilpInfinity, 0);
   }
 
   /// Fixes every op outside the checkpoint regions to its value in `x` (OptimalOptions::
@@ -400,7 +404,7 @@ Expected<OptimalPartition> optimal_partition(const GraphModule& original,
   bool least_breaks_tags = false;
   // Outside the regions, the plain min-cut's choice (within_regions).
   RegionCalls calls;
-  if (options.within_regions) calls = region_calls(prepared->joint.graph());
+  if (options.within_regions) calls = region_calls(prepared->joint);
   auto fix_outside = [&](RecomputeProgram& p) -> Status {
     if (!options.within_regions) return {};
     p.one_tag_per_call(calls);

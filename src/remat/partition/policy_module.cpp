@@ -11,6 +11,9 @@ namespace {
 
 // The module's code after its docstring and table: the same for every policy.
 constexpr const char* kPolicyCode = R"py(
+# Ops whose functional form is not their name without a trailing underscore.
+FUNCTIONAL_FORMS = {"aten.lift_fresh.default": "aten.lift_fresh_copy.default"}
+
 _entered = 0
 
 
@@ -29,6 +32,19 @@ def context_fn():
     return create_selective_checkpoint_contexts(policy_for(region))
 
 
+def as_in_joint(op):
+    """The op as the joint graph shows it: a policy sees the ops the model calls, the joint their
+    functional forms (functionalization makes aten.add_.Tensor aten.add.Tensor)."""
+    key = str(op)
+    if key in FUNCTIONAL_FORMS:
+        return FUNCTIONAL_FORMS[key]
+    namespace, dot, rest = key.partition(".")
+    name, dot2, overload = rest.partition(".")
+    if dot and dot2 and name.endswith("_") and not name.endswith("__"):
+        return f"{namespace}.{name[:-1]}.{overload}"
+    return key
+
+
 def policy_for(region):
     """The policy function of one region (0-based): MUST_SAVE for the calls in its "save" table,
     PREFER_RECOMPUTE for every other call, counted per op as selective checkpointing counts them."""
@@ -37,7 +53,7 @@ def policy_for(region):
     warned = []
 
     def policy_fn(ctx, op, *args, **kwargs):
-        key = str(op)
+        key = as_in_joint(op)
         counter = seen[bool(getattr(ctx, "is_recompute", False))]
         index = counter[key]
         counter[key] += 1

@@ -6,100 +6,10 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "remat/ops/op_registry.h"
 #include "remat/partition/min_cut_partition.h"
 
 namespace remat::partition {
-namespace {
-
-// Ops selective checkpointing never hands a policy (torch.utils.checkpoint's SAC_IGNORED_OPS:
-// detach, and the metadata queries of functional tensors): they take no call index, and PyTorch
-// tags their nodes PREFER_RECOMPUTE.
-constexpr std::string_view kUnseenOps[] = {
-    "aten.detach.default",
-    "prim.device.default",
-    "aten.dim.default",
-    "aten.is_contiguous.default",
-    "aten.is_contiguous.memory_format",
-    "aten.is_non_overlapping_and_dense.default",
-    "aten.is_strides_like_format.default",
-    "aten.numel.default",
-    "aten.size.default",
-    "aten.storage_offset.default",
-    "aten.stride.default",
-    "aten.sym_numel.default",
-    "aten.sym_size.default",
-    "aten.sym_storage_offset.default",
-    "aten.sym_stride.default",
-};
-
-bool unseen_op(std::string_view op) {
-  return std::find(std::begin(kUnseenOps), std::end(kUnseenOps), op) != std::end(kUnseenOps);
-}
-
-/// The op the policy saw when PyTorch made this node (`original_aten` meta: a decomposition's
-/// nodes all carry the op it decomposed), if the graph recorded it.
-std::optional<std::string> original_aten(const Node& n) {
-  for (const RawJsonField& f : n.meta.extras()) {
-    if (f.key == "original_aten" && f.json.size() >= 2 && f.json.front() == '"' &&
-        f.json.back() == '"')
-      return f.json.substr(1, f.json.size() - 2);
-  }
-  return std::nullopt;
-}
-
-struct CallBuilder {
-  RegionCalls::Call call;
-  std::optional<int64_t> seq_nr;
-  bool from_meta = false;     // `op` came from original_aten
-  bool has_own_node = false;  // a node whose target is `op` itself
-};
-
-/// Whether `n` continues `call`: the same op call made it. Where the graph says which op made
-/// each node (`original_aten`), consecutive nodes of one op with the same autograd sequence
-/// number are one call, unless `n` is a second node of the op itself; otherwise every node is
-/// its own call.
-bool continues(const CallBuilder& call, const Node& n, int64_t region,
-               const std::optional<std::string>& made_by) {
-  if (!made_by || !call.from_meta || call.call.region != region || call.call.op != *made_by ||
-      call.seq_nr != n.meta.seq_nr())
-    return false;
-  return !(call.has_own_node && n.target().view() == *made_by);
-}
-
-}  // namespace
-
-RegionCalls region_calls(const Graph& g) {
-  std::vector<CallBuilder> calls;
-  std::unordered_map<const Node*, size_t> call_of;
-  RegionCalls out;
-  for (const Node* n : g.nodes()) {
-    std::optional<int64_t> region = n->meta.ac_graph_id();
-    if (n->op() != OpKind::CallFunction || !region) continue;
-    if (is_getitem(*n) && !n->args().empty() && n->args()[0].is_node()) {
-      auto parent = call_of.find(n->args()[0].as_node());
-      if (parent != call_of.end()) {
-        calls[parent->second].call.nodes.push_back(n);
-        call_of.emplace(n, parent->second);
-        continue;
-      }
-    }
-    std::optional<std::string> made_by = original_aten(*n);
-    std::string op = made_by.value_or(std::string(n->target().view()));
-    if (unseen_op(op)) {
-      out.unseen.push_back(n);
-      continue;
-    }
-    if (calls.empty() || !continues(calls.back(), *n, *region, made_by))
-      calls.push_back({{*region, op, {}}, n->meta.seq_nr(), made_by.has_value(), false});
-    CallBuilder& call = calls.back();
-    call.call.nodes.push_back(n);
-    call.has_own_node = call.has_own_node || n->target().view() == op;
-    call_of.emplace(n, calls.size() - 1);
-  }
-  for (CallBuilder& c : calls) out.calls.push_back(std::move(c.call));
-  return out;
-}
-
 size_t ReproducingPolicy::call_count() const {
   size_t n = 0;
   for (const PolicyRegion& r : regions) n += r.calls.size();
@@ -128,7 +38,7 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
                            "joint graph?");
   }
 
-  RegionCalls found = region_calls(g);
+  RegionCalls found = region_calls(joint);
   const std::vector<RegionCalls::Call>& calls = found.calls;
   std::unordered_map<const Node*, size_t> call_of;
   for (size_t i = 0; i < calls.size(); ++i)
@@ -147,16 +57,19 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
     index = out.regions.size();
     out.regions.push_back({id, {}});
   }
-  std::vector<std::map<std::string, int64_t>> counts(out.regions.size());
   std::vector<std::pair<size_t, size_t>> placed;  // each call's region and place in it
   for (const RegionCalls::Call& c : calls) {
     size_t r = region_index.at(c.region);
     placed.emplace_back(r, out.regions[r].calls.size());
-    PolicyCall call{c.op, counts[r][c.op]++, true, {}, {}};
+    PolicyCall call{c.op, c.index, true, {}, {}};
+    // A recomputed view in a call of other ops (an in-place op's write-back) leaves the call
+    // MUST_SAVE: PyTorch recomputes one of its views from the base whatever the tag.
+    auto view = [](const Node* n) { return node_is(*n, OpCategory::View); };
+    bool only_views = std::ranges::all_of(c.nodes, view);
     for (const Node* n : c.nodes) {
       call.nodes.push_back(n->name());
       if (chosen.contains(n->name())) call.saved.push_back(n->name());
-      if (again.contains(n->name())) call.save = false;
+      if (again.contains(n->name()) && (only_views || !view(n))) call.save = false;
     }
     out.regions[r].calls.push_back(std::move(call));
   }
@@ -168,6 +81,7 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
     for (const PolicyCall& c : r.calls)
       for (const std::string& name : c.nodes) save_node.emplace(name, c.save);
   for (const std::string& name : out.unseen) save_node.emplace(name, false);
+  for (const Node* n : found.remade) save_node[n->name()] = false;
   for (Node* n : tagged.graph().nodes()) {
     if (auto it = save_node.find(n->name()); it != save_node.end())
       n->meta.recompute =
@@ -204,6 +118,11 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
       m.why =
           "outside every checkpoint region: PyTorch's min-cut decides it (checkpoint the code "
           "that computes it to let the policy choose)";
+    } else if (std::ranges::find(found.remade, n) != found.remade.end()) {
+      m.why =
+          "a view of a tensor an in-place op changed, which functionalization made again after "
+          "the policy tagged its call: PyTorch tags it PREFER_RECOMPUTE whatever the policy says "
+          "(a choice can save the tensor it views)";
     } else if (call == call_of.end()) {
       m.why = "made by an op selective checkpointing never shows a policy (" +
               std::string(n->target().view()) + ")";

@@ -14,29 +14,16 @@
 
 #include "remat/ir/graph_module.h"
 #include "remat/partition/min_cut_config.h"
+#include "remat/partition/region_calls.h"
 #include "remat/support/expected.h"
 
 namespace remat::partition {
-
-/// The op calls selective checkpointing shows a policy in the joint's checkpoint regions, in the
-/// order the forward made them, each with the joint nodes it made; a policy gives all of a call's
-/// nodes one tag. `unseen`: region nodes no policy sees (PyTorch tags them PREFER_RECOMPUTE).
-struct RegionCalls {
-  struct Call {
-    int64_t region = 0;  ///< ac_graph_id
-    std::string op;      ///< `aten.addmm.default`
-    std::vector<const Node*> nodes;
-  };
-  std::vector<Call> calls;
-  std::vector<const Node*> unseen;
-};
-RegionCalls region_calls(const Graph& g);
 
 /// One op call a policy sees inside a checkpoint region, and the joint nodes it made: the op's
 /// own node(s) (several where a decomposition split it; `original_aten` meta says which) and the
 /// getitems that read its outputs.
 struct PolicyCall {
-  std::string op;     ///< as `str(op)` prints it in the policy: `aten.addmm.default`
+  std::string op;     ///< as the joint shows it: `aten.addmm.default` (the module's as_in_joint)
   int64_t index = 0;  ///< the index-th call of `op` in its region, from 0
   bool save = false;  ///< MUST_SAVE (else PREFER_RECOMPUTE: the choice recomputes it)
   std::vector<std::string> nodes;

@@ -1,0 +1,291 @@
+#include "remat/partition/region_calls.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <regex>
+#include <string_view>
+#include <unordered_map>
+
+#include "remat/fxtext/traceback.h"
+#include "remat/ir/node_set.h"
+#include "remat/ops/op_registry.h"
+#include "remat/ops/storage_root.h"
+
+namespace remat::partition {
+namespace {
+
+// Ops selective checkpointing never hands a policy (torch.utils.checkpoint's SAC_IGNORED_OPS:
+// detach, and the metadata queries of functional tensors): they take no call index, and PyTorch
+// tags their nodes PREFER_RECOMPUTE.
+constexpr std::string_view kUnseenOps[] = {
+    "aten.detach.default",
+    "prim.device.default",
+    "aten.dim.default",
+    "aten.is_contiguous.default",
+    "aten.is_contiguous.memory_format",
+    "aten.is_non_overlapping_and_dense.default",
+    "aten.is_strides_like_format.default",
+    "aten.numel.default",
+    "aten.size.default",
+    "aten.storage_offset.default",
+    "aten.stride.default",
+    "aten.sym_numel.default",
+    "aten.sym_size.default",
+    "aten.sym_storage_offset.default",
+    "aten.sym_stride.default",
+};
+
+bool unseen_op(std::string_view op) {
+  return std::find(std::begin(kUnseenOps), std::end(kUnseenOps), op) != std::end(kUnseenOps);
+}
+
+/// The op the policy saw when PyTorch made this node (`original_aten` meta: a decomposition's
+/// nodes all carry the op it decomposed), if the graph recorded it.
+std::optional<std::string> original_aten(const Node& n) {
+  for (const RawJsonField& f : n.meta.extras()) {
+    if (f.key == "original_aten" && f.json.size() >= 2 && f.json.front() == '"' &&
+        f.json.back() == '"')
+      return f.json.substr(1, f.json.size() - 2);
+  }
+  return std::nullopt;
+}
+
+const Node* first_input(const Node& n) {
+  return !n.args().empty() && n.args()[0].is_node() ? n.args()[0].as_node() : nullptr;
+}
+
+/// A view in functionalization's sense: an op whose schema returns an alias of its input
+/// (transpose too), but not the detaches selective checkpointing makes of every call's output.
+bool is_alias(const Node& n) {
+  return &alias_root(n) != &n && !is_getitem(n) && n.target().view() != "aten.detach.default";
+}
+
+bool same_shape(const Node& a, const Node& b) {
+  const TensorMeta *x = a.meta.tensor(), *y = b.meta.tensor();
+  return x && y && std::ranges::equal(x->sizes(), y->sizes());
+}
+
+bool floating(const TensorMeta& t) {
+  return t.dtype >= DType::Float16 && t.dtype <= DType::Float4_e2m1fn_x2;
+}
+
+/// The forward values that require grad: the primals whose gradients the joint returns, and what
+/// a differentiable op computes from one (a floating-point value; not a detach, a factory or a
+/// `*_like` of one).
+NodeSet requiring_grad(const GraphModule& joint) {
+  const Graph& g = joint.graph();
+  NodeSet out(g);
+  std::vector<Argument> outputs = joint.outputs();
+  size_t at = num_forward_outputs(joint);
+  for (const Node* p : g.placeholders()) {
+    if (is_tangent(*p)) continue;
+    if (at < outputs.size() && outputs[at].is_node()) out.insert(p);
+    ++at;
+  }
+  for (const Node* n : g.nodes()) {
+    if (n->op() != OpKind::CallFunction) continue;
+    std::string_view target = n->target().view();
+    if (target == "aten.detach.default" || target.ends_with("_like.default") ||
+        node_is(*n, OpCategory::Factory) || target == "aten.lift_fresh_copy.default")
+      continue;
+    if (n->meta.tensor() && !floating(*n->meta.tensor())) continue;
+    auto inputs = n->input_nodes();
+    if (std::ranges::any_of(inputs, [&](const Node* u) { return out.contains(u); })) out.insert(n);
+  }
+  return out;
+}
+
+/// The name FX gave the previous node made with `name`'s stem: `view` for `view_1`, `view_1` for
+/// `view_2`; none for a first one.
+std::optional<std::string> previous_name(std::string_view name) {
+  size_t underscore = name.rfind('_');
+  if (underscore == std::string_view::npos || underscore + 1 == name.size()) return std::nullopt;
+  std::string_view digits = name.substr(underscore + 1);
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      digits.front() == '0' || digits.size() > 12)
+    return std::nullopt;
+  std::string stem(name.substr(0, underscore));
+  int64_t number = std::stoll(std::string(digits));
+  return number == 1 ? stem : stem + "_" + std::to_string(number - 1);
+}
+
+/// A view functionalization made again after an in-place op changed its tensor (RegionCalls::
+/// remade): the node the view's own call made right before it is no longer in the graph.
+bool remade_view(const Graph& g, const Node& n) {
+  if (!is_alias(n)) return false;
+  std::optional<std::string> previous = previous_name(n.name());
+  return previous && g.find(*previous) == nullptr;
+}
+
+/// Whether the Python line that made `n` changes a tensor in place: an augmented assignment
+/// (`x += b`), an in-place method (`x.masked_fill_(m, v)`) or an item assignment (`x[i] = v`).
+bool in_place_code(const Node& n) {
+  if (n.meta.stack_trace.is_null()) return false;
+  std::vector<fxtext::TracebackFrame> frames = fxtext::parse_traceback(n.meta.stack_trace.view());
+  if (frames.empty()) return false;
+  std::string_view code = frames.back().code;
+  static const std::regex in_place(R"(([-+*/%&|^@]|//|\*\*|<<|>>)=[^=]|[A-Za-z0-9]_\(|\]\s*=[^=])");
+  return std::regex_search(code.begin(), code.end(), in_place);
+}
+
+struct CallBuilder {
+  RegionCalls::Call call;
+  std::optional<int64_t> seq_nr;
+  bool from_meta = false;     // `op` came from original_aten
+  bool has_own_node = false;  // a node whose target is `op` itself
+  bool wrote_back = false;    // an in-place change of a view, and the nodes that wrote it back
+};
+
+/// Whether `n` continues `call`: the same op call made it. Where the graph says which op made
+/// each node (`original_aten`), consecutive nodes of one op with the same autograd sequence
+/// number are one call, unless `n` is a second node of the op itself; otherwise every node is
+/// its own call.
+bool continues(const CallBuilder& call, const Node& n, int64_t region,
+               const std::optional<std::string>& made_by) {
+  if (!made_by || !call.from_meta || call.call.region != region || call.call.op != *made_by ||
+      call.seq_nr != n.meta.seq_nr())
+    return false;
+  return !(call.has_own_node && n.target().view() == *made_by);
+}
+
+/// The view an in-place call changed, and the views between it and its base, outermost first
+/// (the base itself last): where `op_node` is the functional form of an op that changed a view
+/// in place (it takes the view first and keeps its shape); empty otherwise. A node that wrote an
+/// earlier change back to the base (`new_bases`) stands for the base.
+std::vector<const Node*> changed_view_chain(const Node& op_node, const NodeSet& new_bases) {
+  const Node* changed = first_input(op_node);
+  if (changed == nullptr || is_alias(op_node) || !is_alias(*changed) ||
+      !same_shape(op_node, *changed))
+    return {};
+  std::vector<const Node*> chain;
+  const Node* v = changed;
+  for (; v != nullptr && is_alias(*v) && !new_bases.contains(v); v = first_input(*v))
+    chain.push_back(v);
+  if (chain.empty() || v == nullptr) return {};
+  chain.push_back(v);
+  return chain;
+}
+
+/// Whether `n` is one of the nodes the in-place change of a view (`call`, whose view chain is
+/// `chain`) made to write the result back to the base and view it again: a view or a scatter of
+/// the call's nodes or of the chain, made on the same line of the model (the same autograd
+/// sequence number where the graph has them; else the same traceback, whose code changes a
+/// tensor in place).
+bool writes_back(const CallBuilder& call, const std::vector<const Node*>& chain, const Node& n) {
+  if (chain.empty()) return false;
+  if (!is_alias(n) && !n.target().view().ends_with("_scatter.default")) return false;
+  auto ours = [&](const Node* u) {
+    return std::ranges::find(call.call.nodes, u) != call.call.nodes.end() ||
+           std::ranges::find(chain, u) != chain.end();
+  };
+  if (!std::ranges::any_of(n.input_nodes(), ours)) return false;
+  const Node& op_node = *call.call.nodes.front();
+  if (op_node.meta.seq_nr() && n.meta.seq_nr()) return op_node.meta.seq_nr() == n.meta.seq_nr();
+  if (op_node.meta.stack_trace.is_null() || n.meta.stack_trace.is_null()) return true;
+  return op_node.meta.stack_trace == n.meta.stack_trace && in_place_code(n);
+}
+
+}  // namespace
+
+RegionCalls region_calls(const GraphModule& joint) {
+  const Graph& g = joint.graph();
+  NodeSet grad = requiring_grad(joint);
+  NodeSet new_bases(g);
+  std::vector<CallBuilder> calls;
+  std::vector<const Node*> chain;  // the last call's changed view chain (changed_view_chain)
+  std::unordered_map<const Node*, size_t> call_of;
+  std::vector<const Node*> detaches;  // since the last call's own nodes: whose they are is open
+  RegionCalls out;
+  // After an in-place change of a view whose result requires grad, autograd views the new base
+  // again, op by op from the base: calls the policy sees, whose nodes die but for a detach of the
+  // new base (the first of them makes it). Every other detach is selective checkpointing's own.
+  auto close_last_call = [&] {
+    if (!calls.empty() && calls.back().wrote_back) {
+      calls.back().wrote_back = false;
+      const CallBuilder& changed = calls.back();
+      if (grad.contains(changed.call.nodes.front())) {
+        int64_t region = changed.call.region;
+        std::vector<const Node*> made;
+        std::erase_if(detaches, [&](const Node* d) {
+          bool of_new_base =
+              first_input(*d) && new_bases.contains(first_input(*d)) &&
+              std::ranges::find(changed.call.nodes, first_input(*d)) != changed.call.nodes.end();
+          if (of_new_base) made.push_back(d);
+          return of_new_base;
+        });
+        for (size_t i = chain.size() - 1; i-- > 0;) {
+          calls.push_back({{region, std::string(chain[i]->target().view()), 0, made, false}, {}});
+          for (const Node* d : made) call_of.emplace(d, calls.size() - 1);
+          made.clear();
+        }
+      }
+    }
+    out.unseen.insert(out.unseen.end(), detaches.begin(), detaches.end());
+    detaches.clear();
+  };
+  for (const Node* n : g.nodes()) {
+    std::optional<int64_t> region = n->meta.ac_graph_id();
+    if (n->op() != OpKind::CallFunction || !region) continue;
+    auto join = [&](size_t call) {
+      calls[call].call.nodes.push_back(n);
+      call_of.emplace(n, call);
+    };
+    if (is_getitem(*n) && !n->args().empty() && n->args()[0].is_node()) {
+      auto parent = call_of.find(n->args()[0].as_node());
+      if (parent != call_of.end()) {
+        join(parent->second);
+        continue;
+      }
+    }
+    std::optional<std::string> made_by = original_aten(*n);
+    std::string op = made_by.value_or(std::string(n->target().view()));
+    if (op == "aten.detach.default") {
+      detaches.push_back(n);
+      continue;
+    }
+    if (unseen_op(op)) {
+      out.unseen.push_back(n);
+      continue;
+    }
+    if (!calls.empty() && calls.back().call.region == *region && !calls.back().call.remade &&
+        writes_back(calls.back(), chain, *n)) {
+      for (const Node* d : detaches) {  // made inside the in-place call, before this
+        calls.back().call.nodes.push_back(d);
+        call_of.emplace(d, calls.size() - 1);
+      }
+      detaches.clear();
+      join(calls.size() - 1);
+      calls.back().wrote_back = true;
+      if (same_shape(*n, *chain.back())) new_bases.insert(n);
+      continue;
+    }
+    bool remade = remade_view(g, *n);
+    if (remade) {
+      out.remade.push_back(n);
+      // A remade chain views the changed tensor again, view by view: only its last view is the
+      // output of the call the chain was made for.
+      if (!calls.empty() && calls.back().call.remade && calls.back().call.nodes.size() == 1 &&
+          first_input(*n) == calls.back().call.nodes.front()) {
+        call_of.erase(calls.back().call.nodes.front());
+        calls.pop_back();
+      }
+    }
+    if (calls.empty() || remade || !continues(calls.back(), *n, *region, made_by)) {
+      close_last_call();
+      calls.push_back({{*region, op, 0, {}, remade}, n->meta.seq_nr(), made_by.has_value()});
+      chain = changed_view_chain(*n, new_bases);
+    }
+    join(calls.size() - 1);
+    calls.back().has_own_node = calls.back().has_own_node || n->target().view() == op;
+  }
+  close_last_call();
+  std::map<std::pair<int64_t, std::string>, int64_t> counts;
+  for (CallBuilder& c : calls) {
+    c.call.index = counts[{c.call.region, c.call.op}]++;
+    out.calls.push_back(std::move(c.call));
+  }
+  return out;
+}
+
+}  // namespace remat::partition
