@@ -118,13 +118,27 @@ bool remade_view(const Graph& g, const Node& n) {
   return previous && g.find(*previous) == nullptr;
 }
 
+/// The line of the model that made `n`: its traceback's innermost frame, if it has one.
+std::optional<fxtext::TracebackFrame> model_line(const Node& n) {
+  if (n.meta.stack_trace.is_null()) return std::nullopt;
+  std::vector<fxtext::TracebackFrame> frames = fxtext::parse_traceback(n.meta.stack_trace.view());
+  if (frames.empty()) return std::nullopt;
+  return frames.back();
+}
+
+/// Whether both nodes have a traceback, and it ends on the same line (a live graph's tracebacks
+/// also mark each op's columns, which a printed one drops).
+bool same_line(const Node& a, const Node& b) {
+  std::optional<fxtext::TracebackFrame> x = model_line(a), y = model_line(b);
+  return x && y && x->file == y->file && x->line == y->line;
+}
+
 /// Whether the Python line that made `n` changes a tensor in place: an augmented assignment
 /// (`x += b`), an in-place method (`x.masked_fill_(m, v)`) or an item assignment (`x[i] = v`).
 bool in_place_code(const Node& n) {
-  if (n.meta.stack_trace.is_null()) return false;
-  std::vector<fxtext::TracebackFrame> frames = fxtext::parse_traceback(n.meta.stack_trace.view());
-  if (frames.empty()) return false;
-  std::string_view code = frames.back().code;
+  std::optional<fxtext::TracebackFrame> line = model_line(n);
+  if (!line) return false;
+  std::string_view code = line->code;
   static const std::regex in_place(R"(([-+*/%&|^@]|//|\*\*|<<|>>)=[^=]|[A-Za-z0-9]_\(|\]\s*=[^=])");
   return std::regex_search(code.begin(), code.end(), in_place);
 }
@@ -183,7 +197,7 @@ bool writes_back(const CallBuilder& call, const std::vector<const Node*>& chain,
   const Node& op_node = *call.call.nodes.front();
   if (op_node.meta.seq_nr() && n.meta.seq_nr()) return op_node.meta.seq_nr() == n.meta.seq_nr();
   if (op_node.meta.stack_trace.is_null() || n.meta.stack_trace.is_null()) return true;
-  return op_node.meta.stack_trace == n.meta.stack_trace && in_place_code(n);
+  return same_line(op_node, n) && in_place_code(n);
 }
 
 }  // namespace
@@ -197,28 +211,37 @@ RegionCalls region_calls(const GraphModule& joint) {
   std::unordered_map<const Node*, size_t> call_of;
   std::vector<const Node*> detaches;  // since the last call's own nodes: whose they are is open
   RegionCalls out;
-  // After an in-place change of a view whose result requires grad, autograd views the new base
-  // again, op by op from the base: calls the policy sees, whose nodes die but for a detach of the
-  // new base (the first of them makes it). Every other detach is selective checkpointing's own.
-  auto close_last_call = [&] {
-    if (!calls.empty() && calls.back().wrote_back) {
-      calls.back().wrote_back = false;
-      const CallBuilder& changed = calls.back();
-      if (grad.contains(changed.call.nodes.front())) {
-        int64_t region = changed.call.region;
-        std::vector<const Node*> made;
+  // What the last call made after its own nodes: after an in-place change of a view whose result
+  // requires grad, autograd views the new base again, op by op from the base (calls the policy
+  // sees, whose nodes die); and functionalization makes the changed tensor's detach anew, in the
+  // first of those calls or else in the in-place call itself (the last op of its line: `next`,
+  // the node after it, comes from another). Every other detach is selective checkpointing's own.
+  auto close_last_call = [&](const Node* next) {
+    if (!calls.empty() && !calls.back().call.nodes.empty()) {
+      size_t changer = calls.size() - 1;
+      const Node* op_node = calls[changer].call.nodes.front();
+      std::vector<const Node*> anew;
+      if (in_place_code(*op_node) && (next == nullptr || !same_line(*next, *op_node))) {
+        const std::vector<const Node*>& made = calls[changer].call.nodes;
         std::erase_if(detaches, [&](const Node* d) {
-          bool of_new_base =
-              first_input(*d) && new_bases.contains(first_input(*d)) &&
-              std::ranges::find(changed.call.nodes, first_input(*d)) != changed.call.nodes.end();
-          if (of_new_base) made.push_back(d);
-          return of_new_base;
+          bool of_ours =
+              first_input(*d) != nullptr && std::ranges::find(made, first_input(*d)) != made.end();
+          if (of_ours) anew.push_back(d);
+          return of_ours;
         });
-        for (size_t i = chain.size() - 1; i-- > 0;) {
-          calls.push_back({{region, std::string(chain[i]->target().view()), 0, made, false}, {}});
-          for (const Node* d : made) call_of.emplace(d, calls.size() - 1);
-          made.clear();
-        }
+      }
+      size_t owner = changer;
+      if (calls[changer].wrote_back && grad.contains(op_node)) {
+        calls[changer].wrote_back = false;
+        int64_t region = calls[changer].call.region;
+        for (size_t i = chain.size() - 1; i-- > 0;)
+          calls.push_back({{region, std::string(chain[i]->target().view()), 0, {}, false}, {}});
+        if (calls.size() - 1 > changer) owner = changer + 1;
+      }
+      calls[changer].wrote_back = false;
+      for (const Node* d : anew) {
+        calls[owner].call.nodes.push_back(d);
+        call_of.emplace(d, owner);
       }
     }
     out.unseen.insert(out.unseen.end(), detaches.begin(), detaches.end());
@@ -238,12 +261,14 @@ RegionCalls region_calls(const GraphModule& joint) {
         continue;
       }
     }
-    std::optional<std::string> made_by = original_aten(*n);
-    std::string op = made_by.value_or(std::string(n->target().view()));
-    if (op == "aten.detach.default") {
+    // (Selective checkpointing detaches a call's output inside the call: the detach's
+    // original_aten is the call's op, its tag PREFER_RECOMPUTE.)
+    if (n->target().view() == "aten.detach.default") {
       detaches.push_back(n);
       continue;
     }
+    std::optional<std::string> made_by = original_aten(*n);
+    std::string op = made_by.value_or(std::string(n->target().view()));
     if (unseen_op(op)) {
       out.unseen.push_back(n);
       continue;
@@ -272,14 +297,14 @@ RegionCalls region_calls(const GraphModule& joint) {
       }
     }
     if (calls.empty() || remade || !continues(calls.back(), *n, *region, made_by)) {
-      close_last_call();
+      close_last_call(n);
       calls.push_back({{*region, op, 0, {}, remade}, n->meta.seq_nr(), made_by.has_value()});
       chain = changed_view_chain(*n, new_bases);
     }
     join(calls.size() - 1);
     calls.back().has_own_node = calls.back().has_own_node || n->target().view() == op;
   }
-  close_last_call();
+  close_last_call(nullptr);
   std::map<std::pair<int64_t, std::string>, int64_t> counts;
   for (CallBuilder& c : calls) {
     c.call.index = counts[{c.call.region, c.call.op}]++;

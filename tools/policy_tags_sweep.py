@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Which op call tagged each node, on the real-model corpus: each architecture of
+python/tests/transformers_corpus.py, tiny and checkpointed, is traced by torch.compile (one step)
+under a selective-checkpointing policy that tags every call by a hash of its key
+(python/tests/policy_tags.py); every node of its checkpoint regions must carry the tag remat
+reads off the joint for it, from the graph and from its printed text (a TORCH_TRACE log's). A
+configuration *agrees* when every node does, for every joint.
+
+    PYTHONPATH=build/python python3 tools/policy_tags_sweep.py --archs convbert,nystromformer,llama
+    PYTHONPATH=build/python python3 tools/policy_tags_sweep.py --kinds masked-lm --results /tmp/tags.jsonl
+
+A process per configuration (a crash or hang stays in it); prints a line per configuration and
+the totals; exits 1 when some configuration disagrees."""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "python" / "tests"))
+import logged_sweep
+import transformers_corpus as corpus
+
+STATUSES = ("agrees", "disagrees", "no regions", "not trained", "timeout", "error")
+
+
+def check(arch, kind, salt, out_path):
+    """The worker: one step under the hashed policy; the nodes remat reads otherwise."""
+    from compile_models import copy_of_joint
+    from policy_tags import as_in_joint, hashed_policy, mispredicted
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    variant = corpus.Variant(checkpointed=True, attention="eager")
+    model, config = corpus.build(arch, kind, variant)
+    kwargs = {"use_reentrant": False, "context_fn": hashed_policy(as_in_joint(), int(salt))}
+    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
+    joints = []
+
+    def keep(joint, joint_inputs, **kw):
+        joints.append(copy_of_joint(joint))  # before the min-cut cleans its tags up
+        return min_cut_rematerialization_partition(joint, joint_inputs, **kw)
+
+    corpus.train(model, corpus.inputs(kind, config), keep, variant, steps=1)
+    with_regions = [j for j in joints if any("ac_graph_id" in n.meta for n in j.graph.nodes)]
+    wrong = [w for j in with_regions for w in mispredicted(j, int(salt))]
+    nodes = sum(1 for j in with_regions for n in j.graph.nodes if "ac_graph_id" in n.meta)
+    result = {"joints": len(with_regions), "region_nodes": nodes, "wrong": len(wrong)}
+    result["examples"] = [[r, name, str(p), str(a)] for r, name, p, a in wrong[:6]]
+    Path(out_path).write_text(json.dumps(result))
+
+
+def run_one(arch, kind, salt, timeout):
+    result = {"arch": arch, "kind": kind, "salt": salt}
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "out.json"
+        worker = [__file__, "--worker", arch, kind, str(salt), str(out)]
+        failed = logged_sweep.python_step(worker, dict(os.environ, **logged_sweep.QUIET), timeout, "error", "")
+        if failed:
+            status, detail = failed
+            if "_Unsupported" in detail or "does not support" in detail:
+                status = "not trained"
+            return dict(result, status=status, detail=detail)
+        record = json.loads(out.read_text())
+    result.update(record)
+    if record["joints"] == 0:
+        return dict(result, status="no regions")
+    return dict(result, status="agrees" if record["wrong"] == 0 else "disagrees")
+
+
+def main():
+    if sys.argv[1:2] == ["--worker"]:
+        check(*sys.argv[2:6])
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kinds", default=",".join(corpus.KINDS))
+    parser.add_argument("--archs", default=None, help="only these model types (comma-separated)")
+    parser.add_argument("--salt", type=int, default=0, help="which hash of the keys tags the calls")
+    parser.add_argument("--jobs", type=int, default=2, help="configurations traced at once (a process each)")
+    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--results", default=None, help="also append every result as JSON lines here")
+    args = parser.parse_args()
+    only = set(args.archs.split(",")) if args.archs else None
+    with open(ROOT / "docs" / "models.jsonl", encoding="utf-8") as f:
+        known = logged_sweep.latest(json.loads(line) for line in f if line.strip())
+    tasks = [
+        (arch, kind)
+        for kind in args.kinds.split(",")
+        for arch in corpus.architectures(kind)
+        if only is None or arch in only
+    ]
+
+    def one(task):
+        arch, kind = task
+        before = known.get((arch, kind, "checkpointed"))
+        if before and before["status"] in logged_sweep.NOT_TRAINABLE:
+            return {
+                "arch": arch,
+                "kind": kind,
+                "status": "not trained",
+                "detail": f"{before['status']} in docs/models.jsonl",
+            }
+        return run_one(arch, kind, args.salt, args.timeout)
+
+    results = []
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for result in pool.map(one, tasks):
+            results.append(result)
+            shown = "" if result["status"] == "agrees" else result.get("examples") or result.get("detail", "")
+            print(f"{result['kind']} {result['arch']}: {result['status']} {shown}", flush=True)
+            if args.results:
+                with open(args.results, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(result) + "\n")
+    print(logged_sweep.table(results, STATUSES))
+    return 1 if any(r["status"] == "disagrees" for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
