@@ -1,11 +1,14 @@
 #include "remat/partition/region_calls.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <regex>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "remat/fxtext/traceback.h"
 #include "remat/ir/node_set.h"
@@ -96,23 +99,35 @@ NodeSet requiring_grad(const GraphModule& joint) {
   return out;
 }
 
+/// A node's name as torch.fx numbers it: `view_2` is the third node made with stem `view` (the
+/// first is `view`, number 0).
+struct FxName {
+  std::string_view stem;
+  int64_t number = 0;
+};
+
+FxName split_name(std::string_view name) {
+  size_t underscore = name.rfind('_');
+  if (underscore == std::string_view::npos || underscore + 1 == name.size()) return {name, 0};
+  std::string_view digits = name.substr(underscore + 1);
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      (digits.front() == '0' && digits.size() > 1) || digits.size() > 12)
+    return {name, 0};
+  return {name.substr(0, underscore), std::stoll(std::string(digits))};
+}
+
 /// The name FX gave the previous node made with `name`'s stem: `view` for `view_1`, `view_1` for
 /// `view_2`; none for a first one.
 std::optional<std::string> previous_name(std::string_view name) {
-  size_t underscore = name.rfind('_');
-  if (underscore == std::string_view::npos || underscore + 1 == name.size()) return std::nullopt;
-  std::string_view digits = name.substr(underscore + 1);
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-      digits.front() == '0' || digits.size() > 12)
-    return std::nullopt;
-  std::string stem(name.substr(0, underscore));
-  int64_t number = std::stoll(std::string(digits));
-  return number == 1 ? stem : stem + "_" + std::to_string(number - 1);
+  FxName n = split_name(name);
+  if (n.number == 0) return std::nullopt;
+  return n.number == 1 ? std::string(n.stem) : fmt::format("{}_{}", n.stem, n.number - 1);
 }
 
-/// A view functionalization made again after an in-place op changed its tensor (RegionCalls::
-/// remade): the node the view's own call made right before it is no longer in the graph.
-bool remade_view(const Graph& g, const Node& n) {
+/// Whether `n` may be a view functionalization made again after an in-place op changed its
+/// tensor (RegionCalls::remade): the node the view's own call made right before it is no longer
+/// in the graph. (region_calls also asks that the view's tensor was changed in place.)
+bool named_like_remade(const Graph& g, const Node& n) {
   if (!is_alias(n)) return false;
   std::optional<std::string> previous = previous_name(n.name());
   return previous && g.find(*previous) == nullptr;
@@ -139,7 +154,9 @@ bool in_place_code(const Node& n) {
   std::optional<fxtext::TracebackFrame> line = model_line(n);
   if (!line) return false;
   std::string_view code = line->code;
-  static const std::regex in_place(R"(([-+*/%&|^@]|//|\*\*|<<|>>)=[^=]|[A-Za-z0-9]_\(|\]\s*=[^=])");
+  // (`requires_grad_()` changes no value: no op.)
+  static const std::regex in_place(
+      R"(([-+*/%&|^@]|//|\*\*|<<|>>)=[^=]|\.(?!requires_grad_\()\w*[A-Za-z0-9]_\(|\]\s*=[^=])");
   return std::regex_search(code.begin(), code.end(), in_place);
 }
 
@@ -210,6 +227,30 @@ RegionCalls region_calls(const GraphModule& joint) {
   std::vector<const Node*> chain;  // the last call's changed view chain (changed_view_chain)
   std::unordered_map<const Node*, size_t> call_of;
   std::vector<const Node*> detaches;  // since the last call's own nodes: whose they are is open
+  NodeSet changed(g);                 // the nodes of in-place calls: the changed tensor, anew
+  int64_t in_place_calls = 0;
+  // An in-place call's op is the last of its line (`x[i] = f(y)`: f first): `next`, the node after
+  // it, comes from another.
+  auto changes_in_place = [](const Node& op_node, const Node* next) {
+    return in_place_code(op_node) && (next == nullptr || !same_line(*next, op_node));
+  };
+  // Whether `n`'s tensor was changed in place, as a remade view's was: through its views and
+  // detaches, it reads an in-place call's node. Without tracebacks, nothing tells: any may be.
+  bool tracebacks = std::ranges::any_of(g.nodes(), [](const Node* n) {
+    return n->meta.ac_graph_id() && !n->meta.stack_trace.is_null();
+  });
+  auto views_changed_tensor = [&](const Node& n) {
+    if (!tracebacks) return true;
+    for (const Node* v = first_input(n); v != nullptr; v = first_input(*v)) {
+      if (changed.contains(v)) return true;
+      if (!calls.empty() && !calls.back().call.nodes.empty() &&
+          std::ranges::find(calls.back().call.nodes, v) != calls.back().call.nodes.end() &&
+          changes_in_place(*calls.back().call.nodes.front(), &n))
+        return true;
+      if (!is_alias(*v) && v->target().view() != "aten.detach.default") return false;
+    }
+    return false;
+  };
   RegionCalls out;
   // What the last call made after its own nodes: after an in-place change of a view whose result
   // requires grad, autograd views the new base again, op by op from the base (calls the policy
@@ -220,8 +261,10 @@ RegionCalls region_calls(const GraphModule& joint) {
     if (!calls.empty() && !calls.back().call.nodes.empty()) {
       size_t changer = calls.size() - 1;
       const Node* op_node = calls[changer].call.nodes.front();
+      bool in_place = changes_in_place(*op_node, next);
+      if (in_place || calls[changer].wrote_back) ++in_place_calls;
       std::vector<const Node*> anew;
-      if (in_place_code(*op_node) && (next == nullptr || !same_line(*next, *op_node))) {
+      if (in_place) {
         const std::vector<const Node*>& made = calls[changer].call.nodes;
         std::erase_if(detaches, [&](const Node* d) {
           bool of_ours =
@@ -243,11 +286,33 @@ RegionCalls region_calls(const GraphModule& joint) {
         calls[owner].call.nodes.push_back(d);
         call_of.emplace(d, owner);
       }
+      if (in_place)
+        for (const Node* m : calls[changer].call.nodes) changed.insert(m);
     }
     out.unseen.insert(out.unseen.end(), detaches.begin(), detaches.end());
     detaches.clear();
   };
+  // Calls of an op whose every node died (an unused projection) leave their numbers unused: the
+  // calls between two nodes of one op in a region are as many as FX numbered between them, but
+  // for views after an in-place change (functionalization numbers the views it makes again too).
+  std::unordered_map<std::string_view, const Node*> last_of_stem;
+  std::unordered_map<const Node*, int64_t> changes_before;  // in-place calls before a call's node
+  auto add_dead_calls = [&](const Node& n, const Node* previous, const std::string& op) {
+    if (previous == nullptr || n.target().view() != op ||
+        previous->meta.ac_graph_id() != n.meta.ac_graph_id())
+      return;
+    auto changes = changes_before.find(previous);
+    if (is_alias(n) && (changes == changes_before.end() || changes->second != in_place_calls))
+      return;
+    auto call = call_of.find(previous);
+    if (call == call_of.end() || calls[call->second].call.op != op) return;
+    int64_t dead = split_name(n.name()).number - split_name(previous->name()).number - 1;
+    for (int64_t i = 0; i < dead; ++i)
+      calls.push_back({{*n.meta.ac_graph_id(), op, 0, {}, false}, {}});
+  };
   for (const Node* n : g.nodes()) {
+    const Node*& last = last_of_stem[split_name(n->name()).stem];
+    const Node* previous = std::exchange(last, n);
     std::optional<int64_t> region = n->meta.ac_graph_id();
     if (n->op() != OpKind::CallFunction || !region) continue;
     auto join = [&](size_t call) {
@@ -285,7 +350,7 @@ RegionCalls region_calls(const GraphModule& joint) {
       if (same_shape(*n, *chain.back())) new_bases.insert(n);
       continue;
     }
-    bool remade = remade_view(g, *n);
+    bool remade = named_like_remade(g, *n) && views_changed_tensor(*n);
     if (remade) {
       out.remade.push_back(n);
       // A remade chain views the changed tensor again, view by view: only its last view is the
@@ -298,6 +363,8 @@ RegionCalls region_calls(const GraphModule& joint) {
     }
     if (calls.empty() || remade || !continues(calls.back(), *n, *region, made_by)) {
       close_last_call(n);
+      if (!remade) add_dead_calls(*n, previous, op);
+      changes_before.emplace(n, in_place_calls);
       calls.push_back({{*region, op, 0, {}, remade}, n->meta.seq_nr(), made_by.has_value()});
       chain = changed_view_chain(*n, new_bases);
     }
