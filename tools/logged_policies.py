@@ -10,6 +10,7 @@ set in that compile and losses and parameters are bit for bit the run without th
 
     PYTHONPATH=build/python python3 tools/logged_policies.py --archs llama,bert,gpt2,qwen2
     PYTHONPATH=build/python python3 tools/logged_policies.py --kinds causal-lm --results /tmp/policies.jsonl
+    PYTHONPATH=build/python python3 tools/logged_policies.py --resume docs/logged_policies.jsonl   # hours
 
 A process per step (PyTorch opens the log when it is imported). Prints a line per configuration
 and the totals; exits 1 when PyTorch did not follow a policy remat predicted it would follow
@@ -65,7 +66,7 @@ def train_twice(arch, kind, policy_path, out_path):
 
 
 def run_one(arch, kind, times, timeout):
-    result = {"arch": arch, "kind": kind}
+    result = {"arch": arch, "kind": kind, "variant": "checkpointed"}
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         failed = logged_sweep.trace_pytorch(f"hf:{arch}:{kind}:checkpointed", folder / "trace", timeout, "tracing ")
@@ -124,25 +125,28 @@ def main():
     parser.add_argument(
         "--times", type=float, default=2, help="the optimum's budget: this times the run's activation memory"
     )
+    parser.add_argument("--jobs", type=int, default=2, help="configurations run at once (a process each)")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--results", default=None, help="also append every result as JSON lines here")
+    parser.add_argument(
+        "--resume", default=None, help="a --results file: run what it lacks, was not followed, timed out or failed"
+    )
     args = parser.parse_args()
-    out = open(args.results, "a") if args.results else None  # noqa: SIM115 (held for the whole run)
-    counts, results = {}, []
-    for kind in args.kinds.split(","):
-        archs = corpus.architectures(kind)
-        if args.archs:
-            archs = [a for a in archs if a in args.archs.split(",")]
-        for arch in archs:
-            r = run_one(arch, kind, args.times, args.timeout)
-            counts[r["status"]] = counts.get(r["status"], 0) + 1
-            facts = ", ".join(f"{k} {r[k]}" for k in ("compile", "run_saved", "chosen", "pytorch_saved") if k in r)
-            detail = f": {r['detail']}" if r.get("detail") else ""
-            print(f"{kind} {arch}: {r['status']}" + (f" ({facts})" if facts else "") + detail, flush=True)
-            results.append(r)
-            if out:
-                out.write(json.dumps(r) + "\n")
-                out.flush()
+    archs = args.archs.split(",") if args.archs else None
+    tasks = logged_sweep.interleaved(args.kinds.split(","), archs, ["checkpointed"])
+    results = logged_sweep.sweep(
+        tasks,
+        lambda arch, kind, _variant: run_one(arch, kind, args.times, args.timeout),
+        jobs=args.jobs,
+        resume=args.resume,
+        results=args.results,
+        rerun=("not followed", "timeout", "error"),
+        known=logged_sweep.model_sweep_results(),
+        label="logged policies",
+    ).values()
+    counts = {}
+    for r in results:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
     print(logged_sweep.table(results, STATUSES))
     print("logged policies: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
     return 1 if counts.get("not followed") else 0

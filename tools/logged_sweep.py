@@ -114,6 +114,71 @@ def table(results, statuses=("reproduced", "differs", "not trained", "timeout", 
     return "\n".join(lines)
 
 
+def sweep(tasks, run, *, jobs=2, resume=None, results=None, rerun=RERUN, known=None, label="sweep"):
+    """Runs `run(arch, kind, variant)` for each task (arch, kind, variant), `jobs` at once (a
+    thread each, starting its own process), and prints a line per configuration. `resume`: a
+    results file; what it holds is not run again unless its status is in `rerun`, and it is
+    rewritten at the end with a line per configuration. `results`: a file every result is
+    appended to. `known`: the model sweep's results (docs/models.jsonl); what it could not train
+    is "not trained" here too. Returns every configuration's latest result."""
+    before = {}
+    if resume and os.path.exists(resume):
+        with open(resume) as f:
+            before = latest(json.loads(line) for line in f if line.strip())
+        tasks = [t for t in tasks if t not in before or before[t]["status"] in rerun]
+    print(f"{label}: {len(tasks)} configurations on {jobs} workers ({len(before)} done before)", flush=True)
+    path = resume or results
+    out = open(path, "a") if path else None  # noqa: SIM115 (held for the whole run)
+    done = dict(before)
+
+    def record(r, shown):
+        done[(r["arch"], r["kind"], r["variant"])] = r
+        detail = f": {r['detail']}" if r.get("detail") else ""
+        print(f"[{shown}/{len(tasks)}] {r['kind']} {r['arch']} ({r['variant']}): {r['status']}{detail}", flush=True)
+        if out:
+            out.write(json.dumps(r) + "\n")
+            out.flush()
+
+    runnable = []
+    for arch, kind, variant in tasks:
+        found = (known or {}).get((arch, kind, variant))
+        if found and found["status"] in NOT_TRAINABLE:
+            r = {"arch": arch, "kind": kind, "variant": variant, "status": "not trained"}
+            r["detail"] = f"{found['status']} in the model sweep: {found['detail']}"[:300]
+            record(r, len(done) - len(before) + 1)
+        else:
+            runnable.append((arch, kind, variant))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        running = {pool.submit(run, *t) for t in runnable}
+        for future in concurrent.futures.as_completed(running):
+            record(future.result(), len(done) - len(before) + 1)
+    if out:
+        out.close()
+    if resume:  # a line per configuration again: its latest result
+        with open(resume + ".tmp", "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in done.values())
+        os.replace(resume + ".tmp", resume)
+    return done
+
+
+def model_sweep_results(path=ROOT / "docs" / "models.jsonl"):
+    """The model sweep's latest result per configuration ({} for path '')."""
+    if not path:
+        return {}
+    with open(path) as f:
+        return latest(json.loads(line) for line in f if line.strip())
+
+
+def interleaved(kinds, archs, variants):
+    """(arch, kind, variant) for every architecture of each kind (only `archs` if given), the
+    kinds interleaved: a sweep stopped early has covered every kind."""
+    per_kind = []
+    for kind in kinds:
+        chosen = [a for a in corpus.architectures(kind) if archs is None or a in archs]
+        per_kind.append([(arch, kind, v) for arch in chosen for v in variants])
+    return [t for group in itertools.zip_longest(*per_kind) for t in group if t is not None]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kinds", default=",".join(corpus.KINDS))
@@ -129,57 +194,21 @@ def main():
         help="the model sweep's results: configurations it could not train are not trained here either ('' runs all)",
     )
     args = parser.parse_args()
-    per_kind = []
-    for kind in args.kinds.split(","):
-        archs = corpus.architectures(kind)
-        if args.archs:
-            archs = [a for a in archs if a in args.archs.split(",")]
-        per_kind.append([(arch, kind, v) for arch in archs for v in args.variants.split(",")])
-    # Kinds interleaved: a sweep stopped early has covered every kind.
-    tasks = [t for group in itertools.zip_longest(*per_kind) for t in group if t is not None]
-    before = {}
-    if args.resume and os.path.exists(args.resume):
-        with open(args.resume) as f:
-            before = latest(json.loads(line) for line in f if line.strip())
-        tasks = [t for t in tasks if t not in before or before[t]["status"] in RERUN]
-    known = {}
-    if args.known:
-        with open(args.known) as f:
-            known = latest(json.loads(line) for line in f if line.strip())
-    print(f"logged sweep: {len(tasks)} configurations on {args.jobs} workers ({len(before)} done before)", flush=True)
-    path = args.resume or args.results
-    out = open(path, "a") if path else None  # noqa: SIM115 (held for the whole run)
-    results = dict(before)
-    untrainable = [t for t in tasks if t in known and known[t]["status"] in NOT_TRAINABLE]
-    for arch, kind, variant in untrainable:
-        r = {"arch": arch, "kind": kind, "variant": variant, "status": "not trained"}
-        r["detail"] = (
-            f"{known[(arch, kind, variant)]['status']} in the model sweep: {known[(arch, kind, variant)]['detail']}"[
-                :300
-            ]
-        )
-        results[(arch, kind, variant)] = r
-        if out:
-            out.write(json.dumps(r) + "\n")
-    tasks = [t for t in tasks if t not in untrainable]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        running = {
-            pool.submit(run_one, arch, kind, variant == "checkpointed", args.timeout) for arch, kind, variant in tasks
-        }
-        for done, future in enumerate(concurrent.futures.as_completed(running), 1):
-            r = future.result()
-            results[(r["arch"], r["kind"], r["variant"])] = r
-            detail = f": {r['detail']}" if r.get("detail") else ""
-            print(f"[{done}/{len(tasks)}] {r['kind']} {r['arch']} ({r['variant']}): {r['status']}{detail}", flush=True)
-            if out:
-                out.write(json.dumps(r) + "\n")
-                out.flush()
-    if out:
-        out.close()
-    if args.resume:  # a line per configuration again: its latest result
-        with open(args.resume + ".tmp", "w") as f:
-            f.writelines(json.dumps(r) + "\n" for r in results.values())
-        os.replace(args.resume + ".tmp", args.resume)
+    archs = args.archs.split(",") if args.archs else None
+    tasks = interleaved(args.kinds.split(","), archs, args.variants.split(","))
+
+    def run(arch, kind, variant):
+        return run_one(arch, kind, variant == "checkpointed", args.timeout)
+
+    results = sweep(
+        tasks,
+        run,
+        jobs=args.jobs,
+        resume=args.resume,
+        results=args.results,
+        known=model_sweep_results(args.known),
+        label="logged sweep",
+    )
     counts = {}
     for r in results.values():
         counts[r["status"]] = counts.get(r["status"], 0) + 1

@@ -17,7 +17,6 @@ import json
 import os
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -55,7 +54,7 @@ def check(arch, kind, salt, out_path):
 
 
 def run_one(arch, kind, salt, timeout):
-    result = {"arch": arch, "kind": kind, "salt": salt}
+    result = {"arch": arch, "kind": kind, "variant": "checkpointed", "salt": salt}
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "out.json"
         worker = [__file__, "--worker", arch, kind, str(salt), str(out)]
@@ -83,38 +82,20 @@ def main():
     parser.add_argument("--jobs", type=int, default=2, help="configurations traced at once (a process each)")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--results", default=None, help="also append every result as JSON lines here")
+    parser.add_argument("--resume", default=None, help="a --results file: run what it lacks, disagreed or failed")
     args = parser.parse_args()
-    only = set(args.archs.split(",")) if args.archs else None
-    with open(ROOT / "docs" / "models.jsonl", encoding="utf-8") as f:
-        known = logged_sweep.latest(json.loads(line) for line in f if line.strip())
-    tasks = [
-        (arch, kind)
-        for kind in args.kinds.split(",")
-        for arch in corpus.architectures(kind)
-        if only is None or arch in only
-    ]
-
-    def one(task):
-        arch, kind = task
-        before = known.get((arch, kind, "checkpointed"))
-        if before and before["status"] in logged_sweep.NOT_TRAINABLE:
-            return {
-                "arch": arch,
-                "kind": kind,
-                "status": "not trained",
-                "detail": f"{before['status']} in docs/models.jsonl",
-            }
-        return run_one(arch, kind, args.salt, args.timeout)
-
-    results = []
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for result in pool.map(one, tasks):
-            results.append(result)
-            shown = "" if result["status"] == "agrees" else result.get("examples") or result.get("detail", "")
-            print(f"{result['kind']} {result['arch']}: {result['status']} {shown}", flush=True)
-            if args.results:
-                with open(args.results, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(result) + "\n")
+    archs = args.archs.split(",") if args.archs else None
+    tasks = logged_sweep.interleaved(args.kinds.split(","), archs, ["checkpointed"])
+    results = logged_sweep.sweep(
+        tasks,
+        lambda arch, kind, _variant: run_one(arch, kind, args.salt, args.timeout),
+        jobs=args.jobs,
+        resume=args.resume,
+        results=args.results,
+        rerun=("disagrees", "timeout", "error"),
+        known=logged_sweep.model_sweep_results(),
+        label="policy tags",
+    ).values()
     print(logged_sweep.table(results, STATUSES))
     return 1 if any(r["status"] == "disagrees" for r in results) else 0
 

@@ -58,7 +58,11 @@ def mispredicted(joint, salt):
     show (remat predicts PREFER_RECOMPUTE)."""
     from torch.utils.checkpoint import CheckpointPolicy
 
-    actual = {n.name: n.meta.get("recompute") for n in joint.graph.nodes if "ac_graph_id" in n.meta}
+    actual = {
+        n.name: n.meta.get("recompute")
+        for n in joint.graph.nodes
+        if n.op == "call_function" and "ac_graph_id" in n.meta  # (a tensor constant's get_attr too has one)
+    }
     printed = joint.print_readable(print_output=False, include_stride=True, include_device=True)
     wrong = []
     for reading, joint_json in (("graph", export(joint)), ("text", _core.parse_readable(printed))):
