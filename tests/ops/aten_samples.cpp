@@ -242,6 +242,33 @@ std::map<std::string, Generator> aten_generators() {
   };
   g["aten.alias.default"] = unary();
   g["aten.detach.default"] = unary();
+  // The views' inverses: src has the view's shape.
+  g["aten.copy.default"] = [](Sample& s) {
+    Ints shape = s.shape();
+    s.args = {s.tensor(shape), s.tensor(s.broadcastable_to(shape))};
+  };
+  g["aten.slice_scatter.default"] = [](Sample& s) {
+    Ints shape = s.shape(1);
+    int64_t d = s.pick(0, shape.size() - 1), start = s.pick(0, shape[d]);
+    int64_t end = s.pick(start, shape[d]), step = s.pick(1, 2);
+    Ints part = shape;
+    part[d] = (end - start + step - 1) / step;
+    s.args = {s.tensor(shape),          s.tensor(part),         Argument::integer(d),
+              Argument::integer(start), Argument::integer(end), Argument::integer(step)};
+  };
+  g["aten.select_scatter.default"] = [](Sample& s) {
+    Ints shape = s.shape(1);
+    int64_t d = s.pick(0, shape.size() - 1);
+    Ints part = shape;
+    part.erase(part.begin() + d);
+    s.args = {s.tensor(shape), s.tensor(part), Argument::integer(d),
+              Argument::integer(s.pick(-shape[d], shape[d] - 1))};
+  };
+  g["aten.cumsum.default"] = [](Sample& s) {
+    Ints shape = s.shape(1);
+    s.args = {s.tensor(shape, s.any_dtype()),
+              Argument::integer(s.pick(-static_cast<int64_t>(shape.size()), shape.size() - 1))};
+  };
   g["aten.clone.default"] = [](Sample& s) {
     s.args = {s.tensor(s.shape())};
     if (s.coin())

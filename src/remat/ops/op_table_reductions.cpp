@@ -47,6 +47,13 @@ DType mean_dtype(const ConcreteTensor& x, std::optional<DType> requested) {
   return d;
 }
 
+// A running sum along one dimension (a scan: the shape stays), in sum's dtype.
+Expected<InferredOutputs> cumsum(const BoundCall& c) {
+  ConcreteTensor x = arg_tensor(c, 0);
+  shape_rules::wrap_dim(c.integer(1), std::max<int64_t>(x.rank(), 1));
+  return one(contiguous(x.sizes, sum_dtype(x, c.dtype(2)), x.device));
+}
+
 Expected<InferredOutputs> sum_all(const BoundCall& c) {
   ConcreteTensor x = arg_tensor(c, 0);
   return one(contiguous({}, sum_dtype(x, c.dtype(1)), x.device));
@@ -93,6 +100,8 @@ void add_reduction_ops(std::vector<OpInfo>& ops) {
     ops.push_back({schema, cats, fn, input_numel_flops, {}, {}, {}});
   };
   add("aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", sum_all, kReduction);
+  add("aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", cumsum,
+      OpCategory::None);
   add("aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? "
       "dtype=None) -> Tensor",
       sum_dims, kReduction);

@@ -1,4 +1,5 @@
-// Views (outputs alias the input and keep its strides) and the copies that change layout.
+// Views (outputs alias the input and keep its strides), the copies that change layout, and the
+// views' inverses that write a change of a view back to its base.
 #include <algorithm>
 #include <numeric>
 
@@ -244,6 +245,40 @@ Expected<InferredOutputs> to_copy(const BoundCall& c) {
   return one(meta(x.sizes, copy_strides(x, c[6]), dtype, device));
 }
 
+// The views' inverses and copy: functionalization writes an in-place change of a view back to
+// its base with them (`x[:, 0] = v` is select, copy and select_scatter). Each makes a new tensor
+// like `self` (copy: laid out like src).
+InferredOutputs like_self(const ConcreteTensor& x) {
+  return one(meta(x.sizes, shape_rules::preserve_format_strides(x), x.dtype, x.device));
+}
+
+Expected<InferredOutputs> copy(const BoundCall& c) {
+  ConcreteTensor x = arg_tensor(c, 0), src = arg_tensor(c, 1);
+  if (shape_rules::broadcast_shapes(x.sizes, src.sizes) != x.sizes)
+    fail("copy: src's shape " + shape_rules::shape_text(src.sizes) +
+         " does not broadcast to self's " + shape_rules::shape_text(x.sizes));
+  // Laid out as TensorIterator lays out src broadcast to self's shape, in self's dtype.
+  const ConcreteTensor* inputs[] = {&src};
+  return one(
+      meta(x.sizes, shape_rules::pointwise_output_strides(x.sizes, inputs), x.dtype, x.device));
+}
+
+Expected<InferredOutputs> slice_scatter(const BoundCall& c) {
+  ConcreteTensor x = arg_tensor(c, 0), src = arg_tensor(c, 1);
+  if (src.rank() != x.rank())
+    fail("slice_scatter: src has " + std::to_string(src.rank()) + " dimensions, self " +
+         std::to_string(x.rank()));
+  return like_self(x);
+}
+
+Expected<InferredOutputs> select_scatter(const BoundCall& c) {
+  ConcreteTensor x = arg_tensor(c, 0), src = arg_tensor(c, 1);
+  if (x.rank() == 0 || src.rank() + 1 != x.rank())
+    fail("select_scatter: src has " + std::to_string(src.rank()) + " dimensions, self " +
+         std::to_string(x.rank()) + " (one more expected)");
+  return like_self(x);
+}
+
 }  // namespace
 
 void add_view_ops(std::vector<OpInfo>& ops) {
@@ -282,6 +317,13 @@ void add_view_ops(std::vector<OpInfo>& ops) {
       "device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? "
       "memory_format=None) -> Tensor",
       to_copy, OpCategory::Recomputable);
+  add("aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", copy,
+      OpCategory::None);
+  add("aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? "
+      "end=None, SymInt step=1) -> Tensor",
+      slice_scatter, OpCategory::None);
+  add("aten::select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor", select_scatter,
+      OpCategory::None);
   // Views move no data.
   for (OpInfo& op : ops) {
     if (op.schema_text.find("-> Tensor(a)") != std::string_view::npos) op.flops = zero_flops;
