@@ -49,7 +49,7 @@ def check(arch, kind, salt, out_path):
     wrong = [w for j in with_regions for w in mispredicted(j, int(salt))]
     nodes = sum(1 for j in with_regions for n in j.graph.nodes if "ac_graph_id" in n.meta)
     result = {"joints": len(with_regions), "region_nodes": nodes, "wrong": len(wrong)}
-    result["examples"] = [[r, name, str(p), str(a)] for r, name, p, a in wrong[:6]]
+    result["examples"] = [[r, name, str(p).split(".")[-1], str(a).split(".")[-1]] for r, name, p, a in wrong[:6]]
     Path(out_path).write_text(json.dumps(result))
 
 
@@ -68,7 +68,10 @@ def run_one(arch, kind, salt, timeout):
     result.update(record)
     if record["joints"] == 0:
         return dict(result, status="no regions")
-    return dict(result, status="agrees" if record["wrong"] == 0 else "disagrees")
+    if record["wrong"]:
+        wrong = ", ".join(f"{name} ({reading}: remat {p}, PyTorch {a})" for reading, name, p, a in record["examples"])
+        return dict(result, status="disagrees", detail=f"{record['wrong']} nodes: {wrong}"[:600])
+    return dict(result, status="agrees")
 
 
 def main():

@@ -12,6 +12,7 @@
 
 #include "remat/fxtext/traceback.h"
 #include "remat/ir/node_set.h"
+#include "remat/ops/aten_overloads.h"
 #include "remat/ops/op_registry.h"
 #include "remat/ops/storage_root.h"
 
@@ -180,6 +181,16 @@ bool continues(const CallBuilder& call, const Node& n, int64_t region,
   return !(call.has_own_node && n.target().view() == *made_by);
 }
 
+/// Whether ATen has an in-place form of `n`'s op (`aten.add_.Tensor` for `aten.add.Tensor`).
+/// (An item assignment makes copy or index_put: copy_ and index_put_ are there too.)
+bool has_in_place_form(const Node& n) {
+  std::string_view target = n.target().view();
+  size_t dot = target.find('.', target.find('.') + 1);
+  if (!target.starts_with("aten.") || dot == std::string_view::npos) return false;
+  std::string in_place = fmt::format("{}_{}", target.substr(0, dot), target.substr(dot));
+  return aten_overload_known(in_place);
+}
+
 /// The view an in-place call changed, and the views between it and its base, outermost first
 /// (the base itself last): where `op_node` is the functional form of an op that changed a view
 /// in place (it takes the view first and keeps its shape); empty otherwise. A node that wrote an
@@ -187,7 +198,7 @@ bool continues(const CallBuilder& call, const Node& n, int64_t region,
 std::vector<const Node*> changed_view_chain(const Node& op_node, const NodeSet& new_bases) {
   const Node* changed = first_input(op_node);
   if (changed == nullptr || is_alias(op_node) || !is_alias(*changed) ||
-      !same_shape(op_node, *changed))
+      !same_shape(op_node, *changed) || !has_in_place_form(op_node))
     return {};
   std::vector<const Node*> chain;
   const Node* v = changed;
