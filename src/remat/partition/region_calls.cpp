@@ -14,6 +14,7 @@
 #include "remat/ir/node_set.h"
 #include "remat/ops/aten_overloads.h"
 #include "remat/ops/op_registry.h"
+#include "remat/ops/shape_rules.h"
 #include "remat/ops/storage_root.h"
 
 namespace remat::partition {
@@ -70,10 +71,6 @@ bool same_shape(const Node& a, const Node& b) {
   return x && y && std::ranges::equal(x->sizes(), y->sizes());
 }
 
-bool floating(const TensorMeta& t) {
-  return t.dtype >= DType::Float16 && t.dtype <= DType::Float4_e2m1fn_x2;
-}
-
 /// The forward values that require grad: the primals whose gradients the joint returns, and what
 /// a differentiable op computes from one (a floating-point value; not a detach, a factory or a
 /// `*_like` of one).
@@ -93,7 +90,9 @@ NodeSet requiring_grad(const GraphModule& joint) {
     if (target == "aten.detach.default" || target.ends_with("_like.default") ||
         node_is(*n, OpCategory::Factory) || target == "aten.lift_fresh_copy.default")
       continue;
-    if (n->meta.tensor() && !floating(*n->meta.tensor())) continue;
+    if (const TensorMeta* t = n->meta.tensor();
+        t && !shape_rules::is_floating(t->dtype) && !shape_rules::is_complex(t->dtype))
+      continue;
     auto inputs = n->input_nodes();
     if (std::ranges::any_of(inputs, [&](const Node* u) { return out.contains(u); })) out.insert(n);
   }
@@ -228,56 +227,119 @@ bool writes_back(const CallBuilder& call, const std::vector<const Node*>& chain,
   return same_line(op_node, n) && in_place_code(n);
 }
 
-}  // namespace
+/// Reads the calls off the joint, node by node in the order PyTorch made them (region_calls).
+class CallReader {
+ public:
+  explicit CallReader(const GraphModule& joint)
+      : g_(joint.graph()),
+        grad_(requiring_grad(joint)),
+        new_bases_(g_),
+        changed_(g_),
+        tracebacks_(std::ranges::any_of(g_.nodes(), [](const Node* n) {
+          return n->meta.ac_graph_id() && !n->meta.stack_trace.is_null();
+        })) {}
 
-RegionCalls region_calls(const GraphModule& joint) {
-  const Graph& g = joint.graph();
-  NodeSet grad = requiring_grad(joint);
-  NodeSet new_bases(g);
-  std::vector<CallBuilder> calls;
-  std::vector<const Node*> chain;  // the last call's changed view chain (changed_view_chain)
-  std::unordered_map<const Node*, size_t> call_of;
-  std::vector<const Node*> detaches;  // since the last call's own nodes: whose they are is open
-  NodeSet changed(g);                 // the nodes of in-place calls: the changed tensor, anew
-  int64_t in_place_calls = 0;
-  // An in-place call's op is the last of its line (`x[i] = f(y)`: f first): `next`, the node after
-  // it, comes from another.
-  auto changes_in_place = [](const Node& op_node, const Node* next) {
+  RegionCalls read() && {
+    for (const Node* n : g_.nodes()) {
+      const Node*& last = last_of_stem_[split_name(n->name()).stem];
+      const Node* previous = std::exchange(last, n);
+      if (n->op() == OpKind::CallFunction && n->meta.ac_graph_id()) visit(*n, previous);
+    }
+    close_last_call(nullptr);
+    std::map<std::pair<int64_t, std::string>, int64_t> counts;
+    for (CallBuilder& c : calls_) {
+      c.call.index = counts[{c.call.region, c.call.op}]++;
+      out_.calls.push_back(std::move(c.call));
+    }
+    return std::move(out_);
+  }
+
+ private:
+  /// A region node; `previous`: the node made before it with the same name stem.
+  void visit(const Node& n, const Node* previous) {
+    int64_t region = *n.meta.ac_graph_id();
+    if (is_getitem(n) && !n.args().empty() && n.args()[0].is_node()) {
+      auto parent = call_of_.find(n.args()[0].as_node());
+      if (parent != call_of_.end()) return join(n, parent->second);
+    }
+    // (Selective checkpointing detaches a call's output inside the call: the detach's
+    // original_aten is the call's op, its tag PREFER_RECOMPUTE.)
+    if (n.target().view() == "aten.detach.default") return detaches_.push_back(&n);
+    std::optional<std::string> made_by = original_aten(n);
+    std::string op = made_by.value_or(std::string(n.target().view()));
+    if (unseen_op(op)) return out_.unseen.push_back(&n);
+    if (!calls_.empty() && calls_.back().call.region == region && !calls_.back().call.remade &&
+        writes_back(calls_.back(), chain_, n)) {
+      for (const Node* d : detaches_) join(*d, calls_.size() - 1);  // made inside the call
+      detaches_.clear();
+      join(n, calls_.size() - 1);
+      calls_.back().wrote_back = true;
+      if (same_shape(n, *chain_.back())) new_bases_.insert(&n);
+      return;
+    }
+    bool remade = named_like_remade(g_, n) && views_changed_tensor(n);
+    if (remade) {
+      out_.remade.push_back(&n);
+      // A remade chain views the changed tensor again, view by view: only its last view is the
+      // output of the call the chain was made for.
+      if (!calls_.empty() && calls_.back().call.remade && calls_.back().call.nodes.size() == 1 &&
+          first_input(n) == calls_.back().call.nodes.front()) {
+        call_of_.erase(calls_.back().call.nodes.front());
+        calls_.pop_back();
+      }
+    }
+    if (calls_.empty() || remade || !continues(calls_.back(), n, region, made_by)) {
+      close_last_call(&n);
+      if (!remade) add_dead_calls(n, previous, op);
+      changes_before_.emplace(&n, in_place_calls_);
+      calls_.push_back({{region, op, 0, {}, remade}, n.meta.seq_nr(), made_by.has_value()});
+      chain_ = changed_view_chain(n, new_bases_);
+    }
+    join(n, calls_.size() - 1);
+    calls_.back().has_own_node = calls_.back().has_own_node || n.target().view() == op;
+  }
+
+  void join(const Node& n, size_t call) {
+    calls_[call].call.nodes.push_back(&n);
+    call_of_.emplace(&n, call);
+  }
+
+  /// An in-place call's op is the last of its line (`x[i] = f(y)`: f first): `next`, the node
+  /// after it, comes from another.
+  static bool changes_in_place(const Node& op_node, const Node* next) {
     return in_place_code(op_node) && (next == nullptr || !same_line(*next, op_node));
-  };
-  // Whether `n`'s tensor was changed in place, as a remade view's was: through its views and
-  // detaches, it reads an in-place call's node. Without tracebacks, nothing tells: any may be.
-  bool tracebacks = std::ranges::any_of(g.nodes(), [](const Node* n) {
-    return n->meta.ac_graph_id() && !n->meta.stack_trace.is_null();
-  });
-  auto views_changed_tensor = [&](const Node& n) {
-    if (!tracebacks) return true;
+  }
+
+  /// Whether `n`'s tensor was changed in place, as a remade view's was: through its views and
+  /// detaches, it reads an in-place call's node. Without tracebacks, nothing tells: any may be.
+  bool views_changed_tensor(const Node& n) const {
+    if (!tracebacks_) return true;
     for (const Node* v = first_input(n); v != nullptr; v = first_input(*v)) {
-      if (changed.contains(v)) return true;
-      if (!calls.empty() && !calls.back().call.nodes.empty() &&
-          std::ranges::find(calls.back().call.nodes, v) != calls.back().call.nodes.end() &&
-          changes_in_place(*calls.back().call.nodes.front(), &n))
+      if (changed_.contains(v)) return true;
+      if (!calls_.empty() && !calls_.back().call.nodes.empty() &&
+          std::ranges::find(calls_.back().call.nodes, v) != calls_.back().call.nodes.end() &&
+          changes_in_place(*calls_.back().call.nodes.front(), &n))
         return true;
       if (!is_alias(*v) && v->target().view() != "aten.detach.default") return false;
     }
     return false;
-  };
-  RegionCalls out;
-  // What the last call made after its own nodes: after an in-place change of a view whose result
-  // requires grad, autograd views the new base again, op by op from the base (calls the policy
-  // sees, whose nodes die); and functionalization makes the changed tensor's detach anew, in the
-  // first of those calls or else in the in-place call itself (the last op of its line: `next`,
-  // the node after it, comes from another). Every other detach is selective checkpointing's own.
-  auto close_last_call = [&](const Node* next) {
-    if (!calls.empty() && !calls.back().call.nodes.empty()) {
-      size_t changer = calls.size() - 1;
-      const Node* op_node = calls[changer].call.nodes.front();
+  }
+
+  /// What the last call made after its own nodes: after an in-place change of a view whose result
+  /// requires grad, autograd views the new base again, op by op from the base (calls the policy
+  /// sees, whose nodes die); and functionalization makes the changed tensor's detach anew, in the
+  /// first of those calls or else in the in-place call itself. Every other detach is selective
+  /// checkpointing's own. `next`: the node after the call's (none at the end).
+  void close_last_call(const Node* next) {
+    if (!calls_.empty() && !calls_.back().call.nodes.empty()) {
+      size_t changer = calls_.size() - 1;
+      const Node* op_node = calls_[changer].call.nodes.front();
       bool in_place = changes_in_place(*op_node, next);
-      if (in_place || calls[changer].wrote_back) ++in_place_calls;
+      if (in_place || calls_[changer].wrote_back) ++in_place_calls_;
       std::vector<const Node*> anew;
       if (in_place) {
-        const std::vector<const Node*>& made = calls[changer].call.nodes;
-        std::erase_if(detaches, [&](const Node* d) {
+        const std::vector<const Node*>& made = calls_[changer].call.nodes;
+        std::erase_if(detaches_, [&](const Node* d) {
           bool of_ours =
               first_input(*d) != nullptr && std::ranges::find(made, first_input(*d)) != made.end();
           if (of_ours) anew.push_back(d);
@@ -285,110 +347,57 @@ RegionCalls region_calls(const GraphModule& joint) {
         });
       }
       size_t owner = changer;
-      if (calls[changer].wrote_back && grad.contains(op_node)) {
-        calls[changer].wrote_back = false;
-        int64_t region = calls[changer].call.region;
-        for (size_t i = chain.size() - 1; i-- > 0;)
-          calls.push_back({{region, std::string(chain[i]->target().view()), 0, {}, false}, {}});
-        if (calls.size() - 1 > changer) owner = changer + 1;
+      if (calls_[changer].wrote_back && grad_.contains(op_node)) {
+        int64_t region = calls_[changer].call.region;
+        for (size_t i = chain_.size() - 1; i-- > 0;)
+          calls_.push_back({{region, std::string(chain_[i]->target().view()), 0, {}, false}, {}});
+        if (calls_.size() - 1 > changer) owner = changer + 1;
       }
-      calls[changer].wrote_back = false;
-      for (const Node* d : anew) {
-        calls[owner].call.nodes.push_back(d);
-        call_of.emplace(d, owner);
-      }
+      calls_[changer].wrote_back = false;
+      for (const Node* d : anew) join(*d, owner);
       if (in_place)
-        for (const Node* m : calls[changer].call.nodes) changed.insert(m);
+        for (const Node* m : calls_[changer].call.nodes) changed_.insert(m);
     }
-    out.unseen.insert(out.unseen.end(), detaches.begin(), detaches.end());
-    detaches.clear();
-  };
-  // Calls of an op whose every node died (an unused projection) leave their numbers unused: the
-  // calls between two nodes of one op in a region are as many as FX numbered between them, but
-  // for views after an in-place change (functionalization numbers the views it makes again too).
-  std::unordered_map<std::string_view, const Node*> last_of_stem;
-  std::unordered_map<const Node*, int64_t> changes_before;  // in-place calls before a call's node
-  auto add_dead_calls = [&](const Node& n, const Node* previous, const std::string& op) {
+    out_.unseen.insert(out_.unseen.end(), detaches_.begin(), detaches_.end());
+    detaches_.clear();
+  }
+
+  /// Calls of an op whose every node died (an unused projection) leave their numbers unused: the
+  /// calls between two nodes of one op in a region are as many as FX numbered between them, but
+  /// for views after an in-place change (functionalization numbers the views it makes again).
+  void add_dead_calls(const Node& n, const Node* previous, const std::string& op) {
     if (previous == nullptr || n.target().view() != op ||
         previous->meta.ac_graph_id() != n.meta.ac_graph_id())
       return;
-    auto changes = changes_before.find(previous);
-    if (is_alias(n) && (changes == changes_before.end() || changes->second != in_place_calls))
+    auto changes = changes_before_.find(previous);
+    if (is_alias(n) && (changes == changes_before_.end() || changes->second != in_place_calls_))
       return;
-    auto call = call_of.find(previous);
-    if (call == call_of.end() || calls[call->second].call.op != op) return;
+    auto call = call_of_.find(previous);
+    if (call == call_of_.end() || calls_[call->second].call.op != op) return;
     int64_t dead = split_name(n.name()).number - split_name(previous->name()).number - 1;
     for (int64_t i = 0; i < dead; ++i)
-      calls.push_back({{*n.meta.ac_graph_id(), op, 0, {}, false}, {}});
-  };
-  for (const Node* n : g.nodes()) {
-    const Node*& last = last_of_stem[split_name(n->name()).stem];
-    const Node* previous = std::exchange(last, n);
-    std::optional<int64_t> region = n->meta.ac_graph_id();
-    if (n->op() != OpKind::CallFunction || !region) continue;
-    auto join = [&](size_t call) {
-      calls[call].call.nodes.push_back(n);
-      call_of.emplace(n, call);
-    };
-    if (is_getitem(*n) && !n->args().empty() && n->args()[0].is_node()) {
-      auto parent = call_of.find(n->args()[0].as_node());
-      if (parent != call_of.end()) {
-        join(parent->second);
-        continue;
-      }
-    }
-    // (Selective checkpointing detaches a call's output inside the call: the detach's
-    // original_aten is the call's op, its tag PREFER_RECOMPUTE.)
-    if (n->target().view() == "aten.detach.default") {
-      detaches.push_back(n);
-      continue;
-    }
-    std::optional<std::string> made_by = original_aten(*n);
-    std::string op = made_by.value_or(std::string(n->target().view()));
-    if (unseen_op(op)) {
-      out.unseen.push_back(n);
-      continue;
-    }
-    if (!calls.empty() && calls.back().call.region == *region && !calls.back().call.remade &&
-        writes_back(calls.back(), chain, *n)) {
-      for (const Node* d : detaches) {  // made inside the in-place call, before this
-        calls.back().call.nodes.push_back(d);
-        call_of.emplace(d, calls.size() - 1);
-      }
-      detaches.clear();
-      join(calls.size() - 1);
-      calls.back().wrote_back = true;
-      if (same_shape(*n, *chain.back())) new_bases.insert(n);
-      continue;
-    }
-    bool remade = named_like_remade(g, *n) && views_changed_tensor(*n);
-    if (remade) {
-      out.remade.push_back(n);
-      // A remade chain views the changed tensor again, view by view: only its last view is the
-      // output of the call the chain was made for.
-      if (!calls.empty() && calls.back().call.remade && calls.back().call.nodes.size() == 1 &&
-          first_input(*n) == calls.back().call.nodes.front()) {
-        call_of.erase(calls.back().call.nodes.front());
-        calls.pop_back();
-      }
-    }
-    if (calls.empty() || remade || !continues(calls.back(), *n, *region, made_by)) {
-      close_last_call(n);
-      if (!remade) add_dead_calls(*n, previous, op);
-      changes_before.emplace(n, in_place_calls);
-      calls.push_back({{*region, op, 0, {}, remade}, n->meta.seq_nr(), made_by.has_value()});
-      chain = changed_view_chain(*n, new_bases);
-    }
-    join(calls.size() - 1);
-    calls.back().has_own_node = calls.back().has_own_node || n->target().view() == op;
+      calls_.push_back({{*n.meta.ac_graph_id(), op, 0, {}, false}, {}});
   }
-  close_last_call(nullptr);
-  std::map<std::pair<int64_t, std::string>, int64_t> counts;
-  for (CallBuilder& c : calls) {
-    c.call.index = counts[{c.call.region, c.call.op}]++;
-    out.calls.push_back(std::move(c.call));
-  }
-  return out;
+
+  const Graph& g_;
+  NodeSet grad_;       // requiring_grad
+  NodeSet new_bases_;  // write-backs that stand for the changed view's base
+  NodeSet changed_;    // the nodes of in-place calls: the changed tensor, anew
+  bool tracebacks_;
+  std::vector<CallBuilder> calls_;
+  std::unordered_map<const Node*, size_t> call_of_;
+  std::vector<const Node*> chain_;     // the last call's changed_view_chain
+  std::vector<const Node*> detaches_;  // since the last call's own nodes: whose they are is open
+  int64_t in_place_calls_ = 0;
+  std::unordered_map<std::string_view, const Node*> last_of_stem_;
+  std::unordered_map<const Node*, int64_t> changes_before_;  // in-place calls before a call
+  RegionCalls out_;
+};
+
+}  // namespace
+
+RegionCalls region_calls(const GraphModule& joint) {
+  return CallReader(joint).read();
 }
 
 }  // namespace remat::partition
