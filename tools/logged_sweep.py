@@ -131,8 +131,11 @@ def sweep(tasks, run, *, jobs=2, resume=None, results=None, rerun=RERUN, known=N
     out = open(path, "a") if path else None  # noqa: SIM115 (held for the whole run)
     done = dict(before)
 
-    def record(r, shown):
+    finished = itertools.count(1)
+
+    def record(r):
         done[(r["arch"], r["kind"], r["variant"])] = r
+        shown = next(finished)
         detail = f": {r['detail']}" if r.get("detail") else ""
         print(f"[{shown}/{len(tasks)}] {r['kind']} {r['arch']} ({r['variant']}): {r['status']}{detail}", flush=True)
         if out:
@@ -145,13 +148,13 @@ def sweep(tasks, run, *, jobs=2, resume=None, results=None, rerun=RERUN, known=N
         if found and found["status"] in NOT_TRAINABLE:
             r = {"arch": arch, "kind": kind, "variant": variant, "status": "not trained"}
             r["detail"] = f"{found['status']} in the model sweep: {found['detail']}"[:300]
-            record(r, len(done) - len(before) + 1)
+            record(r)
         else:
             runnable.append((arch, kind, variant))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         running = {pool.submit(run, *t) for t in runnable}
         for future in concurrent.futures.as_completed(running):
-            record(future.result(), len(done) - len(before) + 1)
+            record(future.result())
     if out:
         out.close()
     if resume:  # a line per configuration again: its latest result
