@@ -14,7 +14,9 @@ set in that compile and losses and parameters are bit for bit the run without th
 
 A process per step (PyTorch opens the log when it is imported). Prints a line per configuration
 and the totals; exits 1 when PyTorch did not follow a policy remat predicted it would follow
-(where `remat policy` names values PyTorch decides otherwise, the result says so)."""
+(where `remat policy` names values PyTorch decides otherwise, the result says so: *named
+otherwise*; where the policy itself warned while PyTorch traced that the model's calls are not the
+ones it keys, *warned*)."""
 
 import argparse
 import importlib.util
@@ -23,6 +25,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -32,7 +35,7 @@ import logged_sweep
 import transformers_corpus as corpus
 
 REMAT = os.environ.get("REMAT_EXE", str(ROOT / "build" / "remat"))
-STATUSES = ("followed", "followed (the run's own set)", "not followed", "named otherwise", "no regions")
+STATUSES = ("followed", "followed (the run's own set)", "not followed", "named otherwise", "warned", "no regions")
 STATUSES += ("not trained", "timeout", "error")
 
 
@@ -57,12 +60,17 @@ def train_twice(arch, kind, policy_path, out_path):
             model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
         return corpus.train(model, corpus.inputs(kind, config), min_cut_rematerialization_partition, variant)
 
-    plain, with_policy = train(), train(policy.context_fn)
+    plain = train()
+    with warnings.catch_warnings(record=True) as caught:  # the policy's own: its keys do not fit
+        warnings.simplefilter("always")
+        with_policy = train(policy.context_fn)
+    warned = sorted({str(w.message) for w in caught if "policy_from_log" in str(w.message)})
     same = len(plain.losses) == len(with_policy.losses) and all(
         torch.equal(a, b) for a, b in zip(plain.losses, with_policy.losses)
     )
     same = same and all(torch.equal(p, with_policy.parameters[n]) for n, p in plain.parameters.items())
-    Path(out_path).write_text(json.dumps({"plain": plain.saved, "policy": with_policy.saved, "same_training": same}))
+    out = {"plain": plain.saved, "policy": with_policy.saved, "same_training": same, "warned": warned}
+    Path(out_path).write_text(json.dumps(out))
 
 
 def run_one(arch, kind, times, timeout):
@@ -110,6 +118,8 @@ def run_one(arch, kind, times, timeout):
         status = "followed" if sorted(out["plain"][index]) != chosen else "followed (the run's own set)"
         return dict(result, status=status)
     only = {"only remat": sorted(set(chosen) - set(saved))[:4], "only PyTorch": sorted(set(saved) - set(chosen))[:4]}
+    if out["warned"]:  # the policy said at training time that the calls are not the ones it keys
+        return dict(result, status="warned", detail=json.dumps(only) + "; " + out["warned"][0][:300])
     return dict(
         result, status="not followed", detail=json.dumps(only) + ("" if out["same_training"] else "; training differs")
     )
@@ -131,6 +141,11 @@ def main():
     parser.add_argument(
         "--resume", default=None, help="a --results file: run what it lacks, was not followed, timed out or failed"
     )
+    parser.add_argument(
+        "--known",
+        default=str(logged_sweep.ROOT / "docs" / "models.jsonl"),
+        help="the model sweep's results: configurations it could not train are not run here either ('' runs all)",
+    )
     args = parser.parse_args()
     archs = args.archs.split(",") if args.archs else None
     tasks = logged_sweep.interleaved(args.kinds.split(","), archs, ["checkpointed"])
@@ -140,8 +155,8 @@ def main():
         jobs=args.jobs,
         resume=args.resume,
         results=args.results,
-        rerun=("not followed", "timeout", "error"),
-        known=logged_sweep.model_sweep_results(),
+        rerun=("not followed", "warned", "timeout", "error"),
+        known=logged_sweep.model_sweep_results(args.known),
         label="logged policies",
     ).values()
     counts = {}

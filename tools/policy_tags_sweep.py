@@ -86,6 +86,11 @@ def main():
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--results", default=None, help="also append every result as JSON lines here")
     parser.add_argument("--resume", default=None, help="a --results file: run what it lacks, disagreed or failed")
+    parser.add_argument(
+        "--known",
+        default=str(logged_sweep.ROOT / "docs" / "models.jsonl"),
+        help="the model sweep's results: configurations it could not train are not traced here either ('' runs all)",
+    )
     args = parser.parse_args()
     archs = args.archs.split(",") if args.archs else None
     tasks = logged_sweep.interleaved(args.kinds.split(","), archs, ["checkpointed"])
@@ -96,7 +101,7 @@ def main():
         resume=args.resume,
         results=args.results,
         rerun=("disagrees", "timeout", "error"),
-        known=logged_sweep.model_sweep_results(),
+        known=logged_sweep.model_sweep_results(args.known),
         label="policy tags",
     ).values()
     print(logged_sweep.table(results, STATUSES))
