@@ -18,7 +18,6 @@ and the totals; exits 1 when PyTorch did not follow a policy remat predicted it 
 otherwise*; where the policy itself warned while PyTorch traced that the model's calls are not the
 ones it keys, *warned*)."""
 
-import argparse
 import importlib.util
 import json
 import os
@@ -129,36 +128,17 @@ def main():
     if sys.argv[1:2] == ["--worker"]:
         train_twice(*sys.argv[2:6])
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kinds", default=",".join(corpus.KINDS))
-    parser.add_argument("--archs", default=None, help="only these model types (comma-separated)")
+    rerun = ("not followed", "warned", "timeout", "error")
+    parser = logged_sweep.sweep_arguments(__doc__.splitlines()[0], rerun)
     parser.add_argument(
         "--times", type=float, default=2, help="the optimum's budget: this times the run's activation memory"
     )
-    parser.add_argument("--jobs", type=int, default=2, help="configurations run at once (a process each)")
-    parser.add_argument("--timeout", type=float, default=300)
-    parser.add_argument("--results", default=None, help="also append every result as JSON lines here")
-    parser.add_argument(
-        "--resume", default=None, help="a --results file: run what it lacks, was not followed, timed out or failed"
-    )
-    parser.add_argument(
-        "--known",
-        default=str(logged_sweep.ROOT / "docs" / "models.jsonl"),
-        help="the model sweep's results: configurations it could not train are not run here either ('' runs all)",
-    )
     args = parser.parse_args()
-    archs = args.archs.split(",") if args.archs else None
-    tasks = logged_sweep.interleaved(args.kinds.split(","), archs, ["checkpointed"])
-    results = logged_sweep.sweep(
-        tasks,
-        lambda arch, kind, _variant: run_one(arch, kind, args.times, args.timeout),
-        jobs=args.jobs,
-        resume=args.resume,
-        results=args.results,
-        rerun=("not followed", "warned", "timeout", "error"),
-        known=logged_sweep.model_sweep_results(args.known),
-        label="logged policies",
-    ).values()
+
+    def run(arch, kind, _variant):
+        return run_one(arch, kind, args.times, args.timeout)
+
+    results = logged_sweep.sweep_from(args, run, ["checkpointed"], rerun, "logged policies")
     counts = {}
     for r in results:
         counts[r["status"]] = counts.get(r["status"], 0) + 1

@@ -182,40 +182,51 @@ def interleaved(kinds, archs, variants):
     return [t for group in itertools.zip_longest(*per_kind) for t in group if t is not None]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def sweep_arguments(description, rerun):
+    """The command line every corpus sweep shares: --kinds, --archs, --jobs, --timeout, --results,
+    --resume (which runs again what ended in a status of `rerun`) and --known."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--kinds", default=",".join(corpus.KINDS))
     parser.add_argument("--archs", default=None, help="only these model types (comma-separated)")
-    parser.add_argument("--variants", default="plain,checkpointed")
-    parser.add_argument("--jobs", type=int, default=2, help="configurations trained at once (a process each)")
+    parser.add_argument("--jobs", type=int, default=2, help="configurations run at once (a process each)")
     parser.add_argument("--timeout", type=float, default=300)
-    parser.add_argument("--results", default=None, help="also write every result as JSON lines here")
-    parser.add_argument("--resume", default=None, help="a --results file: run what it lacks, differed or timed out")
+    parser.add_argument("--results", default=None, help="also append every result as JSON lines here")
+    parser.add_argument(
+        "--resume", default=None, help=f"a --results file: run what it lacks, and again what ended {', '.join(rerun)}"
+    )
     parser.add_argument(
         "--known",
         default=str(ROOT / "docs" / "models.jsonl"),
-        help="the model sweep's results: configurations it could not train are not trained here either ('' runs all)",
+        help="the model sweep's results: configurations it could not train are not run here either ('' runs all)",
     )
-    args = parser.parse_args()
+    return parser
+
+
+def sweep_from(args, run, variants, rerun, label):
+    """`sweep` over the configurations `args` (sweep_arguments) name, in `variants`; every
+    configuration's latest result."""
     archs = args.archs.split(",") if args.archs else None
-    tasks = interleaved(args.kinds.split(","), archs, args.variants.split(","))
+    tasks = interleaved(args.kinds.split(","), archs, variants)
+    known = model_sweep_results(args.known)
+    results = sweep(
+        tasks, run, jobs=args.jobs, resume=args.resume, results=args.results, rerun=rerun, known=known, label=label
+    )
+    return list(results.values())
+
+
+def main():
+    parser = sweep_arguments(__doc__.splitlines()[0], RERUN)
+    parser.add_argument("--variants", default="plain,checkpointed")
+    args = parser.parse_args()
 
     def run(arch, kind, variant):
         return run_one(arch, kind, variant == "checkpointed", args.timeout)
 
-    results = sweep(
-        tasks,
-        run,
-        jobs=args.jobs,
-        resume=args.resume,
-        results=args.results,
-        known=model_sweep_results(args.known),
-        label="logged sweep",
-    )
+    results = sweep_from(args, run, args.variants.split(","), RERUN, "logged sweep")
     counts = {}
-    for r in results.values():
+    for r in results:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
-    print(table(results.values()))
+    print(table(results))
     print("logged sweep: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
     return 1 if counts.get("differs") else 0
 

@@ -12,7 +12,6 @@ configuration *agrees* when every node does, for every joint.
 A process per configuration (a crash or hang stays in it); prints a line per configuration and
 the totals; exits 1 when some configuration disagrees."""
 
-import argparse
 import json
 import os
 import sys
@@ -78,32 +77,15 @@ def main():
     if sys.argv[1:2] == ["--worker"]:
         check(*sys.argv[2:6])
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kinds", default=",".join(corpus.KINDS))
-    parser.add_argument("--archs", default=None, help="only these model types (comma-separated)")
+    rerun = ("disagrees", "timeout", "error")
+    parser = logged_sweep.sweep_arguments(__doc__.splitlines()[0], rerun)
     parser.add_argument("--salt", type=int, default=0, help="which hash of the keys tags the calls")
-    parser.add_argument("--jobs", type=int, default=2, help="configurations traced at once (a process each)")
-    parser.add_argument("--timeout", type=float, default=300)
-    parser.add_argument("--results", default=None, help="also append every result as JSON lines here")
-    parser.add_argument("--resume", default=None, help="a --results file: run what it lacks, disagreed or failed")
-    parser.add_argument(
-        "--known",
-        default=str(logged_sweep.ROOT / "docs" / "models.jsonl"),
-        help="the model sweep's results: configurations it could not train are not traced here either ('' runs all)",
-    )
     args = parser.parse_args()
-    archs = args.archs.split(",") if args.archs else None
-    tasks = logged_sweep.interleaved(args.kinds.split(","), archs, ["checkpointed"])
-    results = logged_sweep.sweep(
-        tasks,
-        lambda arch, kind, _variant: run_one(arch, kind, args.salt, args.timeout),
-        jobs=args.jobs,
-        resume=args.resume,
-        results=args.results,
-        rerun=("disagrees", "timeout", "error"),
-        known=logged_sweep.model_sweep_results(args.known),
-        label="policy tags",
-    ).values()
+
+    def run(arch, kind, _variant):
+        return run_one(arch, kind, args.salt, args.timeout)
+
+    results = logged_sweep.sweep_from(args, run, ["checkpointed"], rerun, "policy tags")
     print(logged_sweep.table(results, STATUSES))
     return 1 if any(r["status"] == "disagrees" for r in results) else 0
 
