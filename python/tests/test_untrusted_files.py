@@ -15,8 +15,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 REMAT = os.environ.get("REMAT_EXE", os.path.join(ROOT, "build", "remat"))
 CRAFTED = os.path.join(ROOT, "tests", "security", "policy_names_with_quotes.json")
 
-# A policy module: its docstring, three imports, two assignments of constants (MUST_SAVE and
-# PREFER_RECOMPUTE, REGIONS), the counter, and its three functions.
+# A policy module: its docstring, three imports, three assignments of constants (MUST_SAVE and
+# PREFER_RECOMPUTE, REGIONS, FUNCTIONAL_FORMS), the counter, and its four functions.
 EXPECTED = [
     "Expr",
     "Import",
@@ -25,6 +25,8 @@ EXPECTED = [
     "Assign",
     "Assign",
     "Assign",
+    "Assign",
+    "FunctionDef",
     "FunctionDef",
     "FunctionDef",
     "FunctionDef",
