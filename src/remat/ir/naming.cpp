@@ -180,26 +180,6 @@ constexpr auto is_ident_start = fxtext::is_identifier_start;
 constexpr auto is_ident_char = fxtext::is_identifier_char;
 using fxtext::is_digit;
 
-/// Splits `^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$`: the shortest base, then an optional
-/// `_<digits>` suffix. Returns false when `s` is not an identifier.
-bool split_name(std::string_view s, std::string_view& base, std::string_view& digits) {
-  if (s.empty() || !is_ident_start(s[0])) return false;
-  if (!std::all_of(s.begin(), s.end(), is_ident_char)) return false;
-  // The lazy base takes the first split point where the rest is `_<digits>`.
-  for (size_t i = 1; i + 1 < s.size(); ++i) {
-    if (s[i] != '_') continue;
-    std::string_view rest = s.substr(i + 1);
-    if (!rest.empty() && std::all_of(rest.begin(), rest.end(), is_digit)) {
-      base = s.substr(0, i);
-      digits = rest;
-      return true;
-    }
-  }
-  base = s;
-  digits = {};
-  return true;
-}
-
 /// The value of at most 18 decimal digits.
 long long parse_digits(std::string_view digits) {
   long long n = 0;
@@ -253,11 +233,12 @@ std::string NameCounter::create(std::string_view requested,
                                 absl::FunctionRef<bool(std::string_view)> taken,
                                 bool is_that_builtin) {
   std::string candidate(requested);
-  std::string_view base_view, digits;
-  if (!split_name(candidate, base_view, digits)) {
+  std::optional<FxName> split = split_fx_name(candidate);
+  if (!split) {
     candidate = sanitize(candidate);
-    split_name(candidate, base_view, digits);
+    split = split_fx_name(candidate);
   }
+  std::string_view base_view = split->base, digits = split->digits;
   // The base is a prefix of the candidate until the candidate is renamed: no copy on the way
   // every node's name takes (printing a million-node graph names a million nodes).
   const size_t base_size = base_view.size();
@@ -272,7 +253,7 @@ std::string NameCounter::create(std::string_view requested,
     num = it == base_count_.end() ? 0 : it->second;
     if (is_reserved_python_name(candidate) && !is_that_builtin) rename(++num);
   } else {
-    num = digits.size() > 18 ? 0 : parse_digits(digits);
+    num = split->number();
   }
   while (taken(candidate)) rename(++num);
   std::string_view key = base.empty() ? std::string_view(candidate).substr(0, base_size) : base;
@@ -283,14 +264,31 @@ std::string NameCounter::create(std::string_view requested,
   return candidate;
 }
 
+std::optional<FxName> split_fx_name(std::string_view s) {
+  if (s.empty() || !is_ident_start(s[0])) return std::nullopt;
+  if (!std::all_of(s.begin(), s.end(), is_ident_char)) return std::nullopt;
+  // The lazy base takes the first split point where the rest is `_<digits>`.
+  for (size_t i = 1; i + 1 < s.size(); ++i) {
+    if (s[i] != '_') continue;
+    std::string_view rest = s.substr(i + 1);
+    if (!rest.empty() && std::all_of(rest.begin(), rest.end(), is_digit))
+      return FxName{s.substr(0, i), rest};
+  }
+  return FxName{s, {}};
+}
+
+long long FxName::number() const {
+  return digits.empty() || digits.size() > 18 ? 0 : parse_digits(digits);
+}
+
 void NameCounter::note(std::string_view name) {
   // Replay create_name's bookkeeping for a name torch.fx would itself have produced.
-  std::string_view base, digits;
-  if (!split_name(name, base, digits) || is_reserved_python_name(name)) return;
-  if (digits.empty()) {
-    base_count_.try_emplace(base, 0);
-  } else if (digits.size() <= 18) {
-    base_count_[base] = parse_digits(digits);
+  std::optional<FxName> split = split_fx_name(name);
+  if (!split || is_reserved_python_name(name)) return;
+  if (split->digits.empty()) {
+    base_count_.try_emplace(split->base, 0);
+  } else if (split->digits.size() <= 18) {
+    base_count_[split->base] = split->number();
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "remat/support/string_hash.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,17 @@ bool is_reserved_python_name(std::string_view name);
 /// (`aten.add.Tensor` -> `add`, `operator.getitem` -> `getitem`); for a string target the string
 /// itself; then dunders stripped and camelCase turned into snake_case.
 std::string name_candidate_for_target(std::string_view target, bool callable);
+
+/// A name as torch.fx's `_Namespace` reads it: the shortest base, then an optional `_<digits>`
+/// suffix (`view_2`: base `view`, digits `2`; `view`: no digits).
+struct FxName {
+  std::string_view base;
+  std::string_view digits;
+  /// The suffix's value: 0 with none (the first node of a base), or over 18 digits.
+  [[nodiscard]] long long number() const;
+};
+/// nullopt when `name` is not an identifier.
+std::optional<FxName> split_fx_name(std::string_view name);
 
 /// torch.fx's suffix bookkeeping (`_Namespace._base_count`) without the set of taken names,
 /// which its owner keeps: a Graph already indexes its nodes by name.

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "remat/fxtext/traceback.h"
+#include "remat/ir/naming.h"
 #include "remat/ir/node_set.h"
 #include "remat/ops/aten_overloads.h"
 #include "remat/ops/op_registry.h"
@@ -99,29 +100,18 @@ NodeSet requiring_grad(const GraphModule& joint) {
   return out;
 }
 
-/// A node's name as torch.fx numbers it: `view_2` is the third node made with stem `view` (the
-/// first is `view`, number 0).
-struct FxName {
-  std::string_view stem;
-  int64_t number = 0;
-};
-
-FxName split_name(std::string_view name) {
-  size_t underscore = name.rfind('_');
-  if (underscore == std::string_view::npos || underscore + 1 == name.size()) return {name, 0};
-  std::string_view digits = name.substr(underscore + 1);
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-      (digits.front() == '0' && digits.size() > 1) || digits.size() > 12)
-    return {name, 0};
-  return {name.substr(0, underscore), std::stoll(std::string(digits))};
+/// The base FX numbers `name` by (`view` for `view_2`), and its number there.
+std::pair<std::string_view, long long> fx_base_and_number(std::string_view name) {
+  std::optional<FxName> n = split_fx_name(name);
+  return n ? std::pair{n->base, n->number()} : std::pair{name, 0LL};
 }
 
-/// The name FX gave the previous node made with `name`'s stem: `view` for `view_1`, `view_1` for
+/// The name FX gave the previous node made with `name`'s base: `view` for `view_1`, `view_1` for
 /// `view_2`; none for a first one.
 std::optional<std::string> previous_name(std::string_view name) {
-  FxName n = split_name(name);
-  if (n.number == 0) return std::nullopt;
-  return n.number == 1 ? std::string(n.stem) : fmt::format("{}_{}", n.stem, n.number - 1);
+  auto [base, number] = fx_base_and_number(name);
+  if (number == 0) return std::nullopt;
+  return number == 1 ? std::string(base) : fmt::format("{}_{}", base, number - 1);
 }
 
 /// Whether `n` may be a view functionalization made again after an in-place op changed its
@@ -241,7 +231,7 @@ class CallReader {
 
   RegionCalls read() && {
     for (const Node* n : g_.nodes()) {
-      const Node*& last = last_of_stem_[split_name(n->name()).stem];
+      const Node*& last = last_of_base_[fx_base_and_number(n->name()).first];
       const Node* previous = std::exchange(last, n);
       if (n->op() == OpKind::CallFunction && n->meta.ac_graph_id()) visit(*n, previous);
     }
@@ -255,7 +245,7 @@ class CallReader {
   }
 
  private:
-  /// A region node; `previous`: the node made before it with the same name stem.
+  /// A region node; `previous`: the node made before it with the same name base.
   void visit(const Node& n, const Node* previous) {
     int64_t region = *n.meta.ac_graph_id();
     if (is_getitem(n) && !n.args().empty() && n.args()[0].is_node()) {
@@ -374,8 +364,9 @@ class CallReader {
       return;
     auto call = call_of_.find(previous);
     if (call == call_of_.end() || calls_[call->second].call.op != op) return;
-    int64_t dead = split_name(n.name()).number - split_name(previous->name()).number - 1;
-    for (int64_t i = 0; i < dead; ++i)
+    long long dead =
+        fx_base_and_number(n.name()).second - fx_base_and_number(previous->name()).second - 1;
+    for (long long i = 0; i < dead; ++i)
       calls_.push_back({{*n.meta.ac_graph_id(), op, 0, {}, false}, {}});
   }
 
@@ -389,7 +380,7 @@ class CallReader {
   std::vector<const Node*> chain_;     // the last call's changed_view_chain
   std::vector<const Node*> detaches_;  // since the last call's own nodes: whose they are is open
   int64_t in_place_calls_ = 0;
-  std::unordered_map<std::string_view, const Node*> last_of_stem_;
+  std::unordered_map<std::string_view, const Node*> last_of_base_;
   std::unordered_map<const Node*, int64_t> changes_before_;  // in-place calls before a call
   RegionCalls out_;
 };
