@@ -16,6 +16,11 @@ Debian's libtorch 1.13 (ops/data/aten_overloads.txt) lacks, one a line
 (`aten._scaled_dot_product_flash_attention_for_cpu.default`): remat reads them as real operators,
 not misspellings.
 
+src/remat/ops/data/torch_seeded_overloads.txt: the aten/prims overloads this PyTorch tags
+nondeterministic_seeded (random numbers drawn from the generator: dropout, rand, CPU attention
+with its dropout_p), one a line: the ops whose recomputation PyTorch's RNG functionalization replays
+with the forward's RNG state.
+
     python3 tools/gen_torch_op_lists.py          # rewrite the files from the installed torch
     python3 tools/gen_torch_op_lists.py --check  # exit 1 if a file is not what torch says
 """
@@ -28,6 +33,7 @@ RECOMPUTABLE = os.path.join(SRC, "partition", "data", "torch_recomputable_ops.tx
 UNRECOMPUTABLE = os.path.join(SRC, "partition", "data", "torch_unrecomputable_ops.txt")
 LIBTORCH_OVERLOADS = os.path.join(SRC, "ops", "data", "aten_overloads.txt")
 NEWER_OVERLOADS = os.path.join(SRC, "ops", "data", "aten_overloads_torch2.txt")
+SEEDED_OVERLOADS = os.path.join(SRC, "ops", "data", "torch_seeded_overloads.txt")
 
 
 def packet_name(op):
@@ -60,19 +66,33 @@ def unrecomputable_text():
     return header() + "\n".join(lines) + "\n"
 
 
-def newer_overloads_text():
+def fx_name(name):  # "aten::add.Tensor" -> "aten.add.Tensor", "aten::relu" -> "aten.relu.default"
+    ns, rest = name.split("::", 1)
+    return f"{ns}.{rest}" if "." in rest else f"{ns}.{rest}.default"
+
+
+def aten_overloads():
     import torch
 
-    def fx_name(name):  # "aten::add.Tensor" -> "aten.add.Tensor", "aten::relu" -> "aten.relu.default"
-        ns, rest = name.split("::", 1)
-        return f"{ns}.{rest}" if "." in rest else f"{ns}.{rest}.default"
+    return sorted(fx_name(n) for n in torch._C._dispatch_get_all_op_names() if n.startswith(("aten::", "prims::")))
 
+
+def newer_overloads_text():
     with open(LIBTORCH_OVERLOADS) as f:
         known = set(f.read().split())
-    names = sorted(
-        {fx_name(n) for n in torch._C._dispatch_get_all_op_names() if n.startswith(("aten::", "prims::"))} - known
-    )
+    names = sorted(set(aten_overloads()) - known)
     return header() + "\n".join(names) + "\n"
+
+
+def seeded_overloads_text():
+    import torch
+
+    def seeded(name):
+        namespace, packet, overload = name.split(".", 2)
+        op = getattr(getattr(getattr(torch.ops, namespace), packet, None), overload, None)
+        return op is not None and torch.Tag.nondeterministic_seeded in op.tags
+
+    return header() + "\n".join(filter(seeded, aten_overloads())) + "\n"
 
 
 def main():
@@ -80,6 +100,7 @@ def main():
         RECOMPUTABLE: recomputable_text(),
         UNRECOMPUTABLE: unrecomputable_text(),
         NEWER_OVERLOADS: newer_overloads_text(),
+        SEEDED_OVERLOADS: seeded_overloads_text(),
     }
     status = 0
     for path, text in files.items():

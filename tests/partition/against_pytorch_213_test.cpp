@@ -6,11 +6,13 @@
 
 #include "remat/io/graph_json.h"
 #include "remat/ir/graph.h"
+#include "remat/ops/aten_overloads.h"
 #include "remat/ops/op_registry.h"
 #include "remat/partition/default_partition.h"
 #include "remat/partition/min_cut_partition.h"
 #include "remat/partition/op_classes.h"
 #include "remat/partition/validity.h"
+#include "remat/passes/rng_functionalization.h"
 #include "testing/golden.h"
 
 namespace remat::partition {
@@ -72,6 +74,51 @@ TEST(AgainstPyTorch213, OpClassesAreTheInstalledPyTorchs) {
       is_torch_compute_intensive_op("aten._scaled_dot_product_flash_attention_for_cpu.default"));
   EXPECT_FALSE(is_torch_compute_intensive_op("aten.add.Tensor"));
   EXPECT_TRUE(in_torch_recompute_allowlist("aten.lift_fresh_copy.default"));
+}
+
+TEST(AgainstPyTorch213, RecomputedCpuAttentionReplaysTheForwardsRngStateAsPyTorchDoes) {
+  // CPU attention is tagged nondeterministic_seeded (its dropout_p): recomputed under a
+  // checkpoint tag, PyTorch runs it under run_and_save_rng_state and the forward returns the
+  // state (inkling2's and every checkpointed model's SDPA on CPU). remat's registry lacks the op.
+  EXPECT_TRUE(torch_seeded_overload("aten._scaled_dot_product_flash_attention_for_cpu.default"));
+  EXPECT_TRUE(torch_seeded_overload("aten.native_dropout.default"));
+  EXPECT_FALSE(torch_seeded_overload("aten.mm.default"));
+  GraphModule joint = load("attention_joint.json");
+  GraphModule fw = load("attention_fw.json"), bw = load("attention_bw.json");
+  auto p = min_cut_partition(joint);
+  ASSERT_TRUE(p.ok()) << format_all(p.errors());
+  EXPECT_EQ(p->rng_replayed,
+            std::vector<std::string>{"_scaled_dot_product_flash_attention_for_cpu"});
+  auto wrapper_ops = [](const GraphModule& m, std::string_view wrapper, size_t op_arg) {
+    std::vector<std::string> ops;
+    for (const Node* n : m.graph().nodes())
+      if (n->target().view().ends_with(wrapper)) ops.emplace_back(n->args()[op_arg].as_text());
+    return ops;
+  };
+  EXPECT_EQ(wrapper_ops(p->graphs.forward, "run_and_save_rng_state", 0),
+            wrapper_ops(fw, "run_and_save_rng_state", 0));
+  EXPECT_EQ(wrapper_ops(p->graphs.backward, "run_with_rng_state", 1),
+            wrapper_ops(bw, "run_with_rng_state", 1));
+  // The state is the forward's last output (no symint is saved) and the backward's input.
+  size_t real = num_forward_outputs(joint);
+  ASSERT_EQ(saved_by(p->graphs.forward, real).size(), saved_by(fw, real).size());
+  const Node* state = p->graphs.forward.outputs().back().as_node();
+  EXPECT_TRUE(is_getitem(*state));
+  EXPECT_EQ(state->args()[0].as_node()->target().view(), "higher_order.run_and_save_rng_state");
+  EXPECT_NE(p->graphs.backward.graph().find("rng_state_output_0"), nullptr);
+  std::vector<std::string> violations = check_validity(joint, p->graphs, p->report);
+  EXPECT_TRUE(violations.empty()) << (violations.empty() ? "" : violations.front());
+
+  // Untagged, PyTorch does not replay it (a memory budget may recompute CPU attention).
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* attention = g.call_function("aten._scaled_dot_product_flash_attention_for_cpu.default",
+                                    {Argument::node(x), Argument::node(x), Argument::node(x)});
+  EXPECT_FALSE(passes::replays_rng_state(*attention));
+  attention->meta.recompute = CheckpointPolicy::PreferRecompute;
+  EXPECT_TRUE(passes::replays_rng_state(*attention));
+  attention->meta.recompute = CheckpointPolicy::MustSave;
+  EXPECT_FALSE(passes::replays_rng_state(*attention));
 }
 
 TEST(AgainstPyTorch213, OnlyAnInPlaceUnknownOpOrTheUsersCautionBansRecomputation) {

@@ -79,8 +79,8 @@ Expected<int> run_policy(const PolicyArgs& a) {
   if (a.explain) print_regions(*policy);
   std::fprintf(stderr, "policy: %s\n", a.out.c_str());
   if (policy->mismatches.empty()) {
-    fmt::print("PyTorch's min-cut with this policy saves exactly the {} chosen values\n",
-               policy->chosen.size());
+    fmt::print("PyTorch's min-cut with this policy saves exactly the {} chosen values{}\n",
+               policy->chosen.size(), partition::rng_state_note(*policy));
     return kExitOk;
   }
   fmt::print("PyTorch's min-cut with this policy decides {} value{} otherwise:\n",

@@ -1,6 +1,7 @@
 #include "remat/ops/aten_overloads.h"
 
 #include <algorithm>
+#include <initializer_list>
 
 #include <absl/container/flat_hash_set.h>
 
@@ -11,9 +12,11 @@ namespace remat {
 
 // Generated from ops/data/aten_overloads.txt (CMake embeds the file; tests/ops keeps it equal to
 // the installed libtorch's dispatcher) and ops/data/aten_overloads_torch2.txt (what PyTorch 2.x
-// adds; tools/gen_torch_op_lists.py writes it from the pip torch).
+// adds; tools/gen_torch_op_lists.py writes it from the pip torch), and the overloads PyTorch tags
+// nondeterministic_seeded (ops/data/torch_seeded_overloads.txt, the same tool).
 extern const char* const kAtenOverloadsText;
 extern const char* const kTorch2OverloadsText;
+extern const char* const kTorchSeededOverloadsText;
 
 namespace {
 
@@ -22,21 +25,24 @@ struct Overloads {
   absl::flat_hash_set<std::string_view> set;
 };
 
-const Overloads& overloads() {
-  static const Overloads table = [] {
-    Overloads o;
-    for (std::string_view text : {kAtenOverloadsText, kTorch2OverloadsText}) {
-      while (!text.empty()) {
-        size_t nl = text.find('\n');
-        std::string_view line = text.substr(0, nl);
-        if (!line.empty() && !line.starts_with('#')) o.sorted.push_back(line);
-        text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-      }
+// The lines of embedded lists, comments skipped, sorted.
+Overloads read_overloads(std::initializer_list<std::string_view> texts) {
+  Overloads o;
+  for (std::string_view text : texts) {
+    while (!text.empty()) {
+      size_t nl = text.find('\n');
+      std::string_view line = text.substr(0, nl);
+      if (!line.empty() && !line.starts_with('#')) o.sorted.push_back(line);
+      text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
     }
-    std::sort(o.sorted.begin(), o.sorted.end());
-    o.set.insert(o.sorted.begin(), o.sorted.end());
-    return o;
-  }();
+  }
+  std::sort(o.sorted.begin(), o.sorted.end());
+  o.set.insert(o.sorted.begin(), o.sorted.end());
+  return o;
+}
+
+const Overloads& overloads() {
+  static const Overloads table = read_overloads({kAtenOverloadsText, kTorch2OverloadsText});
   return table;
 }
 
@@ -48,6 +54,11 @@ bool judged(std::string_view target) {
 
 bool aten_overload_known(std::string_view target) {
   return find_op(target) != nullptr || overloads().set.contains(target);
+}
+
+bool torch_seeded_overload(std::string_view target) {
+  static const Overloads seeded = read_overloads({kTorchSeededOverloadsText});
+  return seeded.set.contains(target);
 }
 
 std::vector<std::string> aten_overloads_of(std::string_view packet) {

@@ -23,6 +23,17 @@ size_t ReproducingPolicy::saved_call_count() const {
   return n;
 }
 
+std::string rng_state_note(const ReproducingPolicy& policy) {
+  const std::vector<std::string>& ops = policy.rng_replayed;
+  if (ops.empty()) return "";
+  constexpr size_t kNamed = 4;
+  std::string names;
+  for (size_t i = 0; i < std::min(ops.size(), kNamed); ++i) names += (i ? ", " : "") + ops[i];
+  if (ops.size() > kNamed) names += ", ...";
+  return ", plus the RNG state of the " + std::to_string(ops.size()) + " random op" +
+         (ops.size() == 1 ? "" : "s") + " it recomputes (" + names + ")";
+}
+
 Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
                                                const std::vector<std::string>& saved,
                                                const std::vector<std::string>& recomputed,
@@ -92,6 +103,7 @@ Expected<ReproducingPolicy> reproducing_policy(const GraphModule& joint,
   Expected<MinCutPartition> predicted = min_cut_partition(tagged, plain);
   if (!predicted) return predicted.errors();
   const PartitionReport& rep = predicted->report;
+  out.rng_replayed = predicted->rng_replayed;
 
   std::set<std::string> predicted_set;
   std::unordered_map<std::string_view, std::string_view> why_saved, why_recomputed;

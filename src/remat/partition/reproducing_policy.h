@@ -52,10 +52,17 @@ struct ReproducingPolicy {
   std::vector<std::string> chosen;         ///< the saved set asked for, in joint order
   std::vector<std::string> predicted;      ///< what PyTorch's min-cut saves with the policy
   std::vector<PolicyMismatch> mismatches;  ///< empty: the policy reproduces the choice exactly
+  /// Random ops PyTorch's min-cut recomputes with the policy: it also saves the RNG state of each
+  /// (run_and_save_rng_state), a few bytes beside the chosen values.
+  std::vector<std::string> rng_replayed;
 
   [[nodiscard]] size_t call_count() const;
   [[nodiscard]] size_t saved_call_count() const;
 };
+
+/// "" when the policy's run recomputes no random op, else ", plus the RNG state of the N random
+/// ops it recomputes (names)": what PyTorch saves beside the chosen values.
+std::string rng_state_note(const ReproducingPolicy& policy);
 
 /// The policy for the partition that saves `saved` and recomputes `recomputed` (joint node
 /// names, as a partition record lists them). `config`: the min-cut settings PyTorch will

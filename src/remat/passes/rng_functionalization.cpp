@@ -1,17 +1,31 @@
 #include "remat/passes/rng_functionalization.h"
 
 #include "remat/ir/graph.h"
+#include "remat/ops/aten_overloads.h"
 #include "remat/ops/op_registry.h"
 #include "remat/support/assert.h"
 
 namespace remat::passes {
 
+bool replays_rng_state(const Node& n) {
+  if (n.op() != OpKind::CallFunction) return false;
+  if (node_is(n, OpCategory::Random)) return true;
+  // PyTorch replays a seeded op outside remat's registry (CPU attention, with its dropout_p)
+  // only where a checkpoint tag makes it recompute the op.
+  std::optional<CheckpointPolicy> tag = n.meta.recompute;
+  return tag &&
+         (*tag == CheckpointPolicy::PreferRecompute || *tag == CheckpointPolicy::MustRecompute) &&
+         torch_seeded_overload(n.target().view());
+}
+
 std::vector<std::string> functionalize_recomputed_rng(ForwardBackward& graphs) {
   Graph& fw = graphs.forward.graph();
   Graph& bw = graphs.backward.graph();
   std::vector<Node*> recomputed;
-  for (Node* n : bw.nodes()) {
-    if (node_is(*n, OpCategory::Random) && fw.find(n->name())) recomputed.push_back(n);
+  // In forward (joint) order, as PyTorch numbers the states.
+  for (const Node* f : fw.nodes()) {
+    Node* n = bw.find(f->name());
+    if (n != nullptr && replays_rng_state(*n)) recomputed.push_back(n);
   }
   std::vector<std::string> changed;
   Node* first_tangent = nullptr;

@@ -10,7 +10,13 @@
 
 namespace remat::passes {
 
-/// For each random op present in both graphs (matched by name): the forward runs it under
+/// A random op whose recomputation replays the forward's RNG state: remat's random ops
+/// (native_dropout), and any op PyTorch tags nondeterministic_seeded when a checkpoint tag
+/// (PREFER_RECOMPUTE, MUST_RECOMPUTE) makes it recompute, as PyTorch's RNG functionalization
+/// chooses them.
+bool replays_rng_state(const Node& n);
+
+/// For each such random op present in both graphs (matched by name): the forward runs it under
 /// `higher_order.run_and_save_rng_state` and returns the state (named `rng_state_output_<k>`,
 /// before the saved symints); the backward takes that state as an input (before the first
 /// tangent) and runs the op under `higher_order.run_with_rng_state`. Returns the ops changed.
