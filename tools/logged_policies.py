@@ -6,7 +6,8 @@ from the log alone, remat's optimum within the checkpoint regions of the first c
 them, at --times the run's activation memory, and `remat policy` for it; then the model is trained
 again, twice, under PyTorch's min-cut: without the policy, and with it in
 gradient_checkpointing_kwargs. A configuration is *followed* when PyTorch saves exactly remat's
-set in that compile and losses and parameters are bit for bit the run without the policy.
+set in that compile (and the RNG state of each random op it recomputes, as `remat policy` predicts)
+and losses and parameters are bit for bit the run without the policy.
 
     PYTHONPATH=build/python python3 tools/logged_policies.py --archs llama,bert,gpt2,qwen2
     PYTHONPATH=build/python python3 tools/logged_policies.py --kinds causal-lm --results /tmp/policies.jsonl
@@ -21,10 +22,10 @@ ones it keys, *warned*)."""
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -60,15 +61,14 @@ def train_twice(arch, kind, policy_path, out_path):
         return corpus.train(model, corpus.inputs(kind, config), min_cut_rematerialization_partition, variant)
 
     plain = train()
-    with warnings.catch_warnings(record=True) as caught:  # the policy's own: its keys do not fit
-        warnings.simplefilter("always")
-        with_policy = train(policy.context_fn)
-    warned = sorted({str(w.message) for w in caught if "policy_from_log" in str(w.message)})
+    with_policy = train(policy.context_fn)
+    warned = sorted(policy.MISCOUNTED)  # the policy's own: its keys do not fit the model's calls
     same = len(plain.losses) == len(with_policy.losses) and all(
         torch.equal(a, b) for a, b in zip(plain.losses, with_policy.losses)
     )
     same = same and all(torch.equal(p, with_policy.parameters[n]) for n, p in plain.parameters.items())
     out = {"plain": plain.saved, "policy": with_policy.saved, "same_training": same, "warned": warned}
+    out["policy_rng_states"] = with_policy.rng_states
     Path(out_path).write_text(json.dumps(out))
 
 
@@ -102,6 +102,8 @@ def run_one(arch, kind, times, timeout):
         else:
             return dict(result, status="no regions", detail="no compile has a checkpoint region")
         result.update(compile=compile_id or "0/0", chosen=len(chosen), predicted_exactly=policy.returncode == 0)
+        replayed = re.search(r"the RNG state of the (\d+) random op", policy.stdout)
+        predicted_states = int(replayed.group(1)) if replayed else 0
         worker = [__file__, "--worker", arch, kind, str(folder / "policy.py"), str(folder / "out.json")]
         failed = logged_sweep.python_step(worker, dict(os.environ, **logged_sweep.QUIET), timeout, "error", "training ")
         if failed:
@@ -109,14 +111,21 @@ def run_one(arch, kind, times, timeout):
         out = json.loads((folder / "out.json").read_text())
     if index >= len(out["policy"]):
         return dict(result, status="error", detail=f"the run has {len(out['policy'])} joints, the log {len(compiles)}")
-    saved = sorted(out["policy"][index])
+    # The RNG states PyTorch saves for the random ops the policy recomputes are remat's prediction
+    # too (`remat policy` names them), not values it chose.
+    states = set(out["policy_rng_states"][index])
+    saved = sorted(set(out["policy"][index]) - states)
     result.update(run_saved=len(out["plain"][index]), pytorch_saved=len(saved), same_training=out["same_training"])
+    if states:
+        result.update(rng_states=len(states))
     if not result["predicted_exactly"]:  # remat policy named the values PyTorch decides otherwise
         return dict(result, status="named otherwise", detail=policy.stdout.strip()[-300:])
-    if saved == chosen and out["same_training"]:
+    if saved == chosen and len(states) == predicted_states and out["same_training"]:
         status = "followed" if sorted(out["plain"][index]) != chosen else "followed (the run's own set)"
         return dict(result, status=status)
     only = {"only remat": sorted(set(chosen) - set(saved))[:4], "only PyTorch": sorted(set(saved) - set(chosen))[:4]}
+    if len(states) != predicted_states:
+        only["RNG states"] = f"{len(states)} saved, {predicted_states} predicted"
     if out["warned"]:  # the policy said at training time that the calls are not the ones it keys
         return dict(result, status="warned", detail=json.dumps(only) + "; " + out["warned"][0][:300])
     return dict(

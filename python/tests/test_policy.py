@@ -208,6 +208,18 @@ def test_remat_policy_writes_a_module_that_works_from_its_file(tmp_path):
     assert_bit_identical(ours, theirs)
 
 
+def test_a_policy_for_another_model_says_so_under_torch_compile(caplog):
+    # torch.compile ignores every warning while it traces: the module logs what it finds wrong
+    # and keeps it in MISCOUNTED (a policy written for the MLP run on the attention model).
+    train("mlp", remat.partition_fn_for("min-cut"))
+    module = remat.checkpoint_policy().load()
+    assert module.MISCOUNTED == []
+    with caplog.at_level("WARNING"):
+        train("attention", min_cut_rematerialization_partition, module.context_fn)
+    assert module.MISCOUNTED and all("more often than in the joint graph" in m for m in module.MISCOUNTED)
+    assert module.MISCOUNTED[0] in caplog.text
+
+
 def test_checkpoint_policy_needs_a_remat_partition():
     with pytest.raises(ValueError, match="no remat partition"):
         remat.checkpoint_policy(remat.PartitionReport({}, "min-cut", None))

@@ -45,23 +45,30 @@ def as_in_joint(op):
     return key
 
 
+# What the policy found wrong while the model ran: a region that calls an op more often than the
+# joint graph it was written for. Each message is also logged (not warned: torch.compile ignores
+# every warning while it traces the model).
+MISCOUNTED = []
+
+
 def policy_for(region):
     """The policy function of one region (0-based): MUST_SAVE for the calls in its "save" table,
     PREFER_RECOMPUTE for every other call, counted per op as selective checkpointing counts them."""
     table = REGIONS[region]
     seen = {False: collections.Counter(), True: collections.Counter()}
-    warned = []
 
     def policy_fn(ctx, op, *args, **kwargs):
         key = as_in_joint(op)
         counter = seen[bool(getattr(ctx, "is_recompute", False))]
         index = counter[key]
         counter[key] += 1
-        if index >= table["calls"].get(key, 0) and not warned:
-            warned.append(key)
-            warnings.warn(f"{__name__}: region {region + 1} calls {key} more often than in the joint graph "
-                          "this policy was written for: the policy may save other values than remat chose "
-                          "(write it again with remat policy for this model)", stacklevel=2)
+        if index >= table["calls"].get(key, 0):
+            message = (f"{__name__}: region {region + 1} calls {key} more often than in the joint graph "
+                       "this policy was written for: the policy may save other values than remat chose "
+                       "(write it again with remat policy for this model)")
+            if message not in MISCOUNTED:
+                MISCOUNTED.append(message)
+                logging.getLogger(__name__).warning(message)
         return MUST_SAVE if (key, index) in table["save"] else PREFER_RECOMPUTE
 
     return policy_fn
@@ -99,7 +106,7 @@ std::string policy_module_text(const ReproducingPolicy& policy, const std::strin
   line(fmt::format("It makes PyTorch's partitioner save what {} chose.", docstring_text(source)));
   line("Pass context_fn to every checkpoint of the model (the forward enters them in order) and");
   line("compile it: the policy keys the op calls torch.compile traces (eager PyTorch dispatches");
-  line("some others, dropout's kernels for one, and the policy warns about those):");
+  line("some others, dropout's kernels for one, and the policy logs those, in MISCOUNTED too):");
   line("");
   line("    from torch.utils.checkpoint import checkpoint");
   line("    y = checkpoint(block, x, use_reentrant=False, context_fn=context_fn)");
@@ -110,8 +117,8 @@ std::string policy_module_text(const ReproducingPolicy& policy, const std::strin
   line(fmt::format("{} op calls: {} MUST_SAVE, the others PREFER_RECOMPUTE.", policy.call_count(),
                    policy.saved_call_count()));
   if (policy.mismatches.empty()) {
-    line(fmt::format("PyTorch's min-cut with it saves exactly the {} chosen values.",
-                     policy.chosen.size()));
+    line(fmt::format("PyTorch's min-cut with it saves exactly the {} chosen values{}.",
+                     policy.chosen.size(), docstring_text(rng_state_note(policy))));
   } else {
     line(fmt::format("PyTorch's min-cut with it decides {} of the chosen values otherwise:",
                      policy.mismatches.size()));
@@ -122,7 +129,7 @@ std::string policy_module_text(const ReproducingPolicy& policy, const std::strin
   }
   line("\"\"\"");
   line("import collections");
-  line("import warnings");
+  line("import logging");
   line("");
   line("from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts");
   line("");

@@ -3,7 +3,7 @@
 It makes PyTorch's partitioner save what remat's min-cut (the zoo's mlp) chose.
 Pass context_fn to every checkpoint of the model (the forward enters them in order) and
 compile it: the policy keys the op calls torch.compile traces (eager PyTorch dispatches
-some others, dropout's kernels for one, and the policy warns about those):
+some others, dropout's kernels for one, and the policy logs those, in MISCOUNTED too):
 
     from torch.utils.checkpoint import checkpoint
     y = checkpoint(block, x, use_reentrant=False, context_fn=context_fn)
@@ -13,7 +13,7 @@ The forward enters 2 checkpoint regions; context_fn counts them (reset() starts 
 PyTorch's min-cut with it saves exactly the 4 chosen values.
 """
 import collections
-import warnings
+import logging
 
 from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
 
@@ -81,23 +81,30 @@ def as_in_joint(op):
     return key
 
 
+# What the policy found wrong while the model ran: a region that calls an op more often than the
+# joint graph it was written for. Each message is also logged (not warned: torch.compile ignores
+# every warning while it traces the model).
+MISCOUNTED = []
+
+
 def policy_for(region):
     """The policy function of one region (0-based): MUST_SAVE for the calls in its "save" table,
     PREFER_RECOMPUTE for every other call, counted per op as selective checkpointing counts them."""
     table = REGIONS[region]
     seen = {False: collections.Counter(), True: collections.Counter()}
-    warned = []
 
     def policy_fn(ctx, op, *args, **kwargs):
         key = as_in_joint(op)
         counter = seen[bool(getattr(ctx, "is_recompute", False))]
         index = counter[key]
         counter[key] += 1
-        if index >= table["calls"].get(key, 0) and not warned:
-            warned.append(key)
-            warnings.warn(f"{__name__}: region {region + 1} calls {key} more often than in the joint graph "
-                          "this policy was written for: the policy may save other values than remat chose "
-                          "(write it again with remat policy for this model)", stacklevel=2)
+        if index >= table["calls"].get(key, 0):
+            message = (f"{__name__}: region {region + 1} calls {key} more often than in the joint graph "
+                       "this policy was written for: the policy may save other values than remat chose "
+                       "(write it again with remat policy for this model)")
+            if message not in MISCOUNTED:
+                MISCOUNTED.append(message)
+                logging.getLogger(__name__).warning(message)
         return MUST_SAVE if (key, index) in table["save"] else PREFER_RECOMPUTE
 
     return policy_fn
