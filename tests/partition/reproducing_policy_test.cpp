@@ -217,6 +217,54 @@ TEST(ReproducingPolicy, TheOptimumWithinRegionsTakesWhatLiesOutsideAsPyTorchChos
   }
 }
 
+// XGLM clamps attention scores with `torch.max(w, torch.full((), min))` in every layer: PyTorch's
+// CSE shares the first layer's constant (a detach no policy sees) with the second, and its tag
+// clean-up makes that region output MUST_SAVE. The optimum within the regions must save it too.
+TEST(ReproducingPolicy, TheOptimumWithinRegionsSavesWhatPyTorchsTagCleanUpMakesMustSave) {
+  auto joint = parse_readable(R"(class joint_graph(torch.nn.Module):
+    def forward(self, primals_1: "f32[4]", tangents_1: "f32[4]"):
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        full: "f32[]" = torch.ops.aten.full.default([], -3.4028234663852886e+38, device = device(type='cpu'), pin_memory = False)
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        detach: "f32[]" = torch.ops.aten.detach.default(full);  full = None
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        maximum: "f32[4]" = torch.ops.aten.maximum.default(primals_1, detach)
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        sin: "f32[4]" = torch.ops.aten.sin.default(maximum)
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        full_1: "f32[]" = torch.ops.aten.full.default([], -3.4028234663852886e+38, device = device(type='cpu'), pin_memory = False)
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        detach_1: "f32[]" = torch.ops.aten.detach.default(full_1);  full_1 = None
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        maximum_1: "f32[4]" = torch.ops.aten.maximum.default(sin, detach_1)
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        sin_1: "f32[4]" = torch.ops.aten.sin.default(maximum_1)
+        cos: "f32[4]" = torch.ops.aten.cos.default(maximum_1);  maximum_1 = None
+        mul: "f32[4]" = torch.ops.aten.mul.Tensor(tangents_1, cos);  tangents_1 = cos = None
+        gt: "b8[4]" = torch.ops.aten.gt.Tensor(sin, detach_1);  sin = detach_1 = None
+        where: "f32[4]" = torch.ops.aten.where.self(gt, mul, primals_1);  gt = mul = None
+        cos_1: "f32[4]" = torch.ops.aten.cos.default(maximum);  maximum = None
+        mul_1: "f32[4]" = torch.ops.aten.mul.Tensor(where, cos_1);  where = cos_1 = None
+        gt_1: "b8[4]" = torch.ops.aten.gt.Tensor(primals_1, detach);  primals_1 = detach = None
+        where_1: "f32[4]" = torch.ops.aten.where.self(gt_1, mul_1, tangents_1);  gt_1 = mul_1 = None
+        return (sin_1, where_1)
+)",
+                              "<xglm-like>");
+  ASSERT_TRUE(joint.ok()) << format_all(joint.errors());
+  auto plain = partition_joint(*joint, Strategy::MinCut);
+  ASSERT_TRUE(plain.ok()) << format_all(plain.errors());
+  ASSERT_TRUE(std::ranges::any_of(plain->report.tags_made_must_save,
+                                  [](const std::string& n) { return n == "detach"; }))
+      << "CSE no longer shares the constant";
+  OptimalOptions o;
+  o.within_regions = true;
+  auto optimal = partition_joint(*joint, Strategy::Optimal, {}, o);
+  ASSERT_TRUE(optimal.ok()) << format_all(optimal.errors());
+  auto policy = policy_for(*joint, optimal->report);
+  ASSERT_TRUE(policy.ok()) << format_all(policy.errors());
+  EXPECT_TRUE(policy->mismatches.empty()) << policy->mismatches[0].name;
+}
+
 TEST(ReproducingPolicy, NamesWhatLiesOutsideTheRegions) {
   // Below budget 1 PyTorch's knapsack recomputes values outside the regions (the last layer
   // norm's statistics); under a policy PyTorch partitions at its default budget and saves them.
@@ -328,6 +376,58 @@ TEST(ReproducingPolicy, KnowsWhichRegionNodesNoPolicyDecidesInPyTorchsInPlaceJoi
     EXPECT_EQ(call_of.at("transpose_2"), std::make_pair(std::string("aten.transpose.int"), 1L));
     EXPECT_EQ(call_of.at("add").first, "aten.add.Tensor");
   }
+}
+
+// Calls whose every node died leave only gaps in FX's numbering. Before an op's first node in a
+// region, a gap is the region's own calls where every region of the run leads with as many
+// (Mamba's scan drops a `stack` at each region's start: `stack`, and `stack_4` between the
+// regions); where the first region leads with none, the gaps between regions are the earlier
+// region's last calls (RWKV's loop drops its last state: `clone_1`, `clone_2`); the code before
+// the first region made the `add`s that add_3 skipped.
+TEST(ReproducingPolicy, CountsTheCallsThatDiedBeforeAnOpsFirstNodeInARegion) {
+  auto joint = parse_readable(R"(class joint_graph(torch.nn.Module):
+    def forward(self, primals_1: "f32[4]", tangents_1: "f32[4]"):
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        add_3: "f32[4]" = torch.ops.aten.add.Tensor(primals_1, primals_1)
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        clone: "f32[4]" = torch.ops.aten.clone.default(add_3)
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        stack_1: "f32[2, 4]" = torch.ops.aten.stack.default([clone, clone])
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        sum_2: "f32[4]" = torch.ops.aten.sum.dim_IntList(stack_1, [0])
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        stack_3: "f32[2, 4]" = torch.ops.aten.stack.default([sum_2, sum_2])
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        add_4: "f32[2, 4]" = torch.ops.aten.add.Tensor(stack_3, stack_3)
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        clone_3: "f32[2, 4]" = torch.ops.aten.clone.default(add_4)
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        stack_5: "f32[2, 2, 4]" = torch.ops.aten.stack.default([clone_3, clone_3])
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        sum_5: "f32[2, 4]" = torch.ops.aten.sum.dim_IntList(stack_5, [0])
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        stack_7: "f32[2, 2, 4]" = torch.ops.aten.stack.default([sum_5, sum_5])
+        mul: "f32[4]" = torch.ops.aten.mul.Tensor(tangents_1, primals_1)
+        return (stack_7, mul)
+)",
+                              "<numbering>");
+  ASSERT_TRUE(joint.ok()) << format_all(joint.errors());
+  std::map<std::string, int64_t> index;
+  for (const RegionCalls::Call& c : region_calls(*joint).calls)
+    for (const Node* n : c.nodes) index[n->name()] = c.index;
+  // `stack` and `stack_4` lead their regions, `stack_2` and `stack_6` lie inside them.
+  EXPECT_EQ(index.at("stack_1"), 1);
+  EXPECT_EQ(index.at("stack_3"), 3);
+  EXPECT_EQ(index.at("stack_5"), 1);
+  EXPECT_EQ(index.at("stack_7"), 3);
+  EXPECT_EQ(index.at("clone"), 0);
+  EXPECT_EQ(index.at("clone_3"), 0);
+  EXPECT_EQ(index.at("add_3"), 0);
+  EXPECT_EQ(index.at("add_4"), 0);
+  // A builtin's first node is `sum_1`: one sum died before sum_2, so one leads each region (the
+  // second of the two skipped before sum_5 ended the first region).
+  EXPECT_EQ(index.at("sum_2"), 1);
+  EXPECT_EQ(index.at("sum_5"), 1);
 }
 
 TEST(ReproducingPolicy, RefusesAJointWithoutRegionsAndNamesItDoesNotHave) {

@@ -190,9 +190,12 @@ class RecomputeProgram {
       }
       pinned_calls_.emplace_back(pinned, call.nodes);
     }
+    // (But for what PyTorch's tag clean-up makes MUST_SAVE: a detach that common-subexpression
+    // elimination shares with a later region, XGLM's `torch.full` minimum.)
     for (const auto* list : {&calls.unseen, &calls.remade})
       for (const Node* n : *list)
-        problem.add_row({{available_[n], 1}, {computed_[n], -1}}, -kMilpInfinity, 0);
+        if (n->meta.recompute != CheckpointPolicy::MustSave)
+          problem.add_row({{available_[n], 1}, {computed_[n], -1}}, -kMilpInfinity, 0);
   }
 
   /// Fixes every op outside the checkpoint regions to its value in `x` (OptimalOptions::
