@@ -174,11 +174,16 @@ class RecomputeProgram {
   /// getitems, an in-place op and its write-back).
   void one_tag_per_call(const RegionCalls& calls) {
     regions_only_ = true;
+    // (But for what PyTorch's tag clean-up makes MUST_SAVE: a node that common-subexpression
+    // elimination shares with a later region, XGLM's attention clamp constant, Llama-4's
+    // unsqueezed rotary frequencies.)
+    auto never_saved = [&](const Node* n) {
+      if (n->meta.recompute != CheckpointPolicy::MustSave)
+        problem.add_row({{available_[n], 1}, {computed_[n], -1}}, -kMilpInfinity, 0);
+    };
     for (const RegionCalls::Call& call : calls.calls) {
-      for (const Node* n : call.nodes) {
-        if (node_is(*n, OpCategory::View))
-          problem.add_row({{available_[n], 1}, {computed_[n], -1}}, -kMilpInfinity, 0);
-      }
+      for (const Node* n : call.nodes)
+        if (node_is(*n, OpCategory::View)) never_saved(n);
     }
     for (const RegionCalls::Call& call : calls.calls) {
       if (call.nodes.size() < 2) continue;
@@ -190,12 +195,8 @@ class RecomputeProgram {
       }
       pinned_calls_.emplace_back(pinned, call.nodes);
     }
-    // (But for what PyTorch's tag clean-up makes MUST_SAVE: a detach that common-subexpression
-    // elimination shares with a later region, XGLM's `torch.full` minimum.)
     for (const auto* list : {&calls.unseen, &calls.remade})
-      for (const Node* n : *list)
-        if (n->meta.recompute != CheckpointPolicy::MustSave)
-          problem.add_row({{available_[n], 1}, {computed_[n], -1}}, -kMilpInfinity, 0);
+      for (const Node* n : *list) never_saved(n);
   }
 
   /// Fixes every op outside the checkpoint regions to its value in `x` (OptimalOptions::
