@@ -22,32 +22,16 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "python" / "tests"))
 import logged_sweep
-import transformers_corpus as corpus
 
 STATUSES = ("agrees", "disagrees", "no regions", "not trained", "timeout", "error")
 
 
 def check(arch, kind, salt, out_path):
     """The worker: one step under the hashed policy; the nodes remat reads otherwise."""
-    from compile_models import copy_of_joint
-    from policy_tags import as_in_joint, hashed_policy, mispredicted
-    from torch._functorch.partitioners import min_cut_rematerialization_partition
+    from policy_tags import mispredicted_in_model
 
-    variant = corpus.Variant(checkpointed=True, attention="eager")
-    model, config = corpus.build(arch, kind, variant)
-    kwargs = {"use_reentrant": False, "context_fn": hashed_policy(as_in_joint(), int(salt))}
-    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
-    joints = []
-
-    def keep(joint, joint_inputs, **kw):
-        joints.append(copy_of_joint(joint))  # before the min-cut cleans its tags up
-        return min_cut_rematerialization_partition(joint, joint_inputs, **kw)
-
-    corpus.train(model, corpus.inputs(kind, config), keep, variant, steps=1)
-    with_regions = [j for j in joints if any("ac_graph_id" in n.meta for n in j.graph.nodes)]
-    wrong = [w for j in with_regions for w in mispredicted(j, int(salt))]
-    nodes = sum(1 for j in with_regions for n in j.graph.nodes if "ac_graph_id" in n.meta)
-    result = {"joints": len(with_regions), "region_nodes": nodes, "wrong": len(wrong)}
+    joints, nodes, wrong = mispredicted_in_model(arch, kind, int(salt))
+    result = {"joints": joints, "region_nodes": nodes, "wrong": len(wrong)}
     result["examples"] = [[r, name, str(p).split(".")[-1], str(a).split(".")[-1]] for r, name, p, a in wrong[:6]]
     Path(out_path).write_text(json.dumps(result))
 

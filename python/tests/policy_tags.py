@@ -79,6 +79,30 @@ def mispredicted(joint, salt):
     return wrong
 
 
+def mispredicted_in_model(arch, kind, salt):
+    """(joints with regions, their region nodes, mispredicted(...) over them) for a transformers
+    architecture of the corpus (transformers_corpus.py), tiny and checkpointed, traced for one
+    step under hashed_policy."""
+    import transformers_corpus as corpus
+    from compile_models import copy_of_joint
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+
+    variant = corpus.Variant(checkpointed=True, attention="eager")
+    model, config = corpus.build(arch, kind, variant)
+    kwargs = {"use_reentrant": False, "context_fn": hashed_policy(as_in_joint(), salt)}
+    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
+    joints = []
+
+    def keep(joint, joint_inputs, **kw):
+        joints.append(copy_of_joint(joint))  # before the min-cut cleans its tags up
+        return min_cut_rematerialization_partition(joint, joint_inputs, **kw)
+
+    corpus.train(model, corpus.inputs(kind, config), keep, variant, steps=1)
+    with_regions = [j for j in joints if any("ac_graph_id" in n.meta for n in j.graph.nodes)]
+    nodes = sum(1 for j in with_regions for n in j.graph.nodes if "ac_graph_id" in n.meta)
+    return len(with_regions), nodes, [w for j in with_regions for w in mispredicted(j, salt)]
+
+
 # The smallest joint with a checkpoint region: a policy module remat writes for it holds the
 # module's code (as_in_joint) whatever the graph.
 _TINY_JOINT = _core.parse_readable(

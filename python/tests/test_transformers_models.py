@@ -61,6 +61,20 @@ def test_trains_bit_for_bit_like_pytorch_min_cut(arch, kind, variant):
     assert outcome.joints >= 1
 
 
+# Where PyTorch's own graph hides which op call made a node (tools/policy_tags_sweep.py runs the
+# corpus): Mamba's scan drops a state (calls whose every node died, before the first live node
+# of their op in each region), ConvBERT and Nystromformer change tensors in place in their regions.
+@pytest.mark.parametrize(
+    "arch,kind", [("mamba", "causal-lm"), ("convbert", "masked-lm"), ("nystromformer", "masked-lm")]
+)
+def test_remat_knows_which_op_call_tagged_each_node(arch, kind):
+    from policy_tags import mispredicted_in_model
+
+    joints, nodes, wrong = mispredicted_in_model(arch, kind, salt=0)
+    assert joints >= 1 and nodes > 0
+    assert wrong == []
+
+
 @pytest.mark.parametrize("arch,kind,variant", [("llama", "causal-lm", PLAIN), ("bert", "masked-lm", CHECKPOINTED)])
 def test_inductor_saves_what_its_default_partitioner_saves(arch, kind, variant):
     assert inductor_difference(arch, kind, variant) is None

@@ -217,6 +217,48 @@ bool writes_back(const CallBuilder& call, const std::vector<const Node*>& chain,
   return same_line(op_node, n) && in_place_code(n);
 }
 
+/// The calls whose every node died that a region makes before the first node of an op in it
+/// (`stack` before `stack_1`: Mamba's scan drops a state), keyed by that node. FX's numbering
+/// shows the numbers skipped since the op's previous node, but not whether those calls were the
+/// region's, the previous region's after its last node of the op (RWKV's loop drops its last
+/// state) or the code's between them (the masks before the first layer). Regions that run one
+/// layer's code call an op equally often, so each region of a run leads with as many as the
+/// run's first: no more than were skipped before it, nor than between any two of its regions.
+std::unordered_map<const Node*, long long> leading_dead_calls(const Graph& g) {
+  std::unordered_map<std::string_view, std::vector<const Node*>> by_base;
+  for (const Node* n : g.nodes()) by_base[fx_base_and_number(n->name()).first].push_back(n);
+  auto number = [](const Node* n) { return fx_base_and_number(n->name()).second; };
+  auto region = [](const Node* n) {
+    return n->op() == OpKind::CallFunction ? n->meta.ac_graph_id() : std::nullopt;
+  };
+  std::unordered_map<const Node*, long long> out;
+  for (auto& [base, nodes] : by_base) {
+    // The numbers skipped before nodes[k] since nodes[k - 1], or since the first of the base.
+    auto skipped = [&](size_t k) {
+      return number(nodes[k]) -
+             (k > 0 ? number(nodes[k - 1]) + 1 : (is_reserved_python_name(base) ? 1 : 0));
+    };
+    // The first node of the base in each region of a run (regions with no node between them).
+    std::vector<size_t> firsts;
+    auto close_run = [&] {
+      if (firsts.size() < 2) return;  // one region: nothing tells its dead calls apart
+      long long leading = skipped(firsts.front());
+      for (size_t i = 1; i < firsts.size(); ++i) leading = std::min(leading, skipped(firsts[i]));
+      for (size_t k : firsts) out.emplace(nodes[k], leading);
+    };
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (!region(nodes[k])) {
+        close_run();
+        firsts.clear();
+      } else if (k == 0 || region(nodes[k - 1]) != region(nodes[k])) {
+        firsts.push_back(k);
+      }
+    }
+    close_run();
+  }
+  return out;
+}
+
 /// Reads the calls off the joint, node by node in the order PyTorch made them (region_calls).
 class CallReader {
  public:
@@ -225,6 +267,7 @@ class CallReader {
         grad_(requiring_grad(joint)),
         new_bases_(g_),
         changed_(g_),
+        leading_(leading_dead_calls(g_)),
         tracebacks_(std::ranges::any_of(g_.nodes(), [](const Node* n) {
           return n->meta.ac_graph_id() && !n->meta.stack_trace.is_null();
         })) {}
@@ -354,18 +397,25 @@ class CallReader {
 
   /// Calls of an op whose every node died (an unused projection) leave their numbers unused: the
   /// calls between two nodes of one op in a region are as many as FX numbered between them, but
-  /// for views after an in-place change (functionalization numbers the views it makes again).
+  /// for views after an in-place change (functionalization numbers the views it makes again);
+  /// before its first node in the region, leading_dead_calls.
   void add_dead_calls(const Node& n, const Node* previous, const std::string& op) {
-    if (previous == nullptr || n.target().view() != op ||
-        previous->meta.ac_graph_id() != n.meta.ac_graph_id())
-      return;
-    auto changes = changes_before_.find(previous);
-    if (is_alias(n) && (changes == changes_before_.end() || changes->second != in_place_calls_))
-      return;
-    auto call = call_of_.find(previous);
-    if (call == call_of_.end() || calls_[call->second].call.op != op) return;
-    long long dead =
-        fx_base_and_number(n.name()).second - fx_base_and_number(previous->name()).second - 1;
+    if (n.target().view() != op) return;
+    long long dead = 0;
+    if (previous != nullptr && previous->meta.ac_graph_id()) {
+      // After a node another call made (a write-back of an in-place change, in RWKV's loop), the
+      // numbers count the views functionalization makes again, not calls.
+      auto call = call_of_.find(previous);
+      if (call == call_of_.end() || calls_[call->second].call.op != op) return;
+    }
+    if (previous != nullptr && previous->meta.ac_graph_id() == n.meta.ac_graph_id()) {
+      auto changes = changes_before_.find(previous);
+      if (is_alias(n) && (changes == changes_before_.end() || changes->second != in_place_calls_))
+        return;
+      dead = fx_base_and_number(n.name()).second - fx_base_and_number(previous->name()).second - 1;
+    } else if (auto leading = leading_.find(&n); leading != leading_.end()) {
+      dead = leading->second;  // the first node of its op in this region
+    }
     for (long long i = 0; i < dead; ++i)
       calls_.push_back({{*n.meta.ac_graph_id(), op, 0, {}, false}, {}});
   }
@@ -374,6 +424,7 @@ class CallReader {
   NodeSet grad_;       // requiring_grad
   NodeSet new_bases_;  // write-backs that stand for the changed view's base
   NodeSet changed_;    // the nodes of in-place calls: the changed tensor, anew
+  std::unordered_map<const Node*, long long> leading_;  // leading_dead_calls
   bool tracebacks_;
   std::vector<CallBuilder> calls_;
   std::unordered_map<const Node*, size_t> call_of_;
