@@ -253,9 +253,9 @@ TEST(ReproducingPolicy, TheOptimumWithinRegionsSavesWhatPyTorchsTagCleanUpMakesM
   ASSERT_TRUE(joint.ok()) << format_all(joint.errors());
   auto plain = partition_joint(*joint, Strategy::MinCut);
   ASSERT_TRUE(plain.ok()) << format_all(plain.errors());
-  ASSERT_TRUE(std::ranges::any_of(plain->report.tags_made_must_save,
-                                  [](const std::string& n) { return n == "detach"; }))
-      << "CSE no longer shares the constant";
+  ASSERT_TRUE(std::ranges::any_of(plain->report.tags_made_must_save, [](const std::string& n) {
+    return n == "detach";
+  })) << "CSE no longer shares the constant";
   OptimalOptions o;
   o.within_regions = true;
   auto optimal = partition_joint(*joint, Strategy::Optimal, {}, o);
