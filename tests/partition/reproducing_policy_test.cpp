@@ -217,6 +217,33 @@ TEST(ReproducingPolicy, TheOptimumWithinRegionsTakesWhatLiesOutsideAsPyTorchChos
   }
 }
 
+// An op with an in-place form applied to a view is read as a possible in-place change whose
+// write-back follows; a node of another shape than the view's chain is no write-back (Inkling's
+// attention clamps a relative-position index, then expands it: two calls; no traceback here to
+// tell, nor, in the graph, a sequence number: tensors that need no gradient share one).
+TEST(ReproducingPolicy, AViewOfAnotherShapeIsNoWriteBack) {
+  auto joint = parse_readable(R"(class joint_graph(torch.nn.Module):
+    def forward(self, primals_1: "f32[2, 4, 8]", primals_2: "i64[8]", tangents_1: "f32[2, 4, 8]"):
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        unsqueeze: "i64[1, 1, 8]" = torch.ops.aten.unsqueeze.default(primals_2, 0)
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        clamp: "i64[1, 1, 8]" = torch.ops.aten.clamp.default(unsqueeze, 0, 7);  unsqueeze = None
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        expand: "i64[2, 4, 8]" = torch.ops.aten.expand.default(clamp, [2, 4, -1]);  clamp = None
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        gather: "f32[2, 4, 8]" = torch.ops.aten.gather.default(primals_1, -1, expand);  primals_1 = expand = None
+        mul: "f32[2, 4, 8]" = torch.ops.aten.mul.Tensor(tangents_1, 2);  tangents_1 = None
+        return (gather, mul)
+)",
+                              "<index clamp>");
+  ASSERT_TRUE(joint.ok()) << format_all(joint.errors());
+  std::map<std::string, std::string> op_of;
+  for (const RegionCalls::Call& c : region_calls(*joint).calls)
+    for (const Node* n : c.nodes) op_of[n->name()] = c.op;
+  EXPECT_EQ(op_of.at("clamp"), "aten.clamp.default");
+  EXPECT_EQ(op_of.at("expand"), "aten.expand.default");
+}
+
 // XGLM clamps attention scores with `torch.max(w, torch.full((), min))` in every layer: PyTorch's
 // CSE shares the first layer's constant (a detach no policy sees) with the second, and its tag
 // clean-up makes that region output MUST_SAVE. The optimum within the regions must save it too.

@@ -212,6 +212,11 @@ bool writes_back(const CallBuilder& call, const std::vector<const Node*>& chain,
   };
   if (!std::ranges::any_of(n.input_nodes(), ours)) return false;
   const Node& op_node = *call.call.nodes.front();
+  // It has the shape of the base or of a view on the way to it. (Tensors that need no gradient
+  // share one autograd sequence number: Inkling's clamp of an index, then its expand.)
+  if (!same_shape(n, op_node) &&
+      std::ranges::none_of(chain, [&](const Node* v) { return same_shape(n, *v); }))
+    return false;
   if (op_node.meta.seq_nr() && n.meta.seq_nr()) return op_node.meta.seq_nr() == n.meta.seq_nr();
   if (op_node.meta.stack_trace.is_null() || n.meta.stack_trace.is_null()) return true;
   return same_line(op_node, n) && in_place_code(n);
