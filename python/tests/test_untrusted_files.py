@@ -29,6 +29,7 @@ EXPECTED = [
     "FunctionDef",
     "FunctionDef",
     "FunctionDef",
+    "Assign",  # MISCOUNTED = []
     "FunctionDef",
 ]
 FILE_NAMES = ['joint"""+__import__("os").system("touch PWNED")+""".json', "joint\\\n'x'.json", "jöint\u2028.json"]
