@@ -25,6 +25,7 @@ import remat  # noqa: E402
 pytest.importorskip("remat._core", reason="remat's C++ extension is not built (cmake --build build)")
 from compile_models import Attention, Block, InPlaceBlock, copy_of_joint, sac_policy  # noqa: E402
 from models import GPTBlock  # noqa: E402
+from transformers_corpus import rng_state_names  # noqa: E402
 
 aten = torch.ops.aten
 REMAT = os.environ.get(
@@ -85,12 +86,12 @@ def recording(partition_fn, saved):
     def partition(joint, joint_inputs, **kwargs):
         fw, bw = partition_fn(joint, joint_inputs, **kwargs)
         output = next(n for n in fw.graph.nodes if n.op == "output")
-        rng_state = {n for n in fw.graph.nodes if "run_and_save_rng_state" in str(n.target)}
+        rng_states = set(rng_state_names(fw, kwargs["num_fwd_outputs"]))
         saved.append(
             sorted(
                 a.name
                 for a in output.args[0][kwargs["num_fwd_outputs"] :]
-                if hasattr(a, "name") and not (a.args and a.args[0] in rng_state)
+                if hasattr(a, "name") and a.name not in rng_states
             )
         )
         return fw, bw

@@ -237,7 +237,7 @@ class Run:
     rng_states: list = dataclasses.field(default_factory=list)  # per joint: the saved RNG states
 
 
-def _rng_state_names(fw, num_fwd_outputs):
+def rng_state_names(fw, num_fwd_outputs):
     """The saved values that are RNG states: run_and_save_rng_state's first output, which PyTorch
     saves for each random op the backward recomputes (CPU attention and dropout in a checkpoint)."""
     import operator
@@ -247,6 +247,7 @@ def _rng_state_names(fw, num_fwd_outputs):
         a.name
         for a in output.args[0][num_fwd_outputs:]
         if getattr(a, "target", None) is operator.getitem
+        and a.args[1] == 0
         and getattr(getattr(a.args[0], "target", None), "__name__", "") == "run_and_save_rng_state"
     ]
 
@@ -270,7 +271,7 @@ def train(model, batch, partition, variant, steps=STEPS):
         fw, bw = partition(joint, joint_inputs, **kwargs)
         run.seconds += time.perf_counter() - start
         run.saved.append(_saved_names(fw, kwargs["num_fwd_outputs"]))
-        run.rng_states.append(_rng_state_names(fw, kwargs["num_fwd_outputs"]))
+        run.rng_states.append(rng_state_names(fw, kwargs["num_fwd_outputs"]))
         run.code.append((fw.code, bw.code))
         return fw, bw
 

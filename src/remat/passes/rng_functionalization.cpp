@@ -3,6 +3,7 @@
 #include "remat/ir/graph.h"
 #include "remat/ops/aten_overloads.h"
 #include "remat/ops/op_registry.h"
+#include "remat/passes/recompute_tag_cleanup.h"
 #include "remat/support/assert.h"
 
 namespace remat::passes {
@@ -12,10 +13,7 @@ bool replays_rng_state(const Node& n) {
   if (node_is(n, OpCategory::Random)) return true;
   // PyTorch replays a seeded op outside remat's registry (CPU attention, with its dropout_p)
   // only where a checkpoint tag makes it recompute the op.
-  std::optional<CheckpointPolicy> tag = n.meta.recompute;
-  return tag &&
-         (*tag == CheckpointPolicy::PreferRecompute || *tag == CheckpointPolicy::MustRecompute) &&
-         torch_seeded_overload(n.target().view());
+  return must_recompute(n) && torch_seeded_overload(n.target().view());
 }
 
 std::vector<std::string> functionalize_recomputed_rng(ForwardBackward& graphs) {
