@@ -21,6 +21,7 @@ EXPECTED = [
     "Expr",
     "Import",
     "Import",
+    "Import",
     "ImportFrom",
     "Assign",
     "Assign",
@@ -28,6 +29,7 @@ EXPECTED = [
     "Assign",
     "FunctionDef",
     "FunctionDef",
+    "FunctionDef",  # _outside_regions
     "FunctionDef",
     "Assign",  # MISCOUNTED = []
     "FunctionDef",

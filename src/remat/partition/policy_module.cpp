@@ -25,11 +25,18 @@ def reset():
 
 def context_fn():
     """For torch.utils.checkpoint.checkpoint(fn, ..., use_reentrant=False, context_fn=context_fn):
-    the policy of the next region the forward enters."""
+    the policy of the next region the forward enters. A checkpoint entered under torch.no_grad()
+    makes no region of the joint graph (HRM's cycles that only warm its state up): it takes none."""
     global _entered
+    if not torch.is_grad_enabled():
+        return create_selective_checkpoint_contexts(_outside_regions)
     region = _entered % len(REGIONS)
     _entered += 1
     return create_selective_checkpoint_contexts(policy_for(region))
+
+
+def _outside_regions(ctx, op, *args, **kwargs):
+    return PREFER_RECOMPUTE
 
 
 def as_in_joint(op):
@@ -111,9 +118,11 @@ std::string policy_module_text(const ReproducingPolicy& policy, const std::strin
   line("    from torch.utils.checkpoint import checkpoint");
   line("    y = checkpoint(block, x, use_reentrant=False, context_fn=context_fn)");
   line("");
-  line(fmt::format(
-      "The forward enters {} checkpoint region{}; context_fn counts them (reset() starts again).",
-      policy.regions.size(), policy.regions.size() == 1 ? "" : "s"));
+  line(
+      fmt::format("The forward enters {} checkpoint region{} with gradients on; context_fn counts "
+                  "them (reset()\n"
+                  "starts again).",
+                  policy.regions.size(), policy.regions.size() == 1 ? "" : "s"));
   line(fmt::format("{} op calls: {} MUST_SAVE, the others PREFER_RECOMPUTE.", policy.call_count(),
                    policy.saved_call_count()));
   if (policy.mismatches.empty()) {
@@ -131,6 +140,7 @@ std::string policy_module_text(const ReproducingPolicy& policy, const std::strin
   line("import collections");
   line("import logging");
   line("");
+  line("import torch");
   line("from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts");
   line("");
   line(

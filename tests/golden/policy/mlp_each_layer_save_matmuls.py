@@ -8,13 +8,15 @@ some others, dropout's kernels for one, and the policy logs those, in MISCOUNTED
     from torch.utils.checkpoint import checkpoint
     y = checkpoint(block, x, use_reentrant=False, context_fn=context_fn)
 
-The forward enters 2 checkpoint regions; context_fn counts them (reset() starts again).
+The forward enters 2 checkpoint regions with gradients on; context_fn counts them (reset()
+starts again).
 6 op calls: 4 MUST_SAVE, the others PREFER_RECOMPUTE.
 PyTorch's min-cut with it saves exactly the 4 chosen values.
 """
 import collections
 import logging
 
+import torch
 from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
 
 MUST_SAVE, PREFER_RECOMPUTE = CheckpointPolicy.MUST_SAVE, CheckpointPolicy.PREFER_RECOMPUTE
@@ -61,11 +63,18 @@ def reset():
 
 def context_fn():
     """For torch.utils.checkpoint.checkpoint(fn, ..., use_reentrant=False, context_fn=context_fn):
-    the policy of the next region the forward enters."""
+    the policy of the next region the forward enters. A checkpoint entered under torch.no_grad()
+    makes no region of the joint graph (HRM's cycles that only warm its state up): it takes none."""
     global _entered
+    if not torch.is_grad_enabled():
+        return create_selective_checkpoint_contexts(_outside_regions)
     region = _entered % len(REGIONS)
     _entered += 1
     return create_selective_checkpoint_contexts(policy_for(region))
+
+
+def _outside_regions(ctx, op, *args, **kwargs):
+    return PREFER_RECOMPUTE
 
 
 def as_in_joint(op):
