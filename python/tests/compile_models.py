@@ -212,6 +212,28 @@ class CheckpointedInPlace(nn.Module):
         return (torch.randn(rows, 8, 16, generator=g),)
 
 
+class HiddenInPlace(nn.Module):
+    """Swin-v2's continuous position bias under a checkpoint whose policy saves every call: a
+    Linear over a 4-D tensor, nn.ReLU(inplace=True) (an in-place change that no line of the model
+    shows) and a second Linear."""
+
+    def __init__(self, d=16, heads=3):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(2, d), nn.ReLU(inplace=True), nn.Linear(d, heads, bias=False))
+        self.heads = heads
+
+    def block(self, coords):
+        return torch.sigmoid(self.mlp(coords).view(-1, self.heads)) * 16
+
+    def forward(self, coords):
+        save_all = sac_policy(set(), CheckpointPolicy.MUST_SAVE)
+        return checkpoint(self.block, coords, use_reentrant=False, context_fn=save_all).pow(2).mean()
+
+    @staticmethod
+    def batch(g, rows=1):
+        return (torch.randn(rows, 5, 5, 2, generator=g),)
+
+
 class TensorConstants(nn.Module):
     """Constants the way real models hold them (Llama's masks, T5's position buckets): a
     registered constant buffer, and tensors made from Python numbers in forward, which
@@ -270,4 +292,5 @@ MODELS = {
     "attention": lambda: CheckpointedAttention(),
     "tensor_constants": lambda: TensorConstants(),
     "in_place": lambda: CheckpointedInPlace(),
+    "hidden_in_place": lambda: HiddenInPlace(),
 }

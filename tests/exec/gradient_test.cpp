@@ -120,11 +120,13 @@ TEST(Gradients, PyTorchPartitionsEqualTheirJointGraphs) {
 }
 
 // PyTorch 2.13's joints with the operators libtorch 1.13 lacks (batch norm's functional form,
-// CPU flash attention; exec/newer_aten_ops.cpp), its RNG wrappers (dropout) and its lifted tensor
-// constants (get_attr, with the values remat.export records): the joint,
+// CPU flash attention; exec/newer_aten_ops.cpp), its RNG wrappers (dropout), its lifted tensor
+// constants (get_attr, with the values remat.export records), and the write-back of an in-place
+// ReLU on a view (hidden_in_place): the joint,
 // PyTorch's own partition and remat's partitions compute the same numbers on the installed ATen.
 TEST(Gradients, PyTorch213JointsRunOnTheInstalledATen) {
-  for (const char* model : {"attention", "batch_norm", "dropout", "tensor_constants"}) {
+  for (const char* model :
+       {"attention", "batch_norm", "dropout", "tensor_constants", "hidden_in_place"}) {
     GraphModule joint = load(std::string(model) + "_joint.json", "torch-2.13");
     auto joint_report = exec::check_joint(joint);
     ASSERT_TRUE(joint_report.ok()) << model << ": " << format_all(joint_report.errors());
@@ -192,7 +194,8 @@ TEST(Partitions, ComputeTheJointGraphsNumbers) {
   for (const char* model : kTorch113Models) {
     expect_partitions_match(load(std::string(model) + "_joint.json"), model);
   }
-  for (const char* model : {"attention", "batch_norm", "dropout", "tensor_constants"}) {
+  for (const char* model :
+       {"attention", "batch_norm", "dropout", "tensor_constants", "hidden_in_place"}) {
     expect_partitions_match(load(std::string(model) + "_joint.json", "torch-2.13"), model);
   }
 }

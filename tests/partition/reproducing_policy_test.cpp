@@ -357,33 +357,56 @@ TEST(ReproducingPolicy, GroupsTheNodesOfOneCallByTheOpThatMadeThem) {
   EXPECT_EQ(split->call_count(), after->call_count());
 }
 
+/// The joint and its printed text (a log's: tracebacks, no autograd sequence numbers).
+std::vector<GraphModule> joint_and_its_text(const char* data) {
+  auto loaded = load_graph_json(testing::data_path(data));
+  EXPECT_TRUE(loaded.ok()) << format_all(loaded.errors());
+  if (!loaded.ok()) return {};
+  auto printed =
+      parse_readable(print_readable(*loaded, PrintOptions::tlparse()).text, "<printed joint>");
+  EXPECT_TRUE(printed.ok()) << format_all(printed.errors());
+  if (!printed.ok()) return {};
+  std::vector<GraphModule> both;
+  both.push_back(std::move(*loaded));
+  both.push_back(std::move(*printed));
+  return both;
+}
+
+/// Under a policy that saves every call, the region nodes PyTorch tagged PREFER_RECOMPUTE are
+/// the ones no policy decides: remat's unseen and remade nodes.
+void expect_undecided_where_pytorch_tagged_prefer_recompute(const GraphModule& joint,
+                                                            const RegionCalls& found) {
+  std::set<std::string> undecided;
+  for (const auto* list : {&found.unseen, &found.remade})
+    for (const Node* n : *list) undecided.insert(n->name());
+  for (const Node* n : joint.graph().nodes()) {
+    if (n->op() != OpKind::CallFunction || !n->meta.ac_graph_id()) continue;
+    bool pytorch_undecided = n->meta.recompute == CheckpointPolicy::PreferRecompute;
+    EXPECT_EQ(undecided.contains(n->name()), pytorch_undecided) << n->name();
+  }
+}
+
+std::map<std::string, std::pair<std::string, int64_t>> calls_by_node(const RegionCalls& found) {
+  std::map<std::string, std::pair<std::string, int64_t>> call_of;
+  for (const RegionCalls::Call& c : found.calls)
+    for (const Node* n : c.nodes) call_of[n->name()] = {c.op, c.index};
+  return call_of;
+}
+
 // PyTorch 2.13's joint of two InPlaceBlocks (python/tests/compile_models.py: ConvBERT's
 // `x += self.bias` then a transpose of x, `h += ...` on a Linear's output view, a masked_fill_ and
 // an item assignment), each region under a policy that saves every call: the nodes PyTorch tagged
 // PREFER_RECOMPUTE are the ones no policy decides. remat must find exactly those, from the graph
 // (with autograd sequence numbers) and from its printed text (a log's: tracebacks only).
 TEST(ReproducingPolicy, KnowsWhichRegionNodesNoPolicyDecidesInPyTorchsInPlaceJoint) {
-  auto loaded = load_graph_json(testing::data_path("torch-2.13/in_place_joint.json"));
-  ASSERT_TRUE(loaded.ok()) << format_all(loaded.errors());
-  PrintOptions log_style = PrintOptions::tlparse();
-  auto printed = parse_readable(print_readable(*loaded, log_style).text, "<printed joint>");
-  ASSERT_TRUE(printed.ok()) << format_all(printed.errors());
-  for (const GraphModule* joint : {&*loaded, &*printed}) {
-    SCOPED_TRACE(joint == &*loaded ? "the graph" : "its printed text");
-    const Graph& g = joint->graph();
+  std::vector<GraphModule> joints = joint_and_its_text("torch-2.13/in_place_joint.json");
+  ASSERT_EQ(joints.size(), 2u);
+  for (const GraphModule* joint : {&joints[0], &joints[1]}) {
+    SCOPED_TRACE(joint == &joints[0] ? "the graph" : "its printed text");
     RegionCalls found = region_calls(*joint);
-    std::set<std::string> undecided;
-    for (const auto* list : {&found.unseen, &found.remade})
-      for (const Node* n : *list) undecided.insert(n->name());
-    std::map<std::string, std::pair<std::string, int64_t>> call_of;
-    for (const RegionCalls::Call& c : found.calls)
-      for (const Node* n : c.nodes) call_of[n->name()] = {c.op, c.index};
+    expect_undecided_where_pytorch_tagged_prefer_recompute(*joint, found);
+    std::map<std::string, std::pair<std::string, int64_t>> call_of = calls_by_node(found);
     int64_t written_back = 0, replayed = 0;
-    for (const Node* n : g.nodes()) {
-      if (n->op() != OpKind::CallFunction || !n->meta.ac_graph_id()) continue;
-      bool pytorch_undecided = n->meta.recompute == CheckpointPolicy::PreferRecompute;
-      EXPECT_EQ(undecided.contains(n->name()), pytorch_undecided) << n->name();
-    }
     auto detach = [](const Node* n) { return n->target().view() == "aten.detach.default"; };
     for (const RegionCalls::Call& c : found.calls) {
       if (std::ranges::all_of(c.nodes, detach)) ++replayed;
@@ -402,6 +425,31 @@ TEST(ReproducingPolicy, KnowsWhichRegionNodesNoPolicyDecidesInPyTorchsInPlaceJoi
     EXPECT_EQ(call_of.at("transpose_1"), std::make_pair(std::string("aten.transpose.int"), 0L));
     EXPECT_EQ(call_of.at("transpose_2"), std::make_pair(std::string("aten.transpose.int"), 1L));
     EXPECT_EQ(call_of.at("add").first, "aten.add.Tensor");
+  }
+}
+
+// PyTorch 2.13's joint of Swin-v2's continuous position bias (HiddenInPlace in
+// python/tests/compile_models.py): nn.ReLU(inplace=True) changes the first Linear's output view
+// in place, which no line of the model shows. The write-back (`view_2`, of the base's shape) is
+// the ReLU call's; autograd views the base again (a call whose node died); the second Linear's
+// view of the changed tensor is remade twice, by its own call (dead) and by the detach selective
+// checkpointing makes of its output (`view_7`, `view_8`: PREFER_RECOMPUTE, and `view_8` holds the
+// call's place). Read alike from the graph and from its printed text, which has no autograd
+// sequence numbers to tie the write-back to the ReLU.
+TEST(ReproducingPolicy, ReadsAnInPlaceChangeThatNoLineOfTheModelShows) {
+  std::vector<GraphModule> joints = joint_and_its_text("torch-2.13/hidden_in_place_joint.json");
+  ASSERT_EQ(joints.size(), 2u);
+  for (const GraphModule* joint : {&joints[0], &joints[1]}) {
+    SCOPED_TRACE(joint == &joints[0] ? "the graph" : "its printed text");
+    RegionCalls found = region_calls(*joint);
+    expect_undecided_where_pytorch_tagged_prefer_recompute(*joint, found);
+    auto call_of = calls_by_node(found);
+    const std::string view = "aten.view.default";
+    EXPECT_EQ(call_of.at("view_1"), std::make_pair(view, 1L));
+    EXPECT_EQ(call_of.at("view_2"), std::make_pair(std::string("aten.relu.default"), 0L));
+    EXPECT_EQ(call_of.at("view_8"), std::make_pair(view, 3L));
+    EXPECT_EQ(call_of.at("view_9"), std::make_pair(view, 4L));
+    EXPECT_FALSE(call_of.contains("view_7"));
   }
 }
 

@@ -198,12 +198,27 @@ std::vector<const Node*> changed_view_chain(const Node& op_node, const NodeSet& 
   return chain;
 }
 
+/// Whether `n`, of the base's shape, is a write-back the way its neighbour in FX's numbering shows
+/// it (`view_17` for `view_16`): functionalization makes the changed view again from the new base
+/// right after writing an in-place change back, so that node either died or views `n` in the
+/// changed view's shape. (The sign of an in-place change a line's code hides, such as
+/// nn.ReLU(inplace=True)'s, where the graph has no autograd sequence numbers: a printed one.)
+bool views_changed_view_again(const Graph& g, const std::vector<const Node*>& chain,
+                              const Node& n) {
+  if (!same_shape(n, *chain.back())) return false;
+  auto [base, number] = fx_base_and_number(n.name());
+  const Node* after = g.find(fmt::format("{}_{}", base, number + 1));
+  return after == nullptr ||
+         (is_alias(*after) && first_input(*after) == &n && same_shape(*after, *chain.front()));
+}
+
 /// Whether `n` is one of the nodes the in-place change of a view (`call`, whose view chain is
 /// `chain`) made to write the result back to the base and view it again: a view or a scatter of
 /// the call's nodes or of the chain, made on the same line of the model (the same autograd
 /// sequence number where the graph has them; else the same traceback, whose code changes a
 /// tensor in place).
-bool writes_back(const CallBuilder& call, const std::vector<const Node*>& chain, const Node& n) {
+bool writes_back(const Graph& g, const CallBuilder& call, const std::vector<const Node*>& chain,
+                 const Node& n) {
   if (chain.empty()) return false;
   if (!is_alias(n) && !n.target().view().ends_with("_scatter.default")) return false;
   auto ours = [&](const Node* u) {
@@ -219,7 +234,7 @@ bool writes_back(const CallBuilder& call, const std::vector<const Node*>& chain,
     return false;
   if (op_node.meta.seq_nr() && n.meta.seq_nr()) return op_node.meta.seq_nr() == n.meta.seq_nr();
   if (op_node.meta.stack_trace.is_null() || n.meta.stack_trace.is_null()) return true;
-  return same_line(op_node, n) && in_place_code(n);
+  return same_line(op_node, n) && (in_place_code(n) || views_changed_view_again(g, chain, n));
 }
 
 /// The calls whose every node died that a region makes before the first node of an op in it
@@ -307,7 +322,7 @@ class CallReader {
     std::string op = made_by.value_or(std::string(n.target().view()));
     if (unseen_op(op)) return out_.unseen.push_back(&n);
     if (!calls_.empty() && calls_.back().call.region == region && !calls_.back().call.remade &&
-        writes_back(calls_.back(), chain_, n)) {
+        writes_back(g_, calls_.back(), chain_, n)) {
       for (const Node* d : detaches_) join(*d, calls_.size() - 1);  // made inside the call
       detaches_.clear();
       join(n, calls_.size() - 1);
@@ -315,13 +330,13 @@ class CallReader {
       if (same_shape(n, *chain_.back())) new_bases_.insert(&n);
       return;
     }
-    bool remade = named_like_remade(g_, n) && views_changed_tensor(n);
+    bool remade =
+        (named_like_remade(g_, n) || continues_remade_chain(n)) && views_changed_tensor(n);
     if (remade) {
       out_.remade.push_back(&n);
       // A remade chain views the changed tensor again, view by view: only its last view is the
       // output of the call the chain was made for.
-      if (!calls_.empty() && calls_.back().call.remade && calls_.back().call.nodes.size() == 1 &&
-          first_input(n) == calls_.back().call.nodes.front()) {
+      if (views_last_remade(n)) {
         call_of_.erase(calls_.back().call.nodes.front());
         calls_.pop_back();
       }
@@ -340,6 +355,20 @@ class CallReader {
   void join(const Node& n, size_t call) {
     calls_[call].call.nodes.push_back(&n);
     call_of_.emplace(&n, call);
+  }
+
+  /// Whether `n` views the only node of the last call, a remade view.
+  bool views_last_remade(const Node& n) const {
+    return !calls_.empty() && calls_.back().call.remade && calls_.back().call.nodes.size() == 1 &&
+           first_input(n) == calls_.back().call.nodes.front();
+  }
+
+  /// Whether `n` is the next view of a remade chain though FX numbered it right after the chain's
+  /// last (the chain a detach makes: selective checkpointing detaches a call's output after the
+  /// policy tagged the call, and functionalization makes that output anew first, from the changed
+  /// base). A call of the model on the remade view comes after that detach, not right after.
+  bool continues_remade_chain(const Node& n) const {
+    return is_alias(n) && views_last_remade(n) && n.prev() == calls_.back().call.nodes.front();
   }
 
   /// An in-place call's op is the last of its line (`x[i] = f(y)`: f first): `next`, the node
@@ -391,10 +420,11 @@ class CallReader {
           calls_.push_back({{region, std::string(chain_[i]->target().view()), 0, {}, false}, {}});
         if (calls_.size() - 1 > changer) owner = changer + 1;
       }
+      // A write-back shows an in-place change the code's line does not (nn.ReLU(inplace=True)).
+      if (in_place || calls_[changer].wrote_back)
+        for (const Node* m : calls_[changer].call.nodes) changed_.insert(m);
       calls_[changer].wrote_back = false;
       for (const Node* d : anew) join(*d, owner);
-      if (in_place)
-        for (const Node* m : calls_[changer].call.nodes) changed_.insert(m);
     }
     out_.unseen.insert(out_.unseen.end(), detaches_.begin(), detaches_.end());
     detaches_.clear();
