@@ -5,6 +5,7 @@ non-reentrant torch.utils.checkpoint, selective checkpointing policies (MUST_SAV
 PREFER_RECOMPUTE, MUST_RECOMPUTE), dropout inside a checkpoint (RNG), train-mode batch norm
 (mutated buffers), views and in-place ops, several outputs, scaled-dot-product attention."""
 
+import collections
 import functools
 
 import torch
@@ -44,6 +45,27 @@ class InPlaceBlock(nn.Module):
         out = torch.zeros_like(h)
         out[..., ::2] = h[..., ::2] * 2
         return out + h.cos()
+
+
+def parity_policy():
+    """A selective-checkpointing context_fn (a module-level function: Dynamo runs a closure made
+    while it traces with other counts) that tags each call by its index among the region's calls
+    of its op (an in-place op counted with its functional form, as the joint shows it): MUST_SAVE
+    when even, PREFER_SAVE when odd. The joint then shows which call made each node, and the nodes
+    PyTorch tags PREFER_RECOMPUTE are the ones no policy decides."""
+    counts = collections.Counter()
+
+    def policy(ctx, op, *_args, **_kwargs):
+        namespace, _, rest = str(op).partition(".")
+        name, _, overload = rest.partition(".")
+        if name.endswith("_") and not name.endswith("__"):
+            name = name[:-1]
+        key = (ctx.is_recompute, f"{namespace}.{name}.{overload}")
+        index = counts[key]
+        counts[key] += 1
+        return CheckpointPolicy.MUST_SAVE if index % 2 == 0 else CheckpointPolicy.PREFER_SAVE
+
+    return create_selective_checkpoint_contexts(policy)
 
 
 def sac_policy(saved_ops, otherwise):
@@ -213,9 +235,9 @@ class CheckpointedInPlace(nn.Module):
 
 
 class HiddenInPlace(nn.Module):
-    """Swin-v2's continuous position bias under a checkpoint whose policy saves every call: a
-    Linear over a 4-D tensor, nn.ReLU(inplace=True) (an in-place change that no line of the model
-    shows) and a second Linear."""
+    """Swin-v2's continuous position bias under a checkpoint whose policy tags each call by the
+    parity of its index (parity_policy): a Linear over a 4-D tensor, nn.ReLU(inplace=True) (an
+    in-place change that no line of the model shows) and a second Linear."""
 
     def __init__(self, d=16, heads=3):
         super().__init__()
@@ -226,12 +248,38 @@ class HiddenInPlace(nn.Module):
         return torch.sigmoid(self.mlp(coords).view(-1, self.heads)) * 16
 
     def forward(self, coords):
-        save_all = sac_policy(set(), CheckpointPolicy.MUST_SAVE)
-        return checkpoint(self.block, coords, use_reentrant=False, context_fn=save_all).pow(2).mean()
+        return checkpoint(self.block, coords, use_reentrant=False, context_fn=parity_policy).pow(2).mean()
 
     @staticmethod
     def batch(g, rows=1):
         return (torch.randn(rows, 5, 5, 2, generator=g),)
+
+
+class GroupMasked(nn.Module):
+    """GLM-4-MoE's group mask (of one group, as in its tiny config) under a checkpoint whose policy
+    tags each call by the parity of its index (parity_policy): a zeros_like that scatter_ changes in place, viewed by three view calls
+    (unsqueeze, expand, reshape) whose outputs functionalization makes again, then an unsqueeze of
+    another tensor."""
+
+    def __init__(self, d=16, groups=1):
+        super().__init__()
+        self.fc, self.groups = nn.Linear(d, d), groups
+
+    def block(self, x):
+        rows, d = x.shape
+        scores = self.fc(x).sigmoid()
+        group_scores = scores.view(rows, self.groups, d // self.groups).amax(-1)
+        mask = torch.zeros_like(group_scores)
+        mask.scatter_(1, group_scores.topk(1, dim=-1)[1], 1)
+        kept = mask.unsqueeze(-1).expand(-1, self.groups, d // self.groups).reshape(-1, d)
+        return scores.masked_fill(~kept.bool(), 0.0) * scores.sum(-1).unsqueeze(-1)
+
+    def forward(self, x):
+        return checkpoint(self.block, x, use_reentrant=False, context_fn=parity_policy).pow(2).mean()
+
+    @staticmethod
+    def batch(g, rows=8):
+        return (torch.randn(rows, 16, generator=g),)
 
 
 class TensorConstants(nn.Module):
@@ -293,4 +341,5 @@ MODELS = {
     "tensor_constants": lambda: TensorConstants(),
     "in_place": lambda: CheckpointedInPlace(),
     "hidden_in_place": lambda: HiddenInPlace(),
+    "group_masked": lambda: GroupMasked(),
 }

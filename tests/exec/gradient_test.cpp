@@ -98,6 +98,12 @@ GraphModule load(const std::string& name, const std::string& era = "torch-1.13")
 // Every model PyTorch 1.13 partitioned for tests/data/torch-1.13.
 constexpr const char* kTorch113Models[] = {"ckpt_sin_mm_sigmoid", "mlp_relu",      "layernorm_mlp",
                                            "batchnorm_conv",      "cross_entropy", "norm_stack"};
+// tests/data/torch-2.13 (tools/capture_torch2_joints.py): the operators libtorch 1.13 lacks
+// (batch norm's functional form, CPU flash attention; exec/newer_aten_ops.cpp), PyTorch 2.13's RNG
+// wrappers (dropout), its lifted tensor constants (get_attr, with the values remat.export
+// records), and in-place changes under selective checkpointing (hidden_in_place, group_masked).
+constexpr const char* kTorch213Models[] = {"attention",        "batch_norm",      "dropout",
+                                           "tensor_constants", "hidden_in_place", "group_masked"};
 
 TEST(Gradients, PyTorchPartitionsEqualTheirJointGraphs) {
   for (const char* model : kTorch113Models) {
@@ -119,14 +125,10 @@ TEST(Gradients, PyTorchPartitionsEqualTheirJointGraphs) {
   }
 }
 
-// PyTorch 2.13's joints with the operators libtorch 1.13 lacks (batch norm's functional form,
-// CPU flash attention; exec/newer_aten_ops.cpp), its RNG wrappers (dropout), its lifted tensor
-// constants (get_attr, with the values remat.export records), and the write-back of an in-place
-// ReLU on a view (hidden_in_place): the joint,
-// PyTorch's own partition and remat's partitions compute the same numbers on the installed ATen.
+// PyTorch 2.13's joints: the joint, PyTorch's own partition and remat's partitions compute the
+// same numbers on the installed ATen.
 TEST(Gradients, PyTorch213JointsRunOnTheInstalledATen) {
-  for (const char* model :
-       {"attention", "batch_norm", "dropout", "tensor_constants", "hidden_in_place"}) {
+  for (const char* model : kTorch213Models) {
     GraphModule joint = load(std::string(model) + "_joint.json", "torch-2.13");
     auto joint_report = exec::check_joint(joint);
     ASSERT_TRUE(joint_report.ok()) << model << ": " << format_all(joint_report.errors());
@@ -194,8 +196,7 @@ TEST(Partitions, ComputeTheJointGraphsNumbers) {
   for (const char* model : kTorch113Models) {
     expect_partitions_match(load(std::string(model) + "_joint.json"), model);
   }
-  for (const char* model :
-       {"attention", "batch_norm", "dropout", "tensor_constants", "hidden_in_place"}) {
+  for (const char* model : kTorch213Models) {
     expect_partitions_match(load(std::string(model) + "_joint.json", "torch-2.13"), model);
   }
 }

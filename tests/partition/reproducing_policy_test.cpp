@@ -386,6 +386,24 @@ void expect_undecided_where_pytorch_tagged_prefer_recompute(const GraphModule& j
   }
 }
 
+/// Under python/tests/compile_models.py's parity_policy (MUST_SAVE for a call of even index among
+/// its op's calls in the region, PREFER_SAVE for odd), every region node carries the tag of the
+/// call remat reads for it, or PREFER_RECOMPUTE where no policy decides it.
+void expect_the_parity_policys_tags(const GraphModule& joint, const RegionCalls& found) {
+  std::unordered_map<const Node*, CheckpointPolicy> predicted;
+  for (const RegionCalls::Call& c : found.calls)
+    for (const Node* n : c.nodes)
+      predicted[n] = c.index % 2 == 0 ? CheckpointPolicy::MustSave : CheckpointPolicy::PreferSave;
+  for (const auto* list : {&found.unseen, &found.remade})
+    for (const Node* n : *list) predicted[n] = CheckpointPolicy::PreferRecompute;
+  for (const Node* n : joint.graph().nodes()) {
+    if (n->op() != OpKind::CallFunction || !n->meta.ac_graph_id()) continue;
+    auto p = predicted.find(n);
+    ASSERT_NE(p, predicted.end()) << n->name() << " is read as no call, remade or unseen node";
+    EXPECT_EQ(p->second, n->meta.recompute) << n->name();
+  }
+}
+
 std::map<std::string, std::pair<std::string, int64_t>> calls_by_node(const RegionCalls& found) {
   std::map<std::string, std::pair<std::string, int64_t>> call_of;
   for (const RegionCalls::Call& c : found.calls)
@@ -429,20 +447,20 @@ TEST(ReproducingPolicy, KnowsWhichRegionNodesNoPolicyDecidesInPyTorchsInPlaceJoi
 }
 
 // PyTorch 2.13's joint of Swin-v2's continuous position bias (HiddenInPlace in
-// python/tests/compile_models.py): nn.ReLU(inplace=True) changes the first Linear's output view
-// in place, which no line of the model shows. The write-back (`view_2`, of the base's shape) is
-// the ReLU call's; autograd views the base again (a call whose node died); the second Linear's
-// view of the changed tensor is remade twice, by its own call (dead) and by the detach selective
-// checkpointing makes of its output (`view_7`, `view_8`: PREFER_RECOMPUTE, and `view_8` holds the
-// call's place). Read alike from the graph and from its printed text, which has no autograd
-// sequence numbers to tie the write-back to the ReLU.
+// python/tests/compile_models.py, under parity_policy): nn.ReLU(inplace=True) changes the first
+// Linear's output view in place, which no line of the model shows. The write-back (`view_2`, of
+// the base's shape) is the ReLU call's; autograd views the base again (a call whose node died);
+// the changed view and the second Linear's view of it are made again by the detach selective
+// checkpointing makes of that view call's output (`view_7`, `view_8`: PREFER_RECOMPUTE, and
+// `view_8` holds the call's place; its own node died). Read alike from the graph and from its
+// printed text, which has no autograd sequence numbers to tie the write-back to the ReLU.
 TEST(ReproducingPolicy, ReadsAnInPlaceChangeThatNoLineOfTheModelShows) {
   std::vector<GraphModule> joints = joint_and_its_text("torch-2.13/hidden_in_place_joint.json");
   ASSERT_EQ(joints.size(), 2u);
   for (const GraphModule* joint : {&joints[0], &joints[1]}) {
     SCOPED_TRACE(joint == &joints[0] ? "the graph" : "its printed text");
     RegionCalls found = region_calls(*joint);
-    expect_undecided_where_pytorch_tagged_prefer_recompute(*joint, found);
+    expect_the_parity_policys_tags(*joint, found);
     auto call_of = calls_by_node(found);
     const std::string view = "aten.view.default";
     EXPECT_EQ(call_of.at("view_1"), std::make_pair(view, 1L));
@@ -450,6 +468,25 @@ TEST(ReproducingPolicy, ReadsAnInPlaceChangeThatNoLineOfTheModelShows) {
     EXPECT_EQ(call_of.at("view_8"), std::make_pair(view, 3L));
     EXPECT_EQ(call_of.at("view_9"), std::make_pair(view, 4L));
     EXPECT_FALSE(call_of.contains("view_7"));
+  }
+}
+
+// PyTorch 2.13's joint of GLM-4-MoE's group mask (GroupMasked in python/tests/compile_models.py,
+// under parity_policy): after `mask.scatter_`, each call of `mask.unsqueeze(-1).expand(...)
+// .reshape(...)` makes the chain so far again, and the detach of the last call's output makes all
+// of it again once more (PREFER_RECOMPUTE). The unsqueeze and expand calls' own nodes died: they
+// are calls all the same, and the unsqueeze after them is the region's second.
+TEST(ReproducingPolicy, CountsTheViewCallsOfAChainMadeAgainAfterAnInPlaceChange) {
+  std::vector<GraphModule> joints = joint_and_its_text("torch-2.13/group_masked_joint.json");
+  ASSERT_EQ(joints.size(), 2u);
+  for (const GraphModule* joint : {&joints[0], &joints[1]}) {
+    SCOPED_TRACE(joint == &joints[0] ? "the graph" : "its printed text");
+    RegionCalls found = region_calls(*joint);
+    expect_the_parity_policys_tags(*joint, found);
+    auto call_of = calls_by_node(found);
+    EXPECT_EQ(call_of.at("unsqueeze_4"), std::make_pair(std::string("aten.unsqueeze.default"), 1L));
+    EXPECT_EQ(call_of.at("view_2"), std::make_pair(std::string("aten.view.default"), 1L));
+    EXPECT_FALSE(call_of.contains("unsqueeze_3") || call_of.contains("expand_2"));
   }
 }
 

@@ -337,12 +337,21 @@ class CallReader {
       // A remade chain views the changed tensor again, view by view: only its last view is the
       // output of the call the chain was made for.
       if (views_last_remade(n)) {
-        call_of_.erase(calls_.back().call.nodes.front());
-        calls_.pop_back();
+        const Node* earlier = calls_.back().call.nodes.front();
+        call_of_.erase(earlier);
+        // The chain's earlier view is the changed view made again from the write-back, no call's
+        // output; or the output of a view call whose own node died (MoE routers'
+        // `mask.unsqueeze(-1).expand(...).reshape(...)` after `mask.scatter_`): a dead call.
+        if (new_bases_.contains(first_input(*earlier))) {
+          calls_.pop_back();
+        } else {
+          calls_.back().call.nodes.clear();
+          calls_.back().call.remade = false;
+        }
       }
     }
     if (calls_.empty() || remade || !continues(calls_.back(), n, region, made_by)) {
-      close_last_call(&n);
+      close_last_call(&n, remade);
       if (!remade) add_dead_calls(n, previous, op);
       changes_before_.emplace(&n, in_place_calls_);
       calls_.push_back({{region, op, 0, {}, remade}, n.meta.seq_nr(), made_by.has_value()});
@@ -395,9 +404,10 @@ class CallReader {
   /// What the last call made after its own nodes: after an in-place change of a view whose result
   /// requires grad, autograd views the new base again, op by op from the base (calls the policy
   /// sees, whose nodes die); and functionalization makes the changed tensor's detach anew, in the
-  /// first of those calls or else in the in-place call itself. Every other detach is selective
+  /// first of those calls or else in the in-place call itself, but for the detach a remade view
+  /// reads (`next_remade`: made with it, after a policy's tag). Every other detach is selective
   /// checkpointing's own. `next`: the node after the call's (none at the end).
-  void close_last_call(const Node* next) {
+  void close_last_call(const Node* next, bool next_remade = false) {
     if (!calls_.empty() && !calls_.back().call.nodes.empty()) {
       size_t changer = calls_.size() - 1;
       const Node* op_node = calls_[changer].call.nodes.front();
@@ -407,8 +417,9 @@ class CallReader {
       if (in_place) {
         const std::vector<const Node*>& made = calls_[changer].call.nodes;
         std::erase_if(detaches_, [&](const Node* d) {
-          bool of_ours =
-              first_input(*d) != nullptr && std::ranges::find(made, first_input(*d)) != made.end();
+          bool of_ours = first_input(*d) != nullptr &&
+                         std::ranges::find(made, first_input(*d)) != made.end() &&
+                         !(next_remade && first_input(*next) == d);
           if (of_ours) anew.push_back(d);
           return of_ours;
         });
