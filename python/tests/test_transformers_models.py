@@ -64,7 +64,8 @@ def test_trains_bit_for_bit_like_pytorch_min_cut(arch, kind, variant):
 # Where PyTorch's own graph hides which op call made a node (tools/policy_tags_sweep.py runs the
 # corpus): Mamba's scan drops a state (calls whose every node died, before the first live node
 # of their op in each region), ConvBERT and Nystromformer change tensors in place in their regions,
-# Swin-v2's nn.ReLU(inplace=True) where no line of the model shows it.
+# Swin-v2's nn.ReLU(inplace=True) where no line of the model shows it, GLM-4-MoE views its group
+# mask after scatter_, Falcon indexes with lifted constants (lift_fresh).
 @pytest.mark.parametrize(
     "arch,kind",
     [
@@ -72,6 +73,8 @@ def test_trains_bit_for_bit_like_pytorch_min_cut(arch, kind, variant):
         ("convbert", "masked-lm"),
         ("nystromformer", "masked-lm"),
         ("swinv2", "image-classification"),
+        ("glm4_moe", "causal-lm"),
+        ("falcon", "causal-lm"),
     ],
 )
 def test_remat_knows_which_op_call_tagged_each_node(arch, kind):

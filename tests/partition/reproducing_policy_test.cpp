@@ -490,6 +490,17 @@ TEST(ReproducingPolicy, CountsTheViewCallsOfAChainMadeAgainAfterAnInPlaceChange)
   }
 }
 
+// A policy module keys a call by the op as the joint shows it (its as_in_joint): PyTorch 2.13
+// records a lifted constant's lift_fresh_copy as made by aten.lift_fresh (Falcon indexes with
+// `[-2]`), which the module keys as lift_fresh_copy; so must remat.
+TEST(ReproducingPolicy, KeysALiftedConstantAsThePolicyModuleDoes) {
+  auto joint = load_graph_json(testing::data_path("torch-2.13/tensor_constants_joint.json"));
+  ASSERT_TRUE(joint.ok()) << format_all(joint.errors());
+  auto call_of = calls_by_node(region_calls(*joint));
+  EXPECT_EQ(call_of.at("lift_fresh_copy_1"),
+            std::make_pair(std::string("aten.lift_fresh_copy.default"), 0L));
+}
+
 // Calls whose every node died leave only gaps in FX's numbering. Before an op's first node in a
 // region, a gap is the region's own calls where every region of the run leads with as many
 // (Mamba's scan drops a `stack` at each region's start: `stack`, and `stack_4` between the

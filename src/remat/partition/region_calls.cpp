@@ -46,13 +46,26 @@ bool unseen_op(std::string_view op) {
   return std::find(std::begin(kUnseenOps), std::end(kUnseenOps), op) != std::end(kUnseenOps);
 }
 
+/// An op as the joint graph shows it, the way a policy module keys it (its as_in_joint,
+/// policy_module.cpp): an in-place op by its functional form (`aten.add_.Tensor` as
+/// `aten.add.Tensor`), `aten.lift_fresh.default` as the lift_fresh_copy functionalization makes.
+std::string as_in_joint(std::string op) {
+  if (op == "aten.lift_fresh.default") return "aten.lift_fresh_copy.default";
+  size_t name_start = op.find('.');
+  size_t name_end = name_start == std::string::npos ? name_start : op.find('.', name_start + 1);
+  if (name_end == std::string::npos) return op;
+  std::string_view name = std::string_view(op).substr(name_start + 1, name_end - name_start - 1);
+  if (name.ends_with('_') && !name.ends_with("__")) op.erase(name_end - 1, 1);
+  return op;
+}
+
 /// The op the policy saw when PyTorch made this node (`original_aten` meta: a decomposition's
-/// nodes all carry the op it decomposed), if the graph recorded it.
+/// nodes all carry the op it decomposed), as the joint shows it, if the graph recorded it.
 std::optional<std::string> original_aten(const Node& n) {
   for (const RawJsonField& f : n.meta.extras()) {
     if (f.key == "original_aten" && f.json.size() >= 2 && f.json.front() == '"' &&
         f.json.back() == '"')
-      return f.json.substr(1, f.json.size() - 2);
+      return as_in_joint(f.json.substr(1, f.json.size() - 2));
   }
   return std::nullopt;
 }
