@@ -5,7 +5,8 @@ each, for remat's C++ tests (tests/data/torch-2.13/).
   python3 tools/capture_torch2_joints.py OUT_DIR [MODEL ...]
 
 For each model of python/tests/compile_models.py (default: attention batch_norm dropout
-tensor_constants in_place hidden_in_place group_masked) writes
+tensor_constants in_place hidden_in_place group_masked
+assigned_keys) writes
 <m>_joint.json (the joint graph handed to the partitioner, with the keyword arguments PyTorch
 passed), <m>_fw.json and <m>_bw.json (what PyTorch's min_cut_rematerialization_partition made of
 it), in fxgraph-json/1 by remat's exporter (python/remat/export.py).
@@ -60,6 +61,7 @@ def main():
         "in_place",
         "hidden_in_place",
         "group_masked",
+        "assigned_keys",
     ]:
         capture(name, sys.argv[1])
     return 0

@@ -282,6 +282,28 @@ class GroupMasked(nn.Module):
         return (torch.randn(rows, 16, generator=g),)
 
 
+class AssignedKeys(nn.Module):
+    """HY-v4's attention keys under a checkpoint whose policy tags each call by the parity of its
+    index (parity_policy): an item assignment changes part of the keys in place, then matmul reads
+    their transpose (views functionalization makes again), and a transpose after it."""
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+
+    def block(self, x):
+        keys = self.fc(x)
+        keys[..., :4] = keys[..., :4] * 2
+        return torch.matmul(x, keys.transpose(1, 2)).transpose(1, 2).sigmoid()
+
+    def forward(self, x):
+        return checkpoint(self.block, x, use_reentrant=False, context_fn=parity_policy).pow(2).mean()
+
+    @staticmethod
+    def batch(g, rows=2):
+        return (torch.randn(rows, 8, 16, generator=g),)
+
+
 class TensorConstants(nn.Module):
     """Constants the way real models hold them (Llama's masks, T5's position buckets): a
     registered constant buffer, and tensors made from Python numbers in forward, which
@@ -342,4 +364,5 @@ MODELS = {
     "in_place": lambda: CheckpointedInPlace(),
     "hidden_in_place": lambda: HiddenInPlace(),
     "group_masked": lambda: GroupMasked(),
+    "assigned_keys": lambda: AssignedKeys(),
 }

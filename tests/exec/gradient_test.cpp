@@ -101,9 +101,12 @@ constexpr const char* kTorch113Models[] = {"ckpt_sin_mm_sigmoid", "mlp_relu",   
 // tests/data/torch-2.13 (tools/capture_torch2_joints.py): the operators libtorch 1.13 lacks
 // (batch norm's functional form, CPU flash attention; exec/newer_aten_ops.cpp), PyTorch 2.13's RNG
 // wrappers (dropout), its lifted tensor constants (get_attr, with the values remat.export
-// records), and in-place changes under selective checkpointing (hidden_in_place, group_masked).
-constexpr const char* kTorch213Models[] = {"attention",        "batch_norm",      "dropout",
-                                           "tensor_constants", "hidden_in_place", "group_masked"};
+// records), and in-place changes under selective checkpointing (in_place, hidden_in_place,
+// group_masked, assigned_keys: an item assignment's functional copy keeps the changed view's
+// strides in 2.13, where 1.13's ATen makes it contiguous).
+constexpr const char* kTorch213Models[] = {"attention",        "batch_norm",   "dropout",
+                                           "tensor_constants", "in_place",     "hidden_in_place",
+                                           "group_masked",     "assigned_keys"};
 
 TEST(Gradients, PyTorchPartitionsEqualTheirJointGraphs) {
   for (const char* model : kTorch113Models) {
@@ -126,13 +129,17 @@ TEST(Gradients, PyTorchPartitionsEqualTheirJointGraphs) {
 }
 
 // PyTorch 2.13's joints: the joint, PyTorch's own partition and remat's partitions compute the
-// same numbers on the installed ATen.
+// same numbers on the installed ATen; the joint's gradients are autograd's through its forward
+// part, but in_place's: functionalization detaches the tensor `out[..., ::2] = ...` changes, and
+// autograd does not reach through that detach.
 TEST(Gradients, PyTorch213JointsRunOnTheInstalledATen) {
   for (const char* model : kTorch213Models) {
     GraphModule joint = load(std::string(model) + "_joint.json", "torch-2.13");
     auto joint_report = exec::check_joint(joint);
     ASSERT_TRUE(joint_report.ok()) << model << ": " << format_all(joint_report.errors());
-    EXPECT_TRUE(joint_report->ok()) << model << "\n" << joint_report->text();
+    if (std::string_view(model) != "in_place") {
+      EXPECT_TRUE(joint_report->ok()) << model << "\n" << joint_report->text();
+    }
     GraphModule fw = load(std::string(model) + "_fw.json", "torch-2.13");
     GraphModule bw = load(std::string(model) + "_bw.json", "torch-2.13");
     auto report = exec::check_partition(joint, fw, bw);

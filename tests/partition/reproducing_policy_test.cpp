@@ -490,6 +490,27 @@ TEST(ReproducingPolicy, CountsTheViewCallsOfAChainMadeAgainAfterAnInPlaceChange)
   }
 }
 
+// PyTorch 2.13's joint of HY-v4's attention keys (AssignedKeys in python/tests/compile_models.py,
+// under parity_policy): `keys[..., :4] = keys[..., :4] * 2` changes a slice of the Linear's
+// output view (the copy, not the mul that reads a slice first, is the line's in-place op);
+// autograd views the slice and then, read again, the keys again from the base; matmul reads
+// `keys.transpose(1, 2)`, and the detach of its view call's output makes the chain again from the
+// write-back: the Linear's output view (`view_15`, no call's output: the view the change went
+// through), then the transpose, expand and view (calls whose own nodes died; `view_16` holds the
+// sixth view call's place).
+TEST(ReproducingPolicy, TellsAViewTheChangeWentThroughFromACallsViewOfIt) {
+  std::vector<GraphModule> joints = joint_and_its_text("torch-2.13/assigned_keys_joint.json");
+  ASSERT_EQ(joints.size(), 2u);
+  for (const GraphModule* joint : {&joints[0], &joints[1]}) {
+    SCOPED_TRACE(joint == &joints[0] ? "the graph" : "its printed text");
+    RegionCalls found = region_calls(*joint);
+    expect_the_parity_policys_tags(*joint, found);
+    auto call_of = calls_by_node(found);
+    EXPECT_EQ(call_of.at("view_16"), std::make_pair(std::string("aten.view.default"), 5L));
+    EXPECT_EQ(call_of.at("transpose_4"), std::make_pair(std::string("aten.transpose.int"), 1L));
+  }
+}
+
 // A policy module keys a call by the op as the joint shows it (its as_in_joint): PyTorch 2.13
 // records a lifted constant's lift_fresh_copy as made by aten.lift_fresh (Falcon indexes with
 // `[-2]`), which the module keys as lift_fresh_copy; so must remat.

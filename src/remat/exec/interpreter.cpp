@@ -71,6 +71,18 @@ Expected<c10::IValue> run_builtin(const Node& n, const std::vector<c10::IValue>&
 }
 
 // Plain values (no node references) as IValues: ints, floats, lists of them.
+// The functional copy an item assignment becomes returns, in PyTorch 2.x, a tensor laid out as
+// the view it changed (strides included, dense or not); libtorch 1.13's returns it contiguous.
+c10::IValue with_the_strides_of(const c10::IValue& self, const c10::IValue& result) {
+  if (!self.isTensor() || !result.isTensor()) return result;
+  const at::Tensor& like = self.toTensor();
+  const at::Tensor& r = result.toTensor();
+  if (r.strides() == like.strides()) return result;
+  at::Tensor laid_out = at::empty_strided(like.sizes(), like.strides(), r.options());
+  laid_out.copy_(r);
+  return laid_out;
+}
+
 c10::IValue literal(const Argument& a) {
   switch (a.kind()) {
     case ArgKind::Int:
@@ -272,6 +284,8 @@ Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
           if (!out) return node_error(*n, out.errors().front().message);
           if (op->schema().returns().size() == 1) {
             result = std::move((*out)[0]);
+            if (target == "aten.copy.default" && n->args()[0].is_node())
+              result = with_the_strides_of(values.at(n->args()[0].as_node()), result);
           } else {
             result = c10::ivalue::Tuple::create(std::move(*out));
           }

@@ -211,6 +211,19 @@ std::vector<const Node*> changed_view_chain(const Node& op_node, const NodeSet& 
   return chain;
 }
 
+/// Whether no op after `op_node` on its line of the model computes something, views and their
+/// write-backs aside: a line's in-place op is its last (`x[i] = f(x[i])`: f reads a view first,
+/// the copy changes it).
+bool last_op_of_its_line(const Node& op_node) {
+  for (const Node* m = op_node.next(); m != nullptr && same_line(*m, op_node); m = m->next()) {
+    std::string_view target = m->target().view();
+    if (m->op() == OpKind::CallFunction && !is_alias(*m) && !target.ends_with("_scatter.default") &&
+        target != "aten.detach.default")
+      return false;
+  }
+  return true;
+}
+
 /// Whether `n`, of the base's shape, is a write-back the way its neighbour in FX's numbering shows
 /// it (`view_17` for `view_16`): functionalization makes the changed view again from the new base
 /// right after writing an in-place change back, so that node either died or views `n` in the
@@ -247,7 +260,8 @@ bool writes_back(const Graph& g, const CallBuilder& call, const std::vector<cons
     return false;
   if (op_node.meta.seq_nr() && n.meta.seq_nr()) return op_node.meta.seq_nr() == n.meta.seq_nr();
   if (op_node.meta.stack_trace.is_null() || n.meta.stack_trace.is_null()) return true;
-  return same_line(op_node, n) && (in_place_code(n) || views_changed_view_again(g, chain, n));
+  if (!same_line(op_node, n)) return false;
+  return in_place_code(n) ? last_op_of_its_line(op_node) : views_changed_view_again(g, chain, n);
 }
 
 /// The calls whose every node died that a region makes before the first node of an op in it
@@ -299,6 +313,7 @@ class CallReader {
       : g_(joint.graph()),
         grad_(requiring_grad(joint)),
         new_bases_(g_),
+        remade_(g_),
         changed_(g_),
         leading_(leading_dead_calls(g_)),
         tracebacks_(std::ranges::any_of(g_.nodes(), [](const Node* n) {
@@ -340,13 +355,17 @@ class CallReader {
       detaches_.clear();
       join(n, calls_.size() - 1);
       calls_.back().wrote_back = true;
-      if (same_shape(n, *chain_.back())) new_bases_.insert(&n);
+      if (same_shape(n, *chain_.back())) {
+        new_bases_.insert(&n);
+        changed_views_of_[&n].assign(chain_.begin(), chain_.end() - 1);
+      }
       return;
     }
     bool remade =
         (named_like_remade(g_, n) || continues_remade_chain(n)) && views_changed_tensor(n);
     if (remade) {
       out_.remade.push_back(&n);
+      remade_.insert(&n);
       // A remade chain views the changed tensor again, view by view: only its last view is the
       // output of the call the chain was made for.
       if (views_last_remade(n)) {
@@ -354,8 +373,9 @@ class CallReader {
         call_of_.erase(earlier);
         // The chain's earlier view is the changed view made again from the write-back, no call's
         // output; or the output of a view call whose own node died (MoE routers'
-        // `mask.unsqueeze(-1).expand(...).reshape(...)` after `mask.scatter_`): a dead call.
-        if (new_bases_.contains(first_input(*earlier))) {
+        // `mask.unsqueeze(-1).expand(...).reshape(...)` after `mask.scatter_`, HY-v4's transpose
+        // of a tensor an item assignment changed): a dead call.
+        if (remakes_changed_view(*earlier)) {
           calls_.pop_back();
         } else {
           calls_.back().call.nodes.clear();
@@ -377,6 +397,32 @@ class CallReader {
   void join(const Node& n, size_t call) {
     calls_[call].call.nodes.push_back(&n);
     call_of_.emplace(&n, call);
+  }
+
+  /// Whether `v` is one of the views an in-place call changed (the changed view, or a view between
+  /// it and its base) made again from the write-back: remade views from the new base down to `v`,
+  /// each the same view op of the same shape as the chain's view at its depth.
+  bool remakes_changed_view(const Node& v) const {
+    size_t depth = 1;
+    const Node* u = first_input(v);
+    for (; u != nullptr && !changed_views_of_.contains(u); u = first_input(*u), ++depth)
+      if (!remade_.contains(u)) return false;
+    if (u == nullptr) return false;
+    const std::vector<const Node*>& views = changed_views_of_.at(u);
+    if (depth > views.size()) return false;
+    const Node* same = views[views.size() - depth];
+    return v.target() == same->target() && same_shape(v, *same);
+  }
+
+  /// Whether a new base that `call` wrote back has a view like `v` (the same view op, of the same
+  /// shape): `v`, a view the call's change went through, made again to be read.
+  bool read_again(const CallBuilder& call, const Node& v) const {
+    for (const Node* base : call.call.nodes) {
+      if (!new_bases_.contains(base)) continue;
+      for (const Node* u : base->users())
+        if (u->target() == v.target() && same_shape(*u, v) && first_input(*u) == base) return true;
+    }
+    return false;
   }
 
   /// Whether `n` views the only node of the last call, a remade view.
@@ -440,9 +486,17 @@ class CallReader {
       size_t owner = changer;
       if (calls_[changer].wrote_back && grad_.contains(op_node)) {
         int64_t region = calls_[changer].call.region;
-        for (size_t i = chain_.size() - 1; i-- > 0;)
-          calls_.push_back({{region, std::string(chain_[i]->target().view()), 0, {}, false}, {}});
+        auto view_again = [&](size_t down_to) {
+          for (size_t i = chain_.size() - 1; i-- > down_to;)
+            calls_.push_back({{region, std::string(chain_[i]->target().view()), 0, {}, false}, {}});
+        };
+        view_again(0);
         if (calls_.size() - 1 > changer) owner = changer + 1;
+        // A view the change went through that the model reads again is viewed again from the
+        // base when it is (HY-v4's keys after `keys[..., :4] = ...`): the write-back's remade
+        // view of it shows that read.
+        for (size_t j = 1; j + 1 < chain_.size(); ++j)
+          if (read_again(calls_[changer], *chain_[j])) view_again(j);
       }
       // A write-back shows an in-place change the code's line does not (nn.ReLU(inplace=True)).
       if (in_place || calls_[changer].wrote_back)
@@ -482,7 +536,10 @@ class CallReader {
   const Graph& g_;
   NodeSet grad_;       // requiring_grad
   NodeSet new_bases_;  // write-backs that stand for the changed view's base
-  NodeSet changed_;    // the nodes of in-place calls: the changed tensor, anew
+  // A new base's changed view and the views between it and the base, outermost first.
+  std::unordered_map<const Node*, std::vector<const Node*>> changed_views_of_;
+  NodeSet remade_;   // out_.remade
+  NodeSet changed_;  // the nodes of in-place calls: the changed tensor, anew
   std::unordered_map<const Node*, long long> leading_;  // leading_dead_calls
   bool tracebacks_;
   std::vector<CallBuilder> calls_;
