@@ -411,6 +411,25 @@ std::map<std::string, std::pair<std::string, int64_t>> calls_by_node(const Regio
   return call_of;
 }
 
+using CallOf = std::map<std::string, std::pair<std::string, int64_t>>;
+
+/// The calls remat reads off a joint PyTorch 2.13 made under parity_policy (tests/data/`data`) and
+/// off its printed text, each reading checked against the tags PyTorch gave the nodes: per
+/// reading, its name and each node's (op, call index).
+std::vector<std::pair<std::string, CallOf>> parity_joint_calls(const char* data) {
+  std::vector<std::pair<std::string, CallOf>> out;
+  std::vector<GraphModule> joints = joint_and_its_text(data);
+  EXPECT_EQ(joints.size(), 2u);
+  for (size_t i = 0; i < joints.size(); ++i) {
+    std::string reading = i == 0 ? "the graph" : "its printed text";
+    SCOPED_TRACE(reading);
+    RegionCalls found = region_calls(joints[i]);
+    expect_the_parity_policys_tags(joints[i], found);
+    out.emplace_back(reading, calls_by_node(found));
+  }
+  return out;
+}
+
 // PyTorch 2.13's joint of two InPlaceBlocks (python/tests/compile_models.py: ConvBERT's
 // `x += self.bias` then a transpose of x, `h += ...` on a Linear's output view, a masked_fill_ and
 // an item assignment), each region under a policy that saves every call: the nodes PyTorch tagged
@@ -455,13 +474,9 @@ TEST(ReproducingPolicy, KnowsWhichRegionNodesNoPolicyDecidesInPyTorchsInPlaceJoi
 // `view_8` holds the call's place; its own node died). Read alike from the graph and from its
 // printed text, which has no autograd sequence numbers to tie the write-back to the ReLU.
 TEST(ReproducingPolicy, ReadsAnInPlaceChangeThatNoLineOfTheModelShows) {
-  std::vector<GraphModule> joints = joint_and_its_text("torch-2.13/hidden_in_place_joint.json");
-  ASSERT_EQ(joints.size(), 2u);
-  for (const GraphModule* joint : {&joints[0], &joints[1]}) {
-    SCOPED_TRACE(joint == &joints[0] ? "the graph" : "its printed text");
-    RegionCalls found = region_calls(*joint);
-    expect_the_parity_policys_tags(*joint, found);
-    auto call_of = calls_by_node(found);
+  for (const auto& [reading, call_of] :
+       parity_joint_calls("torch-2.13/hidden_in_place_joint.json")) {
+    SCOPED_TRACE(reading);
     const std::string view = "aten.view.default";
     EXPECT_EQ(call_of.at("view_1"), std::make_pair(view, 1L));
     EXPECT_EQ(call_of.at("view_2"), std::make_pair(std::string("aten.relu.default"), 0L));
@@ -477,13 +492,8 @@ TEST(ReproducingPolicy, ReadsAnInPlaceChangeThatNoLineOfTheModelShows) {
 // of it again once more (PREFER_RECOMPUTE). The unsqueeze and expand calls' own nodes died: they
 // are calls all the same, and the unsqueeze after them is the region's second.
 TEST(ReproducingPolicy, CountsTheViewCallsOfAChainMadeAgainAfterAnInPlaceChange) {
-  std::vector<GraphModule> joints = joint_and_its_text("torch-2.13/group_masked_joint.json");
-  ASSERT_EQ(joints.size(), 2u);
-  for (const GraphModule* joint : {&joints[0], &joints[1]}) {
-    SCOPED_TRACE(joint == &joints[0] ? "the graph" : "its printed text");
-    RegionCalls found = region_calls(*joint);
-    expect_the_parity_policys_tags(*joint, found);
-    auto call_of = calls_by_node(found);
+  for (const auto& [reading, call_of] : parity_joint_calls("torch-2.13/group_masked_joint.json")) {
+    SCOPED_TRACE(reading);
     EXPECT_EQ(call_of.at("unsqueeze_4"), std::make_pair(std::string("aten.unsqueeze.default"), 1L));
     EXPECT_EQ(call_of.at("view_2"), std::make_pair(std::string("aten.view.default"), 1L));
     EXPECT_FALSE(call_of.contains("unsqueeze_3") || call_of.contains("expand_2"));
@@ -499,13 +509,8 @@ TEST(ReproducingPolicy, CountsTheViewCallsOfAChainMadeAgainAfterAnInPlaceChange)
 // through), then the transpose, expand and view (calls whose own nodes died; `view_16` holds the
 // sixth view call's place).
 TEST(ReproducingPolicy, TellsAViewTheChangeWentThroughFromACallsViewOfIt) {
-  std::vector<GraphModule> joints = joint_and_its_text("torch-2.13/assigned_keys_joint.json");
-  ASSERT_EQ(joints.size(), 2u);
-  for (const GraphModule* joint : {&joints[0], &joints[1]}) {
-    SCOPED_TRACE(joint == &joints[0] ? "the graph" : "its printed text");
-    RegionCalls found = region_calls(*joint);
-    expect_the_parity_policys_tags(*joint, found);
-    auto call_of = calls_by_node(found);
+  for (const auto& [reading, call_of] : parity_joint_calls("torch-2.13/assigned_keys_joint.json")) {
+    SCOPED_TRACE(reading);
     EXPECT_EQ(call_of.at("view_16"), std::make_pair(std::string("aten.view.default"), 5L));
     EXPECT_EQ(call_of.at("transpose_4"), std::make_pair(std::string("aten.transpose.int"), 1L));
   }
