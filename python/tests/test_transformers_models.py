@@ -65,7 +65,8 @@ def test_trains_bit_for_bit_like_pytorch_min_cut(arch, kind, variant):
 # corpus): Mamba's scan drops a state (calls whose every node died, before the first live node
 # of their op in each region), ConvBERT and Nystromformer change tensors in place in their regions,
 # Swin-v2's nn.ReLU(inplace=True) where no line of the model shows it, GLM-4-MoE views its group
-# mask after scatter_, Falcon indexes with lifted constants (lift_fresh).
+# mask after scatter_, Falcon indexes with lifted constants (lift_fresh), LongT5 adds in place to
+# einsum's output (a chain of views made again down to the changed one).
 @pytest.mark.parametrize(
     "arch,kind",
     [
@@ -75,6 +76,7 @@ def test_trains_bit_for_bit_like_pytorch_min_cut(arch, kind, variant):
         ("swinv2", "image-classification"),
         ("glm4_moe", "causal-lm"),
         ("falcon", "causal-lm"),
+        ("longt5", "seq2seq-lm"),
     ],
 )
 def test_remat_knows_which_op_call_tagged_each_node(arch, kind):

@@ -415,12 +415,19 @@ class CallReader {
   }
 
   /// Whether a new base that `call` wrote back has a view like `v` (the same view op, of the same
-  /// shape): `v`, a view the call's change went through, made again to be read.
-  bool read_again(const CallBuilder& call, const Node& v) const {
+  /// shape) that no view like `inner` (the chain's next view towards the changed one) reads: `v`,
+  /// a view the call's change went through, made again to be read (not on the way to making the
+  /// changed view again: LongT5's `scores += position_bias` through einsum's views).
+  bool read_again(const CallBuilder& call, const Node& v, const Node& inner) const {
+    auto like = [](const Node& u, const Node& w, const Node& input) {
+      return u.target() == w.target() && same_shape(u, w) && first_input(u) == &input;
+    };
     for (const Node* base : call.call.nodes) {
       if (!new_bases_.contains(base)) continue;
       for (const Node* u : base->users())
-        if (u->target() == v.target() && same_shape(*u, v) && first_input(*u) == base) return true;
+        if (like(*u, v, *base) &&
+            std::ranges::none_of(u->users(), [&](const Node* w) { return like(*w, inner, *u); }))
+          return true;
     }
     return false;
   }
@@ -496,7 +503,7 @@ class CallReader {
         // base when it is (HY-v4's keys after `keys[..., :4] = ...`): the write-back's remade
         // view of it shows that read.
         for (size_t j = 1; j + 1 < chain_.size(); ++j)
-          if (read_again(calls_[changer], *chain_[j])) view_again(j);
+          if (read_again(calls_[changer], *chain_[j], *chain_[j - 1])) view_again(j);
       }
       // A write-back shows an in-place change the code's line does not (nn.ReLU(inplace=True)).
       if (in_place || calls_[changer].wrote_back)
