@@ -48,11 +48,11 @@ class InPlaceBlock(nn.Module):
 
 
 def parity_policy():
-    """A selective-checkpointing context_fn (a module-level function: Dynamo runs a closure made
-    while it traces with other counts) that tags each call by its index among the region's calls
-    of its op (an in-place op counted with its functional form, as the joint shows it): MUST_SAVE
-    when even, PREFER_SAVE when odd. The joint then shows which call made each node, and the nodes
-    PyTorch tags PREFER_RECOMPUTE are the ones no policy decides."""
+    """A selective-checkpointing context_fn that tags each call by its index among the region's
+    calls of its op (an in-place op counted with its functional form, as the joint shows it):
+    MUST_SAVE when even, PREFER_SAVE when odd. The joint then shows which call made each node, and
+    the nodes PyTorch tags PREFER_RECOMPUTE are the ones no policy decides. (Pass the function
+    itself: under Dynamo, a closure made anew in each forward tagged every call as the first.)"""
     counts = collections.Counter()
 
     def policy(ctx, op, *_args, **_kwargs):
@@ -234,9 +234,15 @@ class CheckpointedInPlace(nn.Module):
         return (torch.randn(rows, 8, 16, generator=g),)
 
 
-class HiddenInPlace(nn.Module):
-    """Swin-v2's continuous position bias under a checkpoint whose policy tags each call by the
-    parity of its index (parity_policy): a Linear over a 4-D tensor, nn.ReLU(inplace=True) (an
+class UnderParityPolicy(nn.Module):
+    """A block (the subclass's `block`) under a checkpoint with parity_policy, then a scalar."""
+
+    def forward(self, x):
+        return checkpoint(self.block, x, use_reentrant=False, context_fn=parity_policy).pow(2).mean()
+
+
+class HiddenInPlace(UnderParityPolicy):
+    """Swin-v2's continuous position bias: a Linear over a 4-D tensor, nn.ReLU(inplace=True) (an
     in-place change that no line of the model shows) and a second Linear."""
 
     def __init__(self, d=16, heads=3):
@@ -247,19 +253,15 @@ class HiddenInPlace(nn.Module):
     def block(self, coords):
         return torch.sigmoid(self.mlp(coords).view(-1, self.heads)) * 16
 
-    def forward(self, coords):
-        return checkpoint(self.block, coords, use_reentrant=False, context_fn=parity_policy).pow(2).mean()
-
     @staticmethod
     def batch(g, rows=1):
         return (torch.randn(rows, 5, 5, 2, generator=g),)
 
 
-class GroupMasked(nn.Module):
-    """GLM-4-MoE's group mask (of one group, as in its tiny config) under a checkpoint whose policy
-    tags each call by the parity of its index (parity_policy): a zeros_like that scatter_ changes in place, viewed by three view calls
-    (unsqueeze, expand, reshape) whose outputs functionalization makes again, then an unsqueeze of
-    another tensor."""
+class GroupMasked(UnderParityPolicy):
+    """GLM-4-MoE's group mask (of one group, as in its tiny config): a zeros_like that scatter_
+    changes in place, viewed by three view calls (unsqueeze, expand, reshape) whose outputs
+    functionalization makes again, then an unsqueeze of another tensor."""
 
     def __init__(self, d=16, groups=1):
         super().__init__()
@@ -274,18 +276,14 @@ class GroupMasked(nn.Module):
         kept = mask.unsqueeze(-1).expand(-1, self.groups, d // self.groups).reshape(-1, d)
         return scores.masked_fill(~kept.bool(), 0.0) * scores.sum(-1).unsqueeze(-1)
 
-    def forward(self, x):
-        return checkpoint(self.block, x, use_reentrant=False, context_fn=parity_policy).pow(2).mean()
-
     @staticmethod
     def batch(g, rows=8):
         return (torch.randn(rows, 16, generator=g),)
 
 
-class AssignedKeys(nn.Module):
-    """HY-v4's attention keys under a checkpoint whose policy tags each call by the parity of its
-    index (parity_policy): an item assignment changes part of the keys in place, then matmul reads
-    their transpose (views functionalization makes again), and a transpose after it."""
+class AssignedKeys(UnderParityPolicy):
+    """HY-v4's attention keys: an item assignment changes part of the keys in place, then matmul
+    reads their transpose (views functionalization makes again), and a transpose after it."""
 
     def __init__(self, d=16):
         super().__init__()
@@ -295,9 +293,6 @@ class AssignedKeys(nn.Module):
         keys = self.fc(x)
         keys[..., :4] = keys[..., :4] * 2
         return torch.matmul(x, keys.transpose(1, 2)).transpose(1, 2).sigmoid()
-
-    def forward(self, x):
-        return checkpoint(self.block, x, use_reentrant=False, context_fn=parity_policy).pow(2).mean()
 
     @staticmethod
     def batch(g, rows=2):
