@@ -171,6 +171,8 @@ def test_the_policy_written_from_a_log_makes_pytorch_save_the_optimum(tmp_path):
         ("llama4_text", "57KB"),
         # The optimum recomputes CPU attention: PyTorch also saves its RNG state.
         ("inkling2_text", "145KB"),
+        # HRM warms its state up through its checkpoints under torch.no_grad(): no region.
+        ("hrm_text", "125KB"),
     ],
 )
 def test_the_policy_from_a_transformers_log_makes_pytorch_save_the_optimum(arch, budget, tmp_path):
