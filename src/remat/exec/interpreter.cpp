@@ -70,7 +70,6 @@ Expected<c10::IValue> run_builtin(const Node& n, const std::vector<c10::IValue>&
   return node_error(n, "unsupported Python builtin " + std::string(t));
 }
 
-// Plain values (no node references) as IValues: ints, floats, lists of them.
 // The functional copy an item assignment becomes returns, in PyTorch 2.x, a tensor laid out as
 // the view it changed (strides included, dense or not); libtorch 1.13's returns it contiguous.
 c10::IValue with_the_strides_of(const c10::IValue& self, const c10::IValue& result) {
@@ -83,6 +82,7 @@ c10::IValue with_the_strides_of(const c10::IValue& self, const c10::IValue& resu
   return laid_out;
 }
 
+// Plain values (no node references) as IValues: ints, floats, lists of them.
 c10::IValue literal(const Argument& a) {
   switch (a.kind()) {
     case ArgKind::Int:
