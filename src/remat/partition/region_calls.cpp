@@ -193,11 +193,21 @@ bool has_in_place_form(const Node& n) {
   return aten_overload_known(in_place);
 }
 
+/// The write-backs of in-place changes of a view that stand for its base, each with the views the
+/// change went through: the changed view, then those between it and the base, outermost first.
+using NewBases = std::unordered_map<const Node*, std::vector<const Node*>>;
+
+/// Whether `u` views `input` as `like` views its own: the same view op, of the same shape (a view
+/// made again from a new base).
+bool views_as(const Node& u, const Node& input, const Node& like) {
+  return first_input(u) == &input && u.target() == like.target() && same_shape(u, like);
+}
+
 /// The view an in-place call changed, and the views between it and its base, outermost first
 /// (the base itself last): where `op_node` is the functional form of an op that changed a view
 /// in place (it takes the view first and keeps its shape); empty otherwise. A node that wrote an
 /// earlier change back to the base (`new_bases`) stands for the base.
-std::vector<const Node*> changed_view_chain(const Node& op_node, const NodeSet& new_bases) {
+std::vector<const Node*> changed_view_chain(const Node& op_node, const NewBases& new_bases) {
   const Node* changed = first_input(op_node);
   if (changed == nullptr || is_alias(op_node) || !is_alias(*changed) ||
       !same_shape(op_node, *changed) || !has_in_place_form(op_node))
@@ -312,7 +322,6 @@ class CallReader {
   explicit CallReader(const GraphModule& joint)
       : g_(joint.graph()),
         grad_(requiring_grad(joint)),
-        new_bases_(g_),
         remade_(g_),
         changed_(g_),
         leading_(leading_dead_calls(g_)),
@@ -355,10 +364,7 @@ class CallReader {
       detaches_.clear();
       join(n, calls_.size() - 1);
       calls_.back().wrote_back = true;
-      if (same_shape(n, *chain_.back())) {
-        new_bases_.insert(&n);
-        changed_views_of_[&n].assign(chain_.begin(), chain_.end() - 1);
-      }
+      if (same_shape(n, *chain_.back())) new_bases_[&n].assign(chain_.begin(), chain_.end() - 1);
       return;
     }
     bool remade =
@@ -405,13 +411,11 @@ class CallReader {
   bool remakes_changed_view(const Node& v) const {
     size_t depth = 1;
     const Node* u = first_input(v);
-    for (; u != nullptr && !changed_views_of_.contains(u); u = first_input(*u), ++depth)
+    for (; u != nullptr && !new_bases_.contains(u); u = first_input(*u), ++depth)
       if (!remade_.contains(u)) return false;
     if (u == nullptr) return false;
-    const std::vector<const Node*>& views = changed_views_of_.at(u);
-    if (depth > views.size()) return false;
-    const Node* same = views[views.size() - depth];
-    return v.target() == same->target() && same_shape(v, *same);
+    const std::vector<const Node*>& views = new_bases_.at(u);
+    return depth <= views.size() && views_as(v, *first_input(v), *views[views.size() - depth]);
   }
 
   /// Whether a new base that `call` wrote back has a view like `v` (the same view op, of the same
@@ -419,14 +423,12 @@ class CallReader {
   /// a view the call's change went through, made again to be read (not on the way to making the
   /// changed view again: LongT5's `scores += position_bias` through einsum's views).
   bool read_again(const CallBuilder& call, const Node& v, const Node& inner) const {
-    auto like = [](const Node& u, const Node& w, const Node& input) {
-      return u.target() == w.target() && same_shape(u, w) && first_input(u) == &input;
-    };
     for (const Node* base : call.call.nodes) {
       if (!new_bases_.contains(base)) continue;
       for (const Node* u : base->users())
-        if (like(*u, v, *base) &&
-            std::ranges::none_of(u->users(), [&](const Node* w) { return like(*w, inner, *u); }))
+        if (views_as(*u, *base, v) && std::ranges::none_of(u->users(), [&](const Node* w) {
+              return views_as(*w, *u, inner);
+            }))
           return true;
     }
     return false;
@@ -541,10 +543,8 @@ class CallReader {
   }
 
   const Graph& g_;
-  NodeSet grad_;       // requiring_grad
-  NodeSet new_bases_;  // write-backs that stand for the changed view's base
-  // A new base's changed view and the views between it and the base, outermost first.
-  std::unordered_map<const Node*, std::vector<const Node*>> changed_views_of_;
+  NodeSet grad_;  // requiring_grad
+  NewBases new_bases_;
   NodeSet remade_;   // out_.remade
   NodeSet changed_;  // the nodes of in-place calls: the changed tensor, anew
   std::unordered_map<const Node*, long long> leading_;  // leading_dead_calls
