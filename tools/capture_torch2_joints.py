@@ -6,7 +6,7 @@ each, for remat's C++ tests (tests/data/torch-2.13/).
 
 For each model of python/tests/compile_models.py (default: attention batch_norm dropout
 tensor_constants in_place hidden_in_place group_masked
-assigned_keys) writes
+assigned_keys chunked_delta) writes
 <m>_joint.json (the joint graph handed to the partitioner, with the keyword arguments PyTorch
 passed), <m>_fw.json and <m>_bw.json (what PyTorch's min_cut_rematerialization_partition made of
 it), in fxgraph-json/1 by remat's exporter (python/remat/export.py).
@@ -62,6 +62,7 @@ def main():
         "hidden_in_place",
         "group_masked",
         "assigned_keys",
+        "chunked_delta",
     ]:
         capture(name, sys.argv[1])
     return 0

@@ -299,6 +299,48 @@ class AssignedKeys(UnderParityPolicy):
         return (torch.randn(rows, 8, 16, generator=g),)
 
 
+class ChunkedDelta(nn.Module):
+    """Bailing-hybrid's and Kimi-linear's chunked delta rule, two layers each under a checkpoint
+    with parity_policy: rows of a tensor assigned in a loop, each read first (`attn[..., i, :i]`:
+    the same views of the next i), a reshape nobody reads, a loop whose last state update nobody
+    reads (a `bmm` and an `exp` after each layer's last), and an output assigned chunk by chunk,
+    then read through a reshape, a slice, a transpose and contiguous (views functionalization
+    makes again for every later call)."""
+
+    def __init__(self, d=4, chunk=3):
+        super().__init__()
+        self.fc, self.chunk = nn.Linear(d, d), chunk
+
+    def layer(self, x):
+        rows, n, d = x.shape
+        h = self.fc(x)
+        keys = h.reshape(rows, -1, self.chunk, d)
+        h[..., 0].reshape(rows, -1, self.chunk)  # (unused)
+        attn = -(keys @ keys.transpose(-1, -2)) * 0.1
+        for i in range(1, self.chunk):
+            row = attn[..., i, :i].clone()
+            sub = attn[..., :i, :i].clone()
+            attn[..., i, :i] = row + (row.unsqueeze(-1) * sub).sum(-2)
+        value = attn @ keys
+        state = torch.zeros(rows, d, d)
+        out = torch.zeros_like(value)
+        for i in range(n // self.chunk):
+            v_i, k_i = value[:, i], keys[:, i]
+            out[:, i] = v_i @ state + v_i
+            state = state * k_i[:, -1].exp().unsqueeze(-1) + k_i.transpose(-1, -2) @ v_i
+        out = out.reshape(rows, -1, d)[:, :n].transpose(1, 2).contiguous()
+        return out.transpose(1, 2)
+
+    def forward(self, x):
+        for _ in range(2):
+            x = checkpoint(self.layer, x, use_reentrant=False, context_fn=parity_policy)
+        return x.pow(2).mean()
+
+    @staticmethod
+    def batch(g, rows=2):
+        return (torch.randn(rows, 6, 4, generator=g),)
+
+
 class TensorConstants(nn.Module):
     """Constants the way real models hold them (Llama's masks, T5's position buckets): a
     registered constant buffer, and tensors made from Python numbers in forward, which
@@ -360,4 +402,5 @@ MODELS = {
     "hidden_in_place": lambda: HiddenInPlace(),
     "group_masked": lambda: GroupMasked(),
     "assigned_keys": lambda: AssignedKeys(),
+    "chunked_delta": lambda: ChunkedDelta(),
 }

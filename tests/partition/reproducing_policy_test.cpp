@@ -527,56 +527,143 @@ TEST(ReproducingPolicy, KeysALiftedConstantAsThePolicyModuleDoes) {
             std::make_pair(std::string("aten.lift_fresh_copy.default"), 0L));
 }
 
-// Calls whose every node died leave only gaps in FX's numbering. Before an op's first node in a
-// region, a gap is the region's own calls where every region of the run leads with as many
-// (Mamba's scan drops a `stack` at each region's start: `stack`, and `stack_4` between the
-// regions); where the first region leads with none, the gaps between regions are the earlier
-// region's last calls (RWKV's loop drops its last state: `clone_1`, `clone_2`); the code before
-// the first region made the `add`s that add_3 skipped.
+/// Each region's calls of `op`, and each node's call index, from a joint's printed text.
+struct CallsOf {
+  std::map<std::pair<int64_t, std::string>, int64_t> count;  // by (region, op)
+  std::map<std::string, int64_t> index;                      // by node
+};
+
+CallsOf calls_of(const RegionCalls& found) {
+  CallsOf out;
+  for (const RegionCalls::Call& c : found.calls) {
+    ++out.count[{c.region, c.op}];
+    for (const Node* n : c.nodes) out.index[n->name()] = c.index;
+  }
+  return out;
+}
+
+CallsOf calls_of_text(const char* text) {
+  auto joint = parse_readable(text, "<numbering>");
+  EXPECT_TRUE(joint.ok()) << format_all(joint.errors());
+  return joint.ok() ? calls_of(region_calls(*joint)) : CallsOf{};
+}
+
+// Calls whose every node died leave only gaps in FX's numbering. Each region of a run calls an op
+// equally often, so leads and trails with as many dead calls: Mamba's scan drops a `cat` and a
+// `stack` at each region's start. The `cat` the backward makes right after the second region's
+// (cat_4) shows that its dead calls lead; the `stack` and `sum` gaps could lead or trail, and take
+// the side the `cat`s show. The code before the first region made the `add`s that add_3 skipped.
 TEST(ReproducingPolicy, CountsTheCallsThatDiedBeforeAnOpsFirstNodeInARegion) {
-  auto joint = parse_readable(R"(class joint_graph(torch.nn.Module):
+  CallsOf calls = calls_of_text(R"(class joint_graph(torch.nn.Module):
     def forward(self, primals_1: "f32[4]", tangents_1: "f32[4]"):
         # ac_graph_id: 1 - PREFER_RECOMPUTE
         add_3: "f32[4]" = torch.ops.aten.add.Tensor(primals_1, primals_1)
         # ac_graph_id: 1 - PREFER_RECOMPUTE
-        clone: "f32[4]" = torch.ops.aten.clone.default(add_3)
+        cat_1: "f32[8]" = torch.ops.aten.cat.default([add_3, add_3])
         # ac_graph_id: 1 - PREFER_RECOMPUTE
-        stack_1: "f32[2, 4]" = torch.ops.aten.stack.default([clone, clone])
+        stack_1: "f32[2, 8]" = torch.ops.aten.stack.default([cat_1, cat_1])
         # ac_graph_id: 1 - PREFER_RECOMPUTE
-        sum_2: "f32[4]" = torch.ops.aten.sum.dim_IntList(stack_1, [0])
+        sum_2: "f32[8]" = torch.ops.aten.sum.dim_IntList(stack_1, [0])
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        cat_3: "f32[16]" = torch.ops.aten.cat.default([sum_2, sum_2])
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        stack_3: "f32[2, 16]" = torch.ops.aten.stack.default([cat_3, cat_3])
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        sum_4: "f32[16]" = torch.ops.aten.sum.dim_IntList(stack_3, [0])
+        cat_4: "f32[8]" = torch.ops.aten.cat.default([tangents_1, primals_1])
+        return (sum_4, cat_4)
+)");
+  for (const char* node : {"cat_1", "cat_3", "stack_1", "stack_3"})
+    EXPECT_EQ(calls.index.at(node), 1) << node;
+  // (A builtin's first node is `sum_1`: the gap before sum_2 is one call.)
+  EXPECT_EQ(calls.index.at("sum_2"), 1);
+  EXPECT_EQ(calls.index.at("sum_4"), 1);
+  EXPECT_EQ(calls.index.at("add_3"), 0);
+  EXPECT_EQ(calls.count.at({2, "aten.cat.default"}), 2);
+}
+
+// Bailing-hybrid's and Kimi-linear's loops update their state once more than they read it: each
+// region trails with a dead `bmm` and `exp`, and RWKV's with two `clone`s. The first bmm and
+// clone of the first region are the first FX numbered, so their gaps trail; those of the `exp`s
+// could lead or trail, and take the side the others show. A region that runs other
+// code (fewer nodes of the op: a dense first layer) trails with what was skipped after it.
+TEST(ReproducingPolicy, CountsTheCallsThatDiedAfterAnOpsLastNodeInARegion) {
+  CallsOf calls = calls_of_text(R"(class joint_graph(torch.nn.Module):
+    def forward(self, primals_1: "f32[2, 4, 4]", tangents_1: "f32[2, 4, 4]"):
         # ac_graph_id: 1 - PREFER_RECOMPUTE
-        stack_3: "f32[2, 4]" = torch.ops.aten.stack.default([sum_2, sum_2])
+        exp_3: "f32[2, 4, 4]" = torch.ops.aten.exp.default(primals_1)
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        clone: "f32[2, 4, 4]" = torch.ops.aten.clone.default(exp_3)
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        bmm: "f32[2, 4, 4]" = torch.ops.aten.bmm.default(clone, clone)
         # ac_graph_id: 2 - PREFER_RECOMPUTE
-        add_4: "f32[2, 4]" = torch.ops.aten.add.Tensor(stack_3, stack_3)
+        exp_5: "f32[2, 4, 4]" = torch.ops.aten.exp.default(bmm)
         # ac_graph_id: 2 - PREFER_RECOMPUTE
-        clone_3: "f32[2, 4]" = torch.ops.aten.clone.default(add_4)
+        clone_3: "f32[2, 4, 4]" = torch.ops.aten.clone.default(exp_5)
         # ac_graph_id: 2 - PREFER_RECOMPUTE
-        stack_5: "f32[2, 2, 4]" = torch.ops.aten.stack.default([clone_3, clone_3])
-        # ac_graph_id: 2 - PREFER_RECOMPUTE
-        sum_5: "f32[2, 4]" = torch.ops.aten.sum.dim_IntList(stack_5, [0])
-        # ac_graph_id: 2 - PREFER_RECOMPUTE
-        stack_7: "f32[2, 2, 4]" = torch.ops.aten.stack.default([sum_5, sum_5])
-        mul: "f32[4]" = torch.ops.aten.mul.Tensor(tangents_1, primals_1)
-        return (stack_7, mul)
-)",
-                              "<numbering>");
-  ASSERT_TRUE(joint.ok()) << format_all(joint.errors());
-  std::map<std::string, int64_t> index;
-  for (const RegionCalls::Call& c : region_calls(*joint).calls)
-    for (const Node* n : c.nodes) index[n->name()] = c.index;
-  // `stack` and `stack_4` lead their regions, `stack_2` and `stack_6` lie inside them.
-  EXPECT_EQ(index.at("stack_1"), 1);
-  EXPECT_EQ(index.at("stack_3"), 3);
-  EXPECT_EQ(index.at("stack_5"), 1);
-  EXPECT_EQ(index.at("stack_7"), 3);
-  EXPECT_EQ(index.at("clone"), 0);
-  EXPECT_EQ(index.at("clone_3"), 0);
-  EXPECT_EQ(index.at("add_3"), 0);
-  EXPECT_EQ(index.at("add_4"), 0);
-  // A builtin's first node is `sum_1`: one sum died before sum_2, so one leads each region (the
-  // second of the two skipped before sum_5 ended the first region).
-  EXPECT_EQ(index.at("sum_2"), 1);
-  EXPECT_EQ(index.at("sum_5"), 1);
+        bmm_2: "f32[2, 4, 4]" = torch.ops.aten.bmm.default(clone_3, clone_3)
+        # ac_graph_id: 3 - PREFER_RECOMPUTE
+        exp_7: "f32[2, 4, 4]" = torch.ops.aten.exp.default(bmm_2)
+        # ac_graph_id: 3 - PREFER_RECOMPUTE
+        exp_8: "f32[2, 4, 4]" = torch.ops.aten.exp.default(exp_7)
+        # ac_graph_id: 3 - PREFER_RECOMPUTE
+        clone_6: "f32[2, 4, 4]" = torch.ops.aten.clone.default(exp_8)
+        # ac_graph_id: 3 - PREFER_RECOMPUTE
+        bmm_4: "f32[2, 4, 4]" = torch.ops.aten.bmm.default(clone_6, clone_6)
+        bmm_6: "f32[2, 4, 4]" = torch.ops.aten.bmm.default(tangents_1, primals_1)
+        exp_9: "f32[2, 4, 4]" = torch.ops.aten.exp.default(bmm_6)
+        return (bmm_4, exp_9)
+)");
+  for (const char* node :
+       {"exp_3", "exp_5", "exp_7", "clone", "clone_3", "clone_6", "bmm", "bmm_2", "bmm_4"})
+    EXPECT_EQ(calls.index.at(node), 0) << node;
+  EXPECT_EQ(calls.index.at("exp_8"), 1);
+  for (int64_t region : {1, 2, 3}) {
+    SCOPED_TRACE(region);
+    EXPECT_EQ(calls.count.at({region, "aten.bmm.default"}), 2);
+    EXPECT_EQ(calls.count.at({region, "aten.clone.default"}), 3);
+  }
+  EXPECT_EQ(calls.count.at({1, "aten.exp.default"}), 2);
+  EXPECT_EQ(calls.count.at({2, "aten.exp.default"}), 2);
+  // The third region's two exps are other code; nothing was skipped after them.
+  EXPECT_EQ(calls.count.at({3, "aten.exp.default"}), 2);
+}
+
+// PyTorch 2.13's joint of Bailing-hybrid's and Kimi-linear's chunked delta rule (ChunkedDelta in
+// python/tests/compile_models.py: two layers, each under parity_policy), from the graph and from
+// its printed text. Each layer starts with a line nobody reads (`h[..., 0].reshape(...)`: a
+// select and a view call whose nodes died); its rows loop reads `attn[..., i, :i]` of the next i
+// after each assignment (the same views of other indices: calls, not the changed view made
+// again); its last state update is dead (a bmm, an exp, two expands, three views and a transpose
+// after the layer's last live ones); and its output, assigned chunk by chunk, is read through a
+// reshape, a slice and a transpose that functionalization makes again for every later call (the
+// reshape's view three times), so only the transpose's call holds a node (`transpose_4`, remade).
+TEST(ReproducingPolicy, CountsTheCallsOfAChunkedDeltaRuleAsPyTorchMadeThem) {
+  std::vector<GraphModule> joints = joint_and_its_text("torch-2.13/chunked_delta_joint.json");
+  ASSERT_EQ(joints.size(), 2u);
+  for (const GraphModule* joint : {&joints[0], &joints[1]}) {
+    SCOPED_TRACE(joint == &joints[0] ? "the graph" : "its printed text");
+    RegionCalls found = region_calls(*joint);
+    expect_the_parity_policys_tags(*joint, found);
+    CallsOf calls = calls_of(found);
+    EXPECT_EQ(calls.index.at("select_1"), 1);
+    EXPECT_EQ(calls.index.at("select_35"), 1);
+    EXPECT_EQ(calls.index.at("view_4"), 4);
+    EXPECT_EQ(calls.index.at("transpose_4"), 3);
+    EXPECT_EQ(calls.index.at("transpose_5"), 4);
+    // PyTorch's own counts of each layer's calls (compile_models.ChunkedDelta under a policy
+    // that counts them).
+    for (int64_t region : {3, 4}) {
+      SCOPED_TRACE(region);
+      EXPECT_EQ(calls.count.at({region, "aten.bmm.default"}), 6);
+      EXPECT_EQ(calls.count.at({region, "aten.exp.default"}), 2);
+      EXPECT_EQ(calls.count.at({region, "aten.expand.default"}), 12);
+      EXPECT_EQ(calls.count.at({region, "aten.transpose.int"}), 5);
+      EXPECT_EQ(calls.count.at({region, "aten.unsqueeze.default"}), 4);
+    }
+    EXPECT_EQ(calls.count.at({3, "aten.view.default"}), 23);
+    EXPECT_EQ(calls.count.at({4, "aten.view.default"}), 21);
+  }
 }
 
 TEST(ReproducingPolicy, RefusesAJointWithoutRegionsAndNamesItDoesNotHave) {

@@ -70,8 +70,9 @@ Expected<c10::IValue> run_builtin(const Node& n, const std::vector<c10::IValue>&
   return node_error(n, "unsupported Python builtin " + std::string(t));
 }
 
-// The functional copy an item assignment becomes returns, in PyTorch 2.x, a tensor laid out as
-// the view it changed (strides included, dense or not); libtorch 1.13's returns it contiguous.
+// The functional copy an item assignment becomes, and the scatters that write it back, return in
+// PyTorch 2.x a tensor laid out as the view they change (strides included, dense or not: a select
+// of a row); libtorch 1.13's return it contiguous.
 c10::IValue with_the_strides_of(const c10::IValue& self, const c10::IValue& result) {
   if (!self.isTensor() || !result.isTensor()) return result;
   const at::Tensor& like = self.toTensor();
@@ -284,7 +285,9 @@ Expected<std::vector<c10::IValue>> run_graph(const GraphModule& module,
           if (!out) return node_error(*n, out.errors().front().message);
           if (op->schema().returns().size() == 1) {
             result = std::move((*out)[0]);
-            if (target == "aten.copy.default" && n->args()[0].is_node())
+            if ((target == "aten.copy.default" || target == "aten.slice_scatter.default" ||
+                 target == "aten.select_scatter.default") &&
+                n->args()[0].is_node())
               result = with_the_strides_of(values.at(n->args()[0].as_node()), result);
           } else {
             result = c10::ivalue::Tuple::create(std::move(*out));

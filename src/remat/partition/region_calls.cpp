@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -197,10 +199,13 @@ bool has_in_place_form(const Node& n) {
 /// change went through: the changed view, then those between it and the base, outermost first.
 using NewBases = std::unordered_map<const Node*, std::vector<const Node*>>;
 
-/// Whether `u` views `input` as `like` views its own: the same view op, of the same shape (a view
-/// made again from a new base).
+/// Whether `u` views `input` as `like` views its own: the same view op with the same arguments
+/// (not Bailing-hybrid's `attn[..., i, :i]` of the next i), of the same shape (a view made again
+/// from a new base).
 bool views_as(const Node& u, const Node& input, const Node& like) {
-  return first_input(u) == &input && u.target() == like.target() && same_shape(u, like);
+  return first_input(u) == &input && u.target() == like.target() && same_shape(u, like) &&
+         std::ranges::equal(u.args().subspan(1), like.args().subspan(1)) &&
+         std::ranges::equal(u.kwargs(), like.kwargs());
 }
 
 /// The view an in-place call changed, and the views between it and its base, outermost first
@@ -274,44 +279,158 @@ bool writes_back(const Graph& g, const CallBuilder& call, const std::vector<cons
   return in_place_code(n) ? last_op_of_its_line(op_node) : views_changed_view_again(g, chain, n);
 }
 
-/// The calls whose every node died that a region makes before the first node of an op in it
-/// (`stack` before `stack_1`: Mamba's scan drops a state), keyed by that node. FX's numbering
-/// shows the numbers skipped since the op's previous node, but not whether those calls were the
-/// region's, the previous region's after its last node of the op (RWKV's loop drops its last
-/// state) or the code's between them (the masks before the first layer). Regions that run one
-/// layer's code call an op equally often, so each region of a run leads with as many as the
-/// run's first: no more than were skipped before it, nor than between any two of its regions.
-std::unordered_map<const Node*, long long> leading_dead_calls(const Graph& g) {
+/// By region and view op: the last in-place call of the region (its first node) that changed a
+/// tensor with views of that op. Functionalization may have made such views again after it,
+/// numbering them as it did.
+using ViewsMadeAgain = std::map<std::pair<int64_t, std::string_view>, const Node*>;
+
+/// Whether `views_made_again` says the numbers of `last`'s op after it, its region's last node of
+/// the op, may be views made again: an in-place call of the region changed a tensor with such
+/// views after it.
+bool made_again_after(const ViewsMadeAgain& views_made_again, const Node& last) {
+  auto changer = views_made_again.find({*last.meta.ac_graph_id(), last.target().view()});
+  return changer != views_made_again.end() && last.is_before(changer->second);
+}
+
+/// The calls whose every node died that a region makes before an op's first node in it (`stack`
+/// before `stack_1`: Mamba's scan drops a state), keyed by that node, and after its last node
+/// there (Bailing-hybrid's loop updates its state once more than it reads it: a `bmm` after the
+/// last `bmm`), keyed by that one. FX's numbering shows the numbers skipped between an op's nodes,
+/// but not whether a region's, the previous region's or the code's between them (the masks before
+/// the first layer) made them. Regions that run one layer's code (as many nodes of the op in each)
+/// call an op equally often, so each region of a run leads with as many as the others and trails
+/// with as many: the numbers skipped between two of its regions are both, those before the run
+/// hold the leading ones, those after it the trailing ones. Where that leaves the split open, the
+/// one that needs the fewest sources of dead calls is taken (of the code before the run, leading,
+/// trailing, the code after it); then the side the other ops of those regions show (their dead
+/// calls come from the same dead code); else the leading one. Regions that run different code
+/// (Kimi-linear's dense first layer, then MoE layers) trail with what was skipped after each when
+/// the other ops show that side. The numbers after a region that changed a tensor with views of
+/// the op in place are also those views made again (`views_made_again`): they tell nothing.
+struct DeadCallsAtEnds {
+  std::unordered_map<const Node*, long long> leading;   // by the op's first node in a region
+  std::unordered_map<const Node*, long long> trailing;  // by its last node there
+};
+
+DeadCallsAtEnds dead_calls_at_ends(const Graph& g, const ViewsMadeAgain& views_made_again) {
   std::unordered_map<std::string_view, std::vector<const Node*>> by_base;
   for (const Node* n : g.nodes()) by_base[fx_base_and_number(n->name()).first].push_back(n);
   auto number = [](const Node* n) { return fx_base_and_number(n->name()).second; };
   auto region = [](const Node* n) {
     return n->op() == OpKind::CallFunction ? n->meta.ac_graph_id() : std::nullopt;
   };
-  std::unordered_map<const Node*, long long> out;
+  // A run of regions for one base (no node of it outside them in between).
+  struct Run {
+    struct Part {
+      const Node *first, *last;
+      long long nodes;    // the base's nodes in the region
+      long long skipped;  // the numbers skipped since the previous region (before the run: first)
+      bool made_again = false;  // the numbers after `last` may be views made again
+    };
+    std::vector<Part> parts;
+    std::optional<long long> after;  // the numbers skipped after it; none: no later node, or views
+    long long before() const { return parts[0].skipped; }
+    // The fewest skipped between two of its regions (none: views made again in each gap).
+    std::optional<long long> between() const {
+      std::optional<long long> b;
+      for (size_t i = 1; i < parts.size(); ++i)
+        if (!parts[i - 1].made_again) b = std::min(b.value_or(LLONG_MAX), parts[i].skipped);
+      return b;
+    }
+    bool one_code() const {
+      return std::ranges::all_of(parts, [&](const Part& p) { return p.nodes == parts[0].nodes; });
+    }
+    // The fewest and the most leading calls each region of one code may make.
+    long long fewest() const { return after ? std::max(0LL, *between() - *after) : 0LL; }
+    long long most() const { return std::min(before(), *between()); }
+    // How many of the code before the run, leading, trailing and the code after the run made
+    // dead calls if each region leads with `leading`.
+    int sources(long long leading) const {
+      long long trailing = *between() - leading;
+      return (before() > leading) + (leading > 0) + (trailing > 0) + (after && *after > trailing);
+    }
+    // The leading calls that need the fewest sources, if one count does.
+    std::optional<long long> simplest() const {
+      std::optional<long long> best;
+      int best_sources = 5;
+      for (long long l = fewest(); l <= most(); ++l) {
+        int n = sources(l);
+        if (n < best_sources) {
+          best = l;
+          best_sources = n;
+        } else if (n == best_sources) {
+          best.reset();
+        }
+      }
+      return best;
+    }
+    // Whether its dead calls' side is known, from FX's numbering alone: -1 leading, +1 trailing.
+    int known_side() const {
+      if (!between() || !one_code() || *between() == 0 || fewest() != most()) return 0;
+      return most() == 0 ? 1 : most() == *between() ? -1 : 0;
+    }
+  };
+  std::vector<Run> runs;
   for (auto& [base, nodes] : by_base) {
     // The numbers skipped before nodes[k] since nodes[k - 1], or since the first of the base.
     auto skipped = [&](size_t k) {
       return number(nodes[k]) -
              (k > 0 ? number(nodes[k - 1]) + 1 : (is_reserved_python_name(base) ? 1 : 0));
     };
-    // The first node of the base in each region of a run (regions with no node between them).
-    std::vector<size_t> firsts;
-    auto close_run = [&] {
-      if (firsts.size() < 2) return;  // one region: nothing tells its dead calls apart
-      long long leading = skipped(firsts.front());
-      for (size_t i = 1; i < firsts.size(); ++i) leading = std::min(leading, skipped(firsts[i]));
-      for (size_t k : firsts) out.emplace(nodes[k], leading);
+    Run run;
+    auto close_run = [&](std::optional<long long> after) {
+      if (run.parts.size() >= 2) {  // one region: nothing tells its dead calls apart
+        if (!run.parts.back().made_again) run.after = after;
+        runs.push_back(std::move(run));
+      }
+      run = Run{};
     };
     for (size_t k = 0; k < nodes.size(); ++k) {
-      if (!region(nodes[k])) {
-        close_run();
-        firsts.clear();
-      } else if (k == 0 || region(nodes[k - 1]) != region(nodes[k])) {
-        firsts.push_back(k);
+      std::optional<int64_t> in = region(nodes[k]);
+      if (!in) {
+        if (!run.parts.empty()) close_run(skipped(k));
+        continue;
       }
+      if (k == 0 || region(nodes[k - 1]) != in)
+        run.parts.push_back({nodes[k], nodes[k], 0, skipped(k)});
+      run.parts.back().last = nodes[k];
+      run.parts.back().made_again = made_again_after(views_made_again, *nodes[k]);
+      ++run.parts.back().nodes;
     }
-    close_run();
+    close_run(std::nullopt);
+  }
+  std::unordered_map<int64_t, int> side_votes;  // by region: the sum of its runs' known sides
+  for (const Run& r : runs)
+    for (const Run::Part& p : r.parts) side_votes[*p.first->meta.ac_graph_id()] += r.known_side();
+  DeadCallsAtEnds out;
+  for (const Run& r : runs) {
+    int votes = 0;
+    for (const Run::Part& p : r.parts) votes += side_votes[*p.first->meta.ac_graph_id()];
+    bool trail = votes > 0;
+    if (!r.between()) {  // every gap holds views made again: the run's first gap leads
+      for (const Run::Part& p : r.parts)
+        out.leading.emplace(p.first, std::min(r.before(), r.parts[1].skipped));
+      continue;
+    }
+    if (!r.one_code() && trail) {
+      // Each region trails with what was skipped after it; the last as the one before it did.
+      for (size_t i = 0; i < r.parts.size(); ++i) {
+        long long t = i + 1 < r.parts.size()
+                          ? r.parts[i + 1].skipped
+                          : std::min(r.after.value_or(LLONG_MAX), r.parts[i].skipped);
+        out.leading.emplace(r.parts[i].first, 0);
+        out.trailing.emplace(r.parts[i].last, t);
+      }
+      continue;
+    }
+    bool consistent = r.fewest() <= r.most();
+    long long leading = r.most();
+    if (consistent) leading = r.simplest().value_or(trail ? r.fewest() : r.most());
+    long long trailing = consistent ? *r.between() - leading : 0;
+    for (const Run::Part& p : r.parts) {
+      out.leading.emplace(p.first, leading);
+      out.trailing.emplace(p.last, trailing);
+    }
   }
   return out;
 }
@@ -319,23 +438,23 @@ std::unordered_map<const Node*, long long> leading_dead_calls(const Graph& g) {
 /// Reads the calls off the joint, node by node in the order PyTorch made them (region_calls).
 class CallReader {
  public:
-  explicit CallReader(const GraphModule& joint)
+  /// `views_made_again`: a first reading's (its dead calls at regions' ends are not read yet).
+  CallReader(const GraphModule& joint, const ViewsMadeAgain& views_made_again)
       : g_(joint.graph()),
         grad_(requiring_grad(joint)),
         remade_(g_),
         changed_(g_),
-        leading_(leading_dead_calls(g_)),
+        dead_at_ends_(dead_calls_at_ends(g_, views_made_again)),
         tracebacks_(std::ranges::any_of(g_.nodes(), [](const Node* n) {
           return n->meta.ac_graph_id() && !n->meta.stack_trace.is_null();
-        })) {}
+        })) {
+    for (const Node* n : g_.nodes())
+      if (is_alias(*n) && n->meta.ac_graph_id()) view_ops_[&alias_root(*n)].push_back(n);
+  }
 
   RegionCalls read() && {
-    for (const Node* n : g_.nodes()) {
-      const Node*& last = last_of_base_[fx_base_and_number(n->name()).first];
-      const Node* previous = std::exchange(last, n);
-      if (n->op() == OpKind::CallFunction && n->meta.ac_graph_id()) visit(*n, previous);
-    }
-    close_last_call(nullptr);
+    visit_all();
+    add_trailing_dead_calls();
     std::map<std::pair<int64_t, std::string>, int64_t> counts;
     for (CallBuilder& c : calls_) {
       c.call.index = counts[{c.call.region, c.call.op}]++;
@@ -344,7 +463,21 @@ class CallReader {
     return std::move(out_);
   }
 
+  ViewsMadeAgain views_made_again() && {
+    visit_all();
+    return std::move(views_made_again_);
+  }
+
  private:
+  void visit_all() {
+    for (const Node* n : g_.nodes()) {
+      const Node*& last = last_of_base_[fx_base_and_number(n->name()).first];
+      const Node* previous = std::exchange(last, n);
+      if (n->op() == OpKind::CallFunction && n->meta.ac_graph_id()) visit(*n, previous);
+    }
+    close_last_call(nullptr);
+  }
+
   /// A region node; `previous`: the node made before it with the same name base.
   void visit(const Node& n, const Node* previous) {
     int64_t region = *n.meta.ac_graph_id();
@@ -383,17 +516,25 @@ class CallReader {
         // of a tensor an item assignment changed): a dead call.
         if (remakes_changed_view(*earlier)) {
           calls_.pop_back();
+          remade_chain_.of_calls = false;
         } else {
           calls_.back().call.nodes.clear();
           calls_.back().call.remade = false;
         }
+      } else {
+        close_remade_chain();
       }
+      remade_chain_.views.emplace_back(&n, previous);
     }
     if (calls_.empty() || remade || !continues(calls_.back(), n, region, made_by)) {
       close_last_call(&n, remade);
-      if (!remade) add_dead_calls(n, previous, op);
-      changes_before_.emplace(&n, in_place_calls_);
+      if (!remade) {
+        close_remade_chain();
+        add_dead_calls(n, previous, op);
+      }
+      changes_before_.emplace(&n, in_place_changes_[n.target().view()]);
       calls_.push_back({{region, op, 0, {}, remade}, n.meta.seq_nr(), made_by.has_value()});
+      if (remade && remade_chain_.views.size() == 1) remade_chain_.first_call = calls_.size() - 1;
       chain_ = changed_view_chain(n, new_bases_);
     }
     join(n, calls_.size() - 1);
@@ -480,7 +621,7 @@ class CallReader {
       size_t changer = calls_.size() - 1;
       const Node* op_node = calls_[changer].call.nodes.front();
       bool in_place = changes_in_place(*op_node, next);
-      if (in_place || calls_[changer].wrote_back) ++in_place_calls_;
+      if (in_place || calls_[changer].wrote_back) count_views_made_again(calls_[changer]);
       std::vector<const Node*> anew;
       if (in_place) {
         const std::vector<const Node*>& made = calls_[changer].call.nodes;
@@ -517,10 +658,104 @@ class CallReader {
     detaches_.clear();
   }
 
+  /// The dead calls a region makes after an op's last node in it (dead_calls_at_ends), last in
+  /// the region (after every live call of the op); but not where the region's in-place calls may
+  /// have made views of the op again after that node (the numbers are those views). The last node
+  /// may be a remade view whose call died (a chain's first view).
+  void add_trailing_dead_calls() {
+    std::map<int64_t, std::vector<std::string>> dead;  // by region: each dead call's op
+    for (const Node* n : g_.nodes()) {
+      auto t = dead_at_ends_.trailing.find(n);
+      if (t == dead_at_ends_.trailing.end() || t->second == 0 || is_getitem(*n) ||
+          unseen_op(n->target().view()) || made_again_after(views_made_again_, *n))
+        continue;
+      std::string op(n->target().view());
+      if (original_aten(*n).value_or(op) != op) continue;  // a node of another op's call
+      dead[*n->meta.ac_graph_id()].insert(dead[*n->meta.ac_graph_id()].end(), t->second, op);
+    }
+    std::vector<CallBuilder> calls;
+    for (size_t i = 0; i < calls_.size(); ++i) {
+      int64_t region = calls_[i].call.region;
+      calls.push_back(std::move(calls_[i]));
+      if (i + 1 < calls_.size() && calls_[i + 1].call.region == region) continue;
+      for (std::string& op : dead[region])
+        calls.push_back({{region, std::move(op), 0, {}, false}, {}});
+      dead.erase(region);
+    }
+    calls_ = std::move(calls);
+  }
+
+  /// A chain of remade views of calls ends (the next node is no view of its last):
+  /// functionalization made each view again for every later call of the chain (Bailing-hybrid's
+  /// `core_attn_out.reshape(...)[:, :, :n].transpose(1, 2).contiguous()`: the reshape's view three
+  /// times), so FX numbered the j-th of m views once for its call and m - j times more. The
+  /// numbers skipped before those are calls of the view's op whose every node died (the dead
+  /// state update before the reshape), where the chain views the changed tensor anew (the detach
+  /// functionalization makes of it) with one view of each op; a chain that makes the changed view
+  /// again from the write-back (`attn[..., i, :i]` read after `attn[..., i - 1, :i - 1] = ...`)
+  /// numbers more views than these.
+  void close_remade_chain() {
+    size_t m = remade_chain_.views.size(), first_call = remade_chain_.first_call;
+    std::vector<CallBuilder> before_chain;
+    bool anew =
+        m > 0 && first_input(*remade_chain_.views[0].first) != nullptr &&
+        first_input(*remade_chain_.views[0].first)->target().view() == "aten.detach.default";
+    for (size_t j = 0; j < m && remade_chain_.of_calls; ++j) {
+      auto [view, before] = remade_chain_.views[j];
+      long long taken = static_cast<long long>(m - j + 1);
+      numbered_.emplace(view, std::pair{before, taken});
+      anew = anew && std::ranges::none_of(remade_chain_.views, [&](const auto& other) {
+               return other.first != view && fx_base_and_number(other.first->name()).first ==
+                                                 fx_base_and_number(view->name()).first;
+             });
+      if (!anew) continue;
+      const Node* q = before;
+      for (auto r = numbered_.find(q); r != numbered_.end(); r = numbered_.find(q)) {
+        taken += r->second.second;
+        q = r->second.first;
+      }
+      if (q == nullptr || q->meta.ac_graph_id() != view->meta.ac_graph_id()) continue;
+      auto call = call_of_.find(q);
+      if (call == call_of_.end() || calls_[call->second].call.op != view->target().view()) continue;
+      long long dead =
+          fx_base_and_number(view->name()).second - fx_base_and_number(q->name()).second - taken;
+      for (long long i = 0; i < dead; ++i)
+        before_chain.push_back(
+            {{*view->meta.ac_graph_id(), std::string(view->target().view()), 0, {}, false}, {}});
+    }
+    remade_chain_ = {};
+    if (before_chain.empty()) return;
+    // (They come before the chain's calls: shift those.)
+    size_t at = std::min(first_call, calls_.size());
+    calls_.insert(calls_.begin() + static_cast<std::ptrdiff_t>(at), before_chain.begin(),
+                  before_chain.end());
+    for (size_t i = at + before_chain.size(); i < calls_.size(); ++i)
+      for (const Node* n : calls_[i].call.nodes) call_of_[n] = i;
+  }
+
+  /// Counts an in-place call in in_place_changes_ for each view op of the tensor it changed in its
+  /// region, before and after (views of the base and of the nodes that wrote the change back).
+  void count_views_made_again(const CallBuilder& call) {
+    std::vector<std::string_view> ops;
+    auto add_views_of = [&](const Node& n) {
+      if (auto views = view_ops_.find(&alias_root(n)); views != view_ops_.end())
+        for (const Node* v : views->second)
+          if (v->meta.ac_graph_id() == call.call.region) ops.push_back(v->target().view());
+    };
+    if (const Node* changed = first_input(*call.call.nodes.front())) add_views_of(*changed);
+    for (const Node* m : call.call.nodes) add_views_of(*m);
+    std::ranges::sort(ops);
+    auto [end, _] = std::ranges::unique(ops);
+    for (auto op = ops.begin(); op != end; ++op) {
+      ++in_place_changes_[*op];
+      views_made_again_[{call.call.region, *op}] = call.call.nodes.front();
+    }
+  }
+
   /// Calls of an op whose every node died (an unused projection) leave their numbers unused: the
   /// calls between two nodes of one op in a region are as many as FX numbered between them, but
   /// for views after an in-place change (functionalization numbers the views it makes again);
-  /// before its first node in the region, leading_dead_calls.
+  /// before its first node in the region, dead_calls_at_ends.
   void add_dead_calls(const Node& n, const Node* previous, const std::string& op) {
     if (n.target().view() != op) return;
     long long dead = 0;
@@ -532,10 +767,12 @@ class CallReader {
     }
     if (previous != nullptr && previous->meta.ac_graph_id() == n.meta.ac_graph_id()) {
       auto changes = changes_before_.find(previous);
-      if (is_alias(n) && (changes == changes_before_.end() || changes->second != in_place_calls_))
+      if (is_alias(n) && (changes == changes_before_.end() ||
+                          changes->second != in_place_changes_[n.target().view()]))
         return;
       dead = fx_base_and_number(n.name()).second - fx_base_and_number(previous->name()).second - 1;
-    } else if (auto leading = leading_.find(&n); leading != leading_.end()) {
+    } else if (auto leading = dead_at_ends_.leading.find(&n);
+               leading != dead_at_ends_.leading.end()) {
       dead = leading->second;  // the first node of its op in this region
     }
     for (long long i = 0; i < dead; ++i)
@@ -544,25 +781,37 @@ class CallReader {
 
   const Graph& g_;
   NodeSet grad_;  // requiring_grad
+  struct RemadeChain {
+    std::vector<std::pair<const Node*, const Node*>> views;  // each with its op's node before it
+    bool of_calls = true;   // each view a call's output (none the changed view made again)
+    size_t first_call = 0;  // in calls_: the call of its first view
+  } remade_chain_;          // the remade views since the last call of the model's
+  // By remade view of a call: its op's node before it, and the numbers FX gave its call and remakes
+  std::unordered_map<const Node*, std::pair<const Node*, long long>> numbered_;
   NewBases new_bases_;
   NodeSet remade_;   // out_.remade
   NodeSet changed_;  // the nodes of in-place calls: the changed tensor, anew
-  std::unordered_map<const Node*, long long> leading_;  // leading_dead_calls
+  DeadCallsAtEnds dead_at_ends_;
   bool tracebacks_;
   std::vector<CallBuilder> calls_;
   std::unordered_map<const Node*, size_t> call_of_;
   std::vector<const Node*> chain_;     // the last call's changed_view_chain
   std::vector<const Node*> detaches_;  // since the last call's own nodes: whose they are is open
-  int64_t in_place_calls_ = 0;
+  // By view op: the in-place calls so far that changed a tensor with a view of that op, which
+  // functionalization may have made again (numbering it).
+  std::unordered_map<std::string_view, int64_t> in_place_changes_;
+  std::unordered_map<const Node*, std::vector<const Node*>> view_ops_;  // region views by root
+  ViewsMadeAgain views_made_again_;
   std::unordered_map<std::string_view, const Node*> last_of_base_;
-  std::unordered_map<const Node*, int64_t> changes_before_;  // in-place calls before a call
+  // in_place_changes_ of a call's op before it
+  std::unordered_map<const Node*, int64_t> changes_before_;
   RegionCalls out_;
 };
 
 }  // namespace
 
 RegionCalls region_calls(const GraphModule& joint) {
-  return CallReader(joint).read();
+  return CallReader(joint, CallReader(joint, {}).views_made_again()).read();
 }
 
 }  // namespace remat::partition

@@ -27,6 +27,10 @@ namespace remat::partition {
 ///    (which then died): PyTorch tags them PREFER_RECOMPUTE whatever the policy says. The last
 ///    view of such a chain is the call's output and holds its place (`Call::remade`); the joint
 ///    shows them by name: the view's previous number (`transpose_1` for `transpose_2`) is gone;
+///  - calls whose every node died (an unused projection, a loop's last state update) leave only
+///    gaps in FX's numbering of their op: between two of its nodes in a region, or at a region's
+///    ends (each region of a run of regions making as many), less the views functionalization
+///    numbered making them again;
 ///  - `unseen`: nodes of ops no policy sees (`detach`, metadata queries): PREFER_RECOMPUTE.
 /// Not read: a detach functionalization makes of a tensor an item assignment changed takes the
 /// tag of the next call, which may have left no other node (remat predicts PREFER_RECOMPUTE).
