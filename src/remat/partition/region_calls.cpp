@@ -590,9 +590,15 @@ class CallReader {
   }
 
   /// An in-place call's op is the last of its line (`x[i] = f(y)`: f first): `next`, the node
-  /// after it, comes from another.
+  /// after it, comes from another; or the line goes on from the changed tensor anew, which
+  /// functionalization detaches (PhiMoE's `torch.empty_like(g).exponential_().log()`: a call's
+  /// own output is detached for no later op of the forward).
   static bool changes_in_place(const Node& op_node, const Node* next) {
-    return in_place_code(op_node) && (next == nullptr || !same_line(*next, op_node));
+    if (!in_place_code(op_node)) return false;
+    if (next == nullptr || !same_line(*next, op_node)) return true;
+    const Node* read = first_input(*next);
+    return read != nullptr && read->target().view() == "aten.detach.default" &&
+           first_input(*read) == &op_node && has_in_place_form(op_node);
   }
 
   /// Whether `n`'s tensor was changed in place, as a remade view's was: through its views and
