@@ -629,6 +629,44 @@ TEST(ReproducingPolicy, CountsTheCallsThatDiedAfterAnOpsLastNodeInARegion) {
   EXPECT_EQ(calls.count.at({3, "aten.exp.default"}), 2);
 }
 
+// Pegasus-X's last encoder layer computes the global tokens' branch and reads none of it: that
+// region makes fewer nodes of some ops than the layer before it. Where the numbers it skipped lie
+// before its first node of an op (the `exp`s), the dropped calls lead; where they lie after its
+// last (the `mm`), they trail; the decoder region after them makes fewer `mm`s too, but the gap
+// before it is the encoder layer's.
+TEST(ReproducingPolicy, CountsTheCallsARegionDropsWhereTheOthersMakeThem) {
+  CallsOf calls = calls_of_text(R"(class joint_graph(torch.nn.Module):
+    def forward(self, primals_1: "f32[4, 4]", tangents_1: "f32[4, 4]"):
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        exp: "f32[4, 4]" = torch.ops.aten.exp.default(primals_1)
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        exp_1: "f32[4, 4]" = torch.ops.aten.exp.default(exp)
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        mm: "f32[4, 4]" = torch.ops.aten.mm.default(exp_1, exp_1)
+        # ac_graph_id: 1 - PREFER_RECOMPUTE
+        mm_1: "f32[4, 4]" = torch.ops.aten.mm.default(mm, mm)
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        exp_3: "f32[4, 4]" = torch.ops.aten.exp.default(mm_1)
+        # ac_graph_id: 2 - PREFER_RECOMPUTE
+        mm_2: "f32[4, 4]" = torch.ops.aten.mm.default(exp_3, exp_3)
+        # ac_graph_id: 3 - PREFER_RECOMPUTE
+        exp_4: "f32[4, 4]" = torch.ops.aten.exp.default(mm_2)
+        # ac_graph_id: 3 - PREFER_RECOMPUTE
+        exp_5: "f32[4, 4]" = torch.ops.aten.exp.default(exp_4)
+        # ac_graph_id: 3 - PREFER_RECOMPUTE
+        mm_4: "f32[4, 4]" = torch.ops.aten.mm.default(exp_5, exp_5)
+        mm_5: "f32[4, 4]" = torch.ops.aten.mm.default(tangents_1, primals_1)
+        return (mm_4, mm_5)
+)");
+  EXPECT_EQ(calls.index.at("exp_3"), 1);
+  EXPECT_EQ(calls.index.at("mm_2"), 0);
+  EXPECT_EQ(calls.index.at("exp_4"), 0);
+  EXPECT_EQ(calls.index.at("mm_4"), 0);
+  EXPECT_EQ(calls.count.at({2, "aten.exp.default"}), 2);
+  EXPECT_EQ(calls.count.at({2, "aten.mm.default"}), 2);
+  EXPECT_EQ(calls.count.at({3, "aten.mm.default"}), 1);
+}
+
 // PyTorch 2.13's joint of Bailing-hybrid's and Kimi-linear's chunked delta rule (ChunkedDelta in
 // python/tests/compile_models.py: two layers, each under parity_policy), from the graph and from
 // its printed text. Each layer starts with a line nobody reads (`h[..., 0].reshape(...)`: a

@@ -305,8 +305,10 @@ bool made_again_after(const ViewsMadeAgain& views_made_again, const Node& last) 
 /// trailing, the code after it); then the side the other ops of those regions show (their dead
 /// calls come from the same dead code); else the leading one. Regions that run different code
 /// (Kimi-linear's dense first layer, then MoE layers) trail with what was skipped after each when
-/// the other ops show that side. The numbers after a region that changed a tensor with views of
-/// the op in place are also those views made again (`views_made_again`): they tell nothing.
+/// the other ops show that side; otherwise a region that makes fewer nodes of the op dropped
+/// calls the others make (Pegasus-X's last encoder layer). The numbers after a region that changed
+/// a tensor with views of the op in place are also those views made again (`views_made_again`):
+/// they tell nothing.
 struct DeadCallsAtEnds {
   std::unordered_map<const Node*, long long> leading;   // by the op's first node in a region
   std::unordered_map<const Node*, long long> trailing;  // by its last node there
@@ -420,6 +422,27 @@ DeadCallsAtEnds dead_calls_at_ends(const Graph& g, const ViewsMadeAgain& views_m
                           : std::min(r.after.value_or(LLONG_MAX), r.parts[i].skipped);
         out.leading.emplace(r.parts[i].first, 0);
         out.trailing.emplace(r.parts[i].last, t);
+      }
+      continue;
+    }
+    if (!r.one_code()) {
+      // A region that makes fewer nodes of the op than another region of the run dropped calls
+      // the other makes (Pegasus-X's last encoder layer computes the global tokens' branch and
+      // reads none of it): it leads with as many of those as were skipped before it (not the
+      // run's first: the code before the run may have made those), and trails with the rest as
+      // far as were skipped after it.
+      // (A gap the previous region trails into is not there to lead with.)
+      long long most_nodes = 0, trailed = 0;
+      for (const Run::Part& p : r.parts) most_nodes = std::max(most_nodes, p.nodes);
+      for (size_t i = 0; i < r.parts.size(); ++i) {
+        const Run::Part& p = r.parts[i];
+        long long dropped = most_nodes - p.nodes;
+        long long leading = i == 0 ? 0 : std::min(p.skipped - trailed, dropped);
+        long long after =
+            i + 1 < r.parts.size() ? r.parts[i + 1].skipped : r.after.value_or(dropped - leading);
+        trailed = std::min(after, dropped - leading);
+        out.leading.emplace(p.first, leading);
+        out.trailing.emplace(p.last, trailed);
       }
       continue;
     }
