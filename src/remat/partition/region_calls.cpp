@@ -382,6 +382,7 @@ DeadCallsAtEnds dead_calls_at_ends(const Graph& g, const ViewsMadeAgain& views_m
     Run run;
     auto close_run = [&](std::optional<long long> after) {
       if (run.parts.size() >= 2) {  // one region: nothing tells its dead calls apart
+        for (Run::Part& p : run.parts) p.made_again = made_again_after(views_made_again, *p.last);
         if (!run.parts.back().made_again) run.after = after;
         runs.push_back(std::move(run));
       }
@@ -396,7 +397,6 @@ DeadCallsAtEnds dead_calls_at_ends(const Graph& g, const ViewsMadeAgain& views_m
       if (k == 0 || region(nodes[k - 1]) != in)
         run.parts.push_back({nodes[k], nodes[k], 0, skipped(k)});
       run.parts.back().last = nodes[k];
-      run.parts.back().made_again = made_again_after(views_made_again, *nodes[k]);
       ++run.parts.back().nodes;
     }
     close_run(std::nullopt);
@@ -726,17 +726,16 @@ class CallReader {
   void close_remade_chain() {
     size_t m = remade_chain_.views.size(), first_call = remade_chain_.first_call;
     std::vector<CallBuilder> before_chain;
-    bool anew =
-        m > 0 && first_input(*remade_chain_.views[0].first) != nullptr &&
-        first_input(*remade_chain_.views[0].first)->target().view() == "aten.detach.default";
+    std::map<std::string_view, int> views_of_base;
+    for (auto [view, before] : remade_chain_.views)
+      ++views_of_base[fx_base_and_number(view->name()).first];
+    const Node* read = m > 0 ? first_input(*remade_chain_.views[0].first) : nullptr;
+    bool anew = read != nullptr && read->target().view() == "aten.detach.default";
     for (size_t j = 0; j < m && remade_chain_.of_calls; ++j) {
       auto [view, before] = remade_chain_.views[j];
       long long taken = static_cast<long long>(m - j + 1);
       numbered_.emplace(view, std::pair{before, taken});
-      anew = anew && std::ranges::none_of(remade_chain_.views, [&](const auto& other) {
-               return other.first != view && fx_base_and_number(other.first->name()).first ==
-                                                 fx_base_and_number(view->name()).first;
-             });
+      anew = anew && views_of_base[fx_base_and_number(view->name()).first] == 1;
       if (!anew) continue;
       const Node* q = before;
       for (auto r = numbered_.find(q); r != numbered_.end(); r = numbered_.find(q)) {
