@@ -341,6 +341,42 @@ class ChunkedDelta(nn.Module):
         return (torch.randn(rows, 6, 4, generator=g),)
 
 
+class SlidingChunks(nn.Module):
+    """transformers' own Longformer self-attention (local windows only), two layers each under a
+    checkpoint with parity_policy: the query scaled in place (`query_vectors /= ...`, a view of the
+    linear's output) before its views and chunks (`as_strided`), the scores assigned diagonal by
+    diagonal into new zeros and masked in place, and chunk counts computed as tensors (calls with
+    no node: `_local_scalar_dense`). Needs transformers; the joint it makes is in
+    tests/data/torch-2.13/sliding_chunks_*.json."""
+
+    def __init__(self, d=8, heads=2, window=4):
+        super().__init__()
+        from transformers import LongformerConfig
+        from transformers.models.longformer.modeling_longformer import LongformerSelfAttention
+
+        config = LongformerConfig(hidden_size=d, num_attention_heads=heads, attention_window=[window, window])
+        config.attention_probs_dropout_prob = 0.0
+        self.layers = nn.ModuleList(LongformerSelfAttention(config, layer_id=i) for i in range(2))
+
+    def forward(self, x):
+        rows, n, _ = x.shape
+        mask = torch.zeros(rows, n)
+        masked = torch.zeros(rows, n, dtype=torch.bool)
+        for layer in self.layers:
+
+            def attend(h, layer=layer):
+                return layer(
+                    h, attention_mask=mask, is_index_masked=masked, is_index_global_attn=masked, is_global_attn=False
+                )[0]
+
+            x = checkpoint(attend, x, use_reentrant=False, context_fn=parity_policy)
+        return x.pow(2).mean()
+
+    @staticmethod
+    def batch(g, rows=2):
+        return (torch.randn(rows, 8, 8, generator=g),)
+
+
 class TensorConstants(nn.Module):
     """Constants the way real models hold them (Llama's masks, T5's position buckets): a
     registered constant buffer, and tensors made from Python numbers in forward, which
@@ -403,4 +439,5 @@ MODELS = {
     "group_masked": lambda: GroupMasked(),
     "assigned_keys": lambda: AssignedKeys(),
     "chunked_delta": lambda: ChunkedDelta(),
+    "sliding_chunks": lambda: SlidingChunks(),
 }

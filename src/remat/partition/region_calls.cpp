@@ -171,6 +171,7 @@ struct CallBuilder {
   bool from_meta = false;     // `op` came from original_aten
   bool has_own_node = false;  // a node whose target is `op` itself
   bool wrote_back = false;    // an in-place change of a view, and the nodes that wrote it back
+  const Node* dead_view = nullptr;  // the remade view whose call's own node died, if that's this
 };
 
 /// Whether `n` continues `call`: the same op call made it. Where the graph says which op made
@@ -292,6 +293,128 @@ bool made_again_after(const ViewsMadeAgain& views_made_again, const Node& last) 
   return changer != views_made_again.end() && last.is_before(changer->second);
 }
 
+/// Views of a tensor an in-place call changed, which the model reads through a chain of view
+/// calls (Longformer's `query_vectors /= ...`, then `.view(...).transpose(0, 1)`, a transpose and
+/// a reshape, `_chunk`'s view and as_strided, einsum's unsqueeze and permutes). Functionalization
+/// no longer marks a changed tensor up to date, so every view a call makes of it is stale: when
+/// selective checkpointing detaches the call's output, the view is made again from the changed
+/// tensor, view op by view op of its chain. The j-th call of a chain of m thus numbers its own
+/// node and the chain's first j views; the joint keeps only the views made for the last (the
+/// chain's remade views) and FX's numbering the rest. Each earlier call of the chain is a call
+/// whose every node died (region_calls keeps it in the chain's order); it is placed at the first
+/// point where all its numbers fit before the next live node of each op (the other live calls of
+/// the region come in between: Longformer's key chain), and the numbers explain the gaps between
+/// live views. A chain whose numbers do not fit so is left to the rest of the reading.
+struct StaleViewChains {
+  // The node before whose call the call of a remade view's own (dead) view was made.
+  std::unordered_map<const Node*, const Node*> made_before;
+  // By FX base: the numbers the chains' calls and remakes took.
+  std::unordered_map<std::string_view, std::set<long long>> numbered;
+
+  /// How many numbers of `base` in (`from`, `to`) the chains took.
+  long long between(std::string_view base, long long from, long long to) const {
+    auto it = numbered.find(base);
+    if (it == numbered.end() || to <= from + 1) return 0;
+    return std::distance(it->second.upper_bound(from), it->second.lower_bound(to));
+  }
+};
+
+StaleViewChains stale_view_chains(const Graph& g) {
+  StaleViewChains out;
+  auto base_of = [](const Node* n) { return fx_base_and_number(n->name()).first; };
+  auto number = [](const Node* n) { return fx_base_and_number(n->name()).second; };
+  std::unordered_map<std::string_view, std::vector<const Node*>> by_base;  // in graph order
+  for (const Node* n : g.nodes()) by_base[base_of(n)].push_back(n);
+  for (const Node* changed : g.nodes()) {
+    if (!changed->meta.ac_graph_id() || changed->op() != OpKind::CallFunction ||
+        is_alias(*changed) || changed->target().view() == "aten.detach.default" ||
+        changed->target().view().ends_with("_scatter.default") ||
+        changed->target().view() == "aten.copy.default" || !in_place_code(*changed) ||
+        !has_in_place_form(*changed))
+      continue;
+    // The views read from it, one after the other: where it changed a view of a base, first the
+    // write-back (a view of it as the base) and the changed view made again from that.
+    std::vector<const Node*> chain;
+    for (const Node* v = changed;;) {
+      const Node* next = nullptr;
+      for (const Node* u : v->users())
+        if (is_alias(*u) && first_input(*u) == v &&
+            u->meta.ac_graph_id() == changed->meta.ac_graph_id())
+          next = next ? changed : u;  // (two: no chain)
+      if (next == nullptr || next == changed) break;
+      chain.push_back(v = next);
+    }
+    std::vector<const Node*> through = changed_view_chain(*changed, {});
+    size_t remade = through.empty() ? 0 : through.size() - 1;  // the changed view's views
+    const Node* write_back = nullptr;
+    if (remade > 0) {
+      if (chain.empty() || !same_shape(*chain[0], *through.back())) continue;
+      write_back = chain[0];
+      chain.erase(chain.begin());
+    }
+    if (chain.size() < remade + 2) continue;
+    size_t m = chain.size() - remade;            // the model's view calls
+    std::map<std::string_view, long long> next;  // the next free number of each base
+    const Node* from = write_back ? write_back : changed;
+    for (const Node* v : chain) {
+      std::string_view base = base_of(v);
+      if (next.contains(base)) continue;
+      long long free = 0;
+      for (const Node* u : by_base[base])
+        if (u->is_before(from) || u == from) free = number(u) + 1;
+      next[base] = free;
+    }
+    // The numbers each call takes, by base: the view call j its own node, then (not the last:
+    // the chain is its remakes) the changed view's views and the calls' up to its own; the
+    // in-place call (j = -1) the changed view's.
+    auto takes = [&](long long j) {
+      std::map<std::string_view, long long> t;
+      if (j >= 0) ++t[base_of(chain[remade + j])];
+      if (j + 1 < static_cast<long long>(m))
+        for (size_t i = 0; i < remade + static_cast<size_t>(j + 1); ++i) ++t[base_of(chain[i])];
+      return t;
+    };
+    // The live nodes of the chain's bases between the changed tensor and the chain, in order.
+    std::vector<const Node*> live;
+    for (const Node* n = from->next(); n != nullptr && n != chain[0]; n = n->next())
+      if (next.contains(base_of(n))) live.push_back(n);
+    auto bound = [&](size_t at, std::string_view base) {  // the next live number of `base`
+      for (size_t k = at; k < live.size(); ++k)
+        if (base_of(live[k]) == base) return number(live[k]);
+      for (const Node* v : chain)
+        if (base_of(v) == base) return number(v);
+      return LLONG_MAX;
+    };
+    StaleViewChains found;
+    auto place = [&](long long j) {
+      for (auto [base, count] : takes(j))
+        for (long long i = 0; i < count; ++i) found.numbered[base].insert(next[base]++);
+    };
+    long long j = remade > 0 ? -1 : 0;
+    auto last = static_cast<long long>(m) - 1;
+    for (size_t k = 0; k < live.size(); ++k) {
+      for (; j < last; ++j) {
+        auto t = takes(j);
+        if (!std::ranges::all_of(
+                t, [&](auto& c) { return next[c.first] + c.second <= bound(k, c.first); }))
+          break;
+        place(j);
+        if (j >= 0) found.made_before.emplace(chain[remade + j], live[k]);
+      }
+      long long& free = next[base_of(live[k])];
+      free = std::max(free, number(live[k]) + 1);
+    }
+    for (; j <= last; ++j) place(j);
+    // The chain's remakes take the numbers right after: else the chain is not this.
+    if (!std::ranges::all_of(next,
+                             [&](auto& f) { return f.second == bound(live.size(), f.first); }))
+      continue;
+    out.made_before.merge(found.made_before);
+    for (auto& [base, numbers] : found.numbered) out.numbered[base].merge(numbers);
+  }
+  return out;
+}
+
 /// The calls whose every node died that a region makes before an op's first node in it (`stack`
 /// before `stack_1`: Mamba's scan drops a state), keyed by that node, and after its last node
 /// there (Bailing-hybrid's loop updates its state once more than it reads it: a `bmm` after the
@@ -314,7 +437,8 @@ struct DeadCallsAtEnds {
   std::unordered_map<const Node*, long long> trailing;  // by its last node there
 };
 
-DeadCallsAtEnds dead_calls_at_ends(const Graph& g, const ViewsMadeAgain& views_made_again) {
+DeadCallsAtEnds dead_calls_at_ends(const Graph& g, const ViewsMadeAgain& views_made_again,
+                                   const StaleViewChains& stale) {
   std::unordered_map<std::string_view, std::vector<const Node*>> by_base;
   for (const Node* n : g.nodes()) by_base[fx_base_and_number(n->name()).first].push_back(n);
   auto number = [](const Node* n) { return fx_base_and_number(n->name()).second; };
@@ -376,8 +500,8 @@ DeadCallsAtEnds dead_calls_at_ends(const Graph& g, const ViewsMadeAgain& views_m
   for (auto& [base, nodes] : by_base) {
     // The numbers skipped before nodes[k] since nodes[k - 1], or since the first of the base.
     auto skipped = [&](size_t k) {
-      return number(nodes[k]) -
-             (k > 0 ? number(nodes[k - 1]) + 1 : (is_reserved_python_name(base) ? 1 : 0));
+      long long from = k > 0 ? number(nodes[k - 1]) : (is_reserved_python_name(base) ? 0 : -1);
+      return number(nodes[k]) - from - 1 - stale.between(base, from, number(nodes[k]));
     };
     Run run;
     auto close_run = [&](std::optional<long long> after) {
@@ -467,7 +591,8 @@ class CallReader {
         grad_(requiring_grad(joint)),
         remade_(g_),
         changed_(g_),
-        dead_at_ends_(dead_calls_at_ends(g_, views_made_again)),
+        stale_(stale_view_chains(g_)),
+        dead_at_ends_(dead_calls_at_ends(g_, views_made_again, stale_)),
         tracebacks_(std::ranges::any_of(g_.nodes(), [](const Node* n) {
           return n->meta.ac_graph_id() && !n->meta.stack_trace.is_null();
         })) {
@@ -478,6 +603,7 @@ class CallReader {
   RegionCalls read() && {
     visit_all();
     add_trailing_dead_calls();
+    place_stale_view_calls();
     std::map<std::pair<int64_t, std::string>, int64_t> counts;
     for (CallBuilder& c : calls_) {
       c.call.index = counts[{c.call.region, c.call.op}]++;
@@ -543,6 +669,7 @@ class CallReader {
         } else {
           calls_.back().call.nodes.clear();
           calls_.back().call.remade = false;
+          calls_.back().dead_view = earlier;
         }
       } else {
         close_remade_chain();
@@ -617,11 +744,11 @@ class CallReader {
   /// functionalization detaches (PhiMoE's `torch.empty_like(g).exponential_().log()`: a call's
   /// own output is detached for no later op of the forward).
   static bool changes_in_place(const Node& op_node, const Node* next) {
-    if (!in_place_code(op_node)) return false;
+    if (!in_place_code(op_node) || !has_in_place_form(op_node)) return false;
     if (next == nullptr || !same_line(*next, op_node)) return true;
     const Node* read = first_input(*next);
     return read != nullptr && read->target().view() == "aten.detach.default" &&
-           first_input(*read) == &op_node && has_in_place_form(op_node);
+           first_input(*read) == &op_node;
   }
 
   /// Whether `n`'s tensor was changed in place, as a remade view's was: through its views and
@@ -714,6 +841,31 @@ class CallReader {
     calls_ = std::move(calls);
   }
 
+  /// Moves the dead calls of stale view chains' earlier views where their numbers put them
+  /// (StaleViewChains): before the call of the live node they came before.
+  void place_stale_view_calls() {
+    std::unordered_map<const Node*, std::vector<CallBuilder>> moved;  // by the node they precede
+    std::vector<CallBuilder> kept;
+    for (CallBuilder& c : calls_) {
+      auto at = c.dead_view ? stale_.made_before.find(c.dead_view) : stale_.made_before.end();
+      if (at != stale_.made_before.end())
+        moved[at->second].push_back(std::move(c));
+      else
+        kept.push_back(std::move(c));
+    }
+    calls_.clear();
+    for (CallBuilder& c : kept) {
+      for (const Node* n : c.call.nodes)
+        if (auto m = moved.find(n); m != moved.end()) {
+          for (CallBuilder& d : m->second) calls_.push_back(std::move(d));
+          moved.erase(m);
+        }
+      calls_.push_back(std::move(c));
+    }
+    for (auto& [_, rest] : moved)  // (before a node no call holds: keep them)
+      for (CallBuilder& d : rest) calls_.push_back(std::move(d));
+  }
+
   /// A chain of remade views of calls ends (the next node is no view of its last):
   /// functionalization made each view again for every later call of the chain (Bailing-hybrid's
   /// `core_attn_out.reshape(...)[:, :, :n].transpose(1, 2).contiguous()`: the reshape's view three
@@ -798,7 +950,9 @@ class CallReader {
       if (is_alias(n) && (changes == changes_before_.end() ||
                           changes->second != in_place_changes_[n.target().view()]))
         return;
-      dead = fx_base_and_number(n.name()).second - fx_base_and_number(previous->name()).second - 1;
+      auto [base, number] = fx_base_and_number(n.name());
+      long long from = fx_base_and_number(previous->name()).second;
+      dead = number - from - 1 - stale_.between(base, from, number);
     } else if (auto leading = dead_at_ends_.leading.find(&n);
                leading != dead_at_ends_.leading.end()) {
       dead = leading->second;  // the first node of its op in this region
@@ -819,6 +973,7 @@ class CallReader {
   NewBases new_bases_;
   NodeSet remade_;   // out_.remade
   NodeSet changed_;  // the nodes of in-place calls: the changed tensor, anew
+  StaleViewChains stale_;
   DeadCallsAtEnds dead_at_ends_;
   bool tracebacks_;
   std::vector<CallBuilder> calls_;

@@ -27,6 +27,10 @@ namespace remat::partition {
 ///    (which then died): PyTorch tags them PREFER_RECOMPUTE whatever the policy says. The last
 ///    view of such a chain is the call's output and holds its place (`Call::remade`); the joint
 ///    shows them by name: the view's previous number (`transpose_1` for `transpose_2`) is gone;
+///    every later view of a changed tensor is so (functionalization no longer marks it up to
+///    date): of a chain of view calls only the last's remakes live, and the earlier calls, whose
+///    nodes died, come where FX's numbering of their nodes and remakes puts them (Longformer's
+///    query after `query_vectors /= ...`, between the key's live views);
 ///  - calls whose every node died (an unused projection, a loop's last state update) leave only
 ///    gaps in FX's numbering of their op: between two of its nodes in a region, or at a region's
 ///    ends (each region of a run of regions making as many), less the views functionalization
