@@ -705,39 +705,25 @@ TEST(ReproducingPolicy, CountsTheCallsOfAChunkedDeltaRuleAsPyTorchMadeThem) {
 }
 
 // transformers' Longformer self-attention, two layers under parity_policy
-// (compile_models.SlidingChunks): `query_vectors /= ...` changes the query in place (in the first
-// layer the linear's output itself, in the second a view of it), so every view the chain of
-// calls after it makes (`view`, `transpose(0, 1)`, `transpose(1, 2)`, the reshape, `_chunk`'s view
-// and as_strided, einsum's unsqueeze and permutes) is stale: functionalization makes it again from
-// the changed tensor when selective checkpointing detaches the call's output. Only the last chain
+// (compile_models.SlidingChunks). `query_vectors /= ...` changes the query in place (in the first
+// layer the linear's output itself, in the second a view of it), so every view the chain of calls
+// after it makes (`view`, `transpose(0, 1)`, `transpose(1, 2)`, the reshape, `_chunk`'s view and
+// as_strided, einsum's unsqueeze and permutes) is stale: functionalization makes it again from the
+// changed tensor when selective checkpointing detaches the call's output. Only the last chain
 // lives (einsum's clone reads it); the calls before it died between the key's live ones, which
-// FX's numbering places. Every node up to the scores' `new_zeros` reads as PyTorch tagged it
-// (the diagonal assignments and masks after it are not all read yet: docs/partitioner.md).
-TEST(ReproducingPolicy, PlacesTheCallsOfAChainOfViewsOfAChangedTensorAsPyTorchMadeThem) {
+// FX's numbering places. Then the scores, assigned diagonal by diagonal into new zeros, are viewed
+// and transposed (`input_tensor`) and masked by item assignments to slices of it: each slice makes
+// `input_tensor`'s views again (remakes of the calls that made it, not calls), autograd views it
+// again where the model slices it after an assignment, and `attn_scores += diagonal_mask` brings
+// both views up to date in its own call (their nodes take its tag), after autograd viewed the
+// changed one again. Every node reads as PyTorch tagged it.
+TEST(ReproducingPolicy, ReadsTheCallsOfLongformersSlidingChunksAsPyTorchMadeThem) {
   std::vector<GraphModule> joints = joint_and_its_text("torch-2.13/sliding_chunks_joint.json");
   ASSERT_EQ(joints.size(), 2u);
   for (const GraphModule* joint : {&joints[0], &joints[1]}) {
     SCOPED_TRACE(joint == &joints[0] ? "the graph" : "its printed text");
     RegionCalls found = region_calls(*joint);
-    std::unordered_map<const Node*, CheckpointPolicy> predicted;
-    for (const RegionCalls::Call& c : found.calls)
-      for (const Node* n : c.nodes)
-        predicted[n] = c.index % 2 == 0 ? CheckpointPolicy::MustSave : CheckpointPolicy::PreferSave;
-    for (const Node* n : found.remade) predicted[n] = CheckpointPolicy::PreferRecompute;
-    for (const Node* n : found.unseen) predicted[n] = CheckpointPolicy::PreferRecompute;
-    std::set<int64_t> past_the_scores;
-    int checked = 0;
-    for (const Node* n : joint->graph().nodes()) {
-      if (n->op() != OpKind::CallFunction || !n->meta.ac_graph_id()) continue;
-      if (n->target().view() == "aten.new_zeros.default")
-        past_the_scores.insert(*n->meta.ac_graph_id());
-      if (past_the_scores.contains(*n->meta.ac_graph_id())) continue;
-      ++checked;
-      auto p = predicted.find(n);
-      ASSERT_NE(p, predicted.end()) << n->name();
-      EXPECT_EQ(p->second, n->meta.recompute) << n->name();
-    }
-    EXPECT_EQ(checked, 92);
+    expect_the_parity_policys_tags(*joint, found);
     CallsOf calls = calls_of(found);
     EXPECT_EQ(calls.index.at("view_3"), 1);  // the key's view, after the query's (dead)
     EXPECT_EQ(calls.index.at("transpose_9"), 4);
@@ -745,6 +731,13 @@ TEST(ReproducingPolicy, PlacesTheCallsOfAChainOfViewsOfAChangedTensorAsPyTorchMa
     // The second layer's key view: after the linears' six, autograd's view of the changed query
     // again and the query's (both dead).
     EXPECT_EQ(calls.index.at("view_118"), 8);
+    EXPECT_EQ(calls.index.at("transpose_47"), 9);  // after input_tensor's, made once (call 5)
+    EXPECT_EQ(calls.index.at("add_5"), calls.index.at("view_87"));  // attn_scores, made again
+    // PyTorch's own counts of the first layer's calls (compile_models.SlidingChunks under a
+    // policy that counts them).
+    EXPECT_EQ(calls.count.at({3, "aten.transpose.int"}), 20);
+    EXPECT_EQ(calls.count.at({3, "aten.view.default"}), 30);
+    EXPECT_EQ(calls.count.at({3, "aten.slice.Tensor"}), 59);
   }
 }
 

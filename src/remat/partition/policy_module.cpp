@@ -53,9 +53,16 @@ def as_in_joint(op):
 
 
 # What the policy found wrong while the model ran: a region that calls an op more often than the
-# joint graph it was written for. Each message is also logged (not warned: torch.compile ignores
-# every warning while it traces the model).
+# joint graph it was written for. Not arithmetic on one-number tensors the joint does not show
+# (Longformer computes its chunk counts as tensors and reads them with item(): calls whose nodes
+# die). Each message is also logged (not warned: torch.compile ignores every warning while it
+# traces the model).
 MISCOUNTED = []
+
+
+def _on_numbers_only(args):
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    return bool(tensors) and all(t.dim() == 0 for t in tensors)
 
 
 def policy_for(region):
@@ -69,7 +76,8 @@ def policy_for(region):
         counter = seen[bool(getattr(ctx, "is_recompute", False))]
         index = counter[key]
         counter[key] += 1
-        if index >= table["calls"].get(key, 0):
+        calls = table["calls"].get(key, 0)
+        if index >= calls and not (calls == 0 and _on_numbers_only(args)):
             message = (f"{__name__}: region {region + 1} calls {key} more often than in the joint graph "
                        "this policy was written for: the policy may save other values than remat chose "
                        "(write it again with remat policy for this model)")

@@ -172,6 +172,7 @@ struct CallBuilder {
   bool has_own_node = false;  // a node whose target is `op` itself
   bool wrote_back = false;    // an in-place change of a view, and the nodes that wrote it back
   const Node* dead_view = nullptr;  // the remade view whose call's own node died, if that's this
+  const Node* before = nullptr;     // made right before the call of this later node
 };
 
 /// Whether `n` continues `call`: the same op call made it. Where the graph says which op made
@@ -203,10 +204,14 @@ using NewBases = std::unordered_map<const Node*, std::vector<const Node*>>;
 /// Whether `u` views `input` as `like` views its own: the same view op with the same arguments
 /// (not Bailing-hybrid's `attn[..., i, :i]` of the next i), of the same shape (a view made again
 /// from a new base).
-bool views_as(const Node& u, const Node& input, const Node& like) {
-  return first_input(u) == &input && u.target() == like.target() && same_shape(u, like) &&
+bool same_view(const Node& u, const Node& like) {
+  return u.target() == like.target() && same_shape(u, like) &&
          std::ranges::equal(u.args().subspan(1), like.args().subspan(1)) &&
          std::ranges::equal(u.kwargs(), like.kwargs());
+}
+
+bool views_as(const Node& u, const Node& input, const Node& like) {
+  return first_input(u) == &input && same_view(u, like);
 }
 
 /// The view an in-place call changed, and the views between it and its base, outermost first
@@ -259,6 +264,19 @@ bool views_changed_view_again(const Graph& g, const std::vector<const Node*>& ch
 /// the call's nodes or of the chain, made on the same line of the model (the same autograd
 /// sequence number where the graph has them; else the same traceback, whose code changes a
 /// tensor in place).
+/// Whether FX numbered `n` right after the call's last node of its op since the op's own, if it
+/// has one: a write-back's nodes are made one after the other. (Tensors that need no gradient share
+/// one autograd sequence number: Longformer's mask of its windows, whose view after an item
+/// assignment is sliced again, views of the write-back numbered later.)
+bool numbered_next(const CallBuilder& call, const Node& n) {
+  auto [base, number] = fx_base_and_number(n.name());
+  const Node& op_node = *call.call.nodes.front();
+  for (auto m = call.call.nodes.rbegin(); m != call.call.nodes.rend(); ++m)
+    if (auto [b, k] = fx_base_and_number((*m)->name()); b == base && !(*m)->is_before(&op_node))
+      return number == k + 1;
+  return true;
+}
+
 bool writes_back(const Graph& g, const CallBuilder& call, const std::vector<const Node*>& chain,
                  const Node& n) {
   if (chain.empty()) return false;
@@ -274,7 +292,8 @@ bool writes_back(const Graph& g, const CallBuilder& call, const std::vector<cons
   if (!same_shape(n, op_node) &&
       std::ranges::none_of(chain, [&](const Node* v) { return same_shape(n, *v); }))
     return false;
-  if (op_node.meta.seq_nr() && n.meta.seq_nr()) return op_node.meta.seq_nr() == n.meta.seq_nr();
+  if (op_node.meta.seq_nr() && n.meta.seq_nr())
+    return op_node.meta.seq_nr() == n.meta.seq_nr() && numbered_next(call, n);
   if (op_node.meta.stack_trace.is_null() || n.meta.stack_trace.is_null()) return true;
   if (!same_line(op_node, n)) return false;
   return in_place_code(n) ? last_op_of_its_line(op_node) : views_changed_view_again(g, chain, n);
@@ -596,14 +615,28 @@ class CallReader {
         tracebacks_(std::ranges::any_of(g_.nodes(), [](const Node* n) {
           return n->meta.ac_graph_id() && !n->meta.stack_trace.is_null();
         })) {
-    for (const Node* n : g_.nodes())
-      if (is_alias(*n) && n->meta.ac_graph_id()) view_ops_[&alias_root(*n)].push_back(n);
+    // By (the first view like a view's tensor, or the tensor; op): the first views like each.
+    std::map<std::pair<const Node*, std::string_view>, std::vector<const Node*>> views_of;
+    for (const Node* n : g_.nodes()) {
+      if (!is_alias(*n) || !n->meta.ac_graph_id()) continue;
+      view_ops_[&alias_root(*n)].push_back(n);
+      const Node* in = first_input(*n);
+      if (auto like = first_like_.find(in); like != first_like_.end()) in = like->second;
+      const Node*& first = first_like_[n];
+      first = n;
+      std::vector<const Node*>& earlier = views_of[{in, n->target().view()}];
+      auto like = std::ranges::find_if(earlier, [&](const Node* e) { return same_view(*n, *e); });
+      if (like != earlier.end())
+        first = *like;
+      else
+        earlier.push_back(n);
+    }
   }
 
   RegionCalls read() && {
     visit_all();
     add_trailing_dead_calls();
-    place_stale_view_calls();
+    place_calls_made_before();
     std::map<std::pair<int64_t, std::string>, int64_t> counts;
     for (CallBuilder& c : calls_) {
       c.call.index = counts[{c.call.region, c.call.op}]++;
@@ -640,6 +673,7 @@ class CallReader {
     std::optional<std::string> made_by = original_aten(n);
     std::string op = made_by.value_or(std::string(n.target().view()));
     if (unseen_op(op)) return out_.unseen.push_back(&n);
+    if (synced_by_next_in_place(n)) return synced_.push_back(&n);
     if (!calls_.empty() && calls_.back().call.region == region && !calls_.back().call.remade &&
         writes_back(g_, calls_.back(), chain_, n)) {
       for (const Node* d : detaches_) join(*d, calls_.size() - 1);  // made inside the call
@@ -662,10 +696,27 @@ class CallReader {
         // The chain's earlier view is the changed view made again from the write-back, no call's
         // output; or the output of a view call whose own node died (MoE routers'
         // `mask.unsqueeze(-1).expand(...).reshape(...)` after `mask.scatter_`, HY-v4's transpose
-        // of a tensor an item assignment changed): a dead call.
+        // of a tensor an item assignment changed): a dead call; unless it and the chain's views
+        // before it are made again like a view the model holds, which earlier calls made
+        // (Longformer's `input_tensor`, a view and a transpose read by `new_ones`, made again for
+        // each slice of it): no calls (not so a view made anew like one that was not read:
+        // ChunkedDelta's `attn[..., i, :i]` read, then assigned).
         if (remakes_changed_view(*earlier)) {
           calls_.pop_back();
           remade_chain_.of_calls = false;
+        } else if (remakes_a_held_view(*earlier)) {
+          calls_.pop_back();
+          remade_chain_.of_calls = false;
+          auto of_chain = [&](const CallBuilder& c) {
+            return c.dead_view != nullptr && std::ranges::any_of(remade_chain_.views, [&](auto& v) {
+                     return v.first == c.dead_view;
+                   });
+          };
+          auto first = std::ranges::find_if(calls_, of_chain);
+          size_t at = static_cast<size_t>(first - calls_.begin());
+          std::erase_if(calls_, of_chain);
+          for (size_t i = at; i < calls_.size(); ++i)
+            for (const Node* m : calls_[i].call.nodes) call_of_[m] = i;
         } else {
           calls_.back().call.nodes.clear();
           calls_.back().call.remade = false;
@@ -688,7 +739,32 @@ class CallReader {
       chain_ = changed_view_chain(n, new_bases_);
     }
     join(n, calls_.size() - 1);
+    for (const Node* v : synced_) join(*v, calls_.size() - 1);
+    synced_.clear();
     calls_.back().has_own_node = calls_.back().has_own_node || n.target().view() == op;
+  }
+
+  /// Whether `n` views again, from the write-back of an earlier in-place change, a tensor the
+  /// in-place op right after it changes or reads (Longformer's `attn_scores += diagonal_mask`,
+  /// both views of tensors changed by item assignments): functionalization brings those views up
+  /// to date inside the in-place call, whose nodes they are.
+  bool synced_by_next_in_place(const Node& n) const {
+    if (!is_alias(n) || !tracebacks_) return false;
+    const Node* x = n.next();
+    while (x != nullptr && is_alias(*x) && x->meta.ac_graph_id() == n.meta.ac_graph_id())
+      x = x->next();
+    if (x == nullptr || x->meta.ac_graph_id() != n.meta.ac_graph_id() || is_alias(*x) ||
+        !in_place_code(*x) || !has_in_place_form(*x) || !last_op_of_its_line(*x) ||
+        x->target().view().ends_with("_scatter.default") ||
+        x->target().view() == "aten.copy.default")
+      return false;
+    const Node* root = &n;
+    while (is_alias(*root) && !new_bases_.contains(root)) root = first_input(*root);
+    if (!new_bases_.contains(root)) return false;
+    for (const Node* in : x->input_nodes())
+      for (const Node* v = in; v != nullptr && is_alias(*v); v = first_input(*v))
+        if (v == &n) return true;
+    return false;
   }
 
   void join(const Node& n, size_t call) {
@@ -709,19 +785,39 @@ class CallReader {
     return depth <= views.size() && views_as(v, *first_input(v), *views[views.size() - depth]);
   }
 
-  /// Whether a new base that `call` wrote back has a view like `v` (the same view op, of the same
-  /// shape) that no view like `inner` (the chain's next view towards the changed one) reads: `v`,
-  /// a view the call's change went through, made again to be read (not on the way to making the
-  /// changed view again: LongT5's `scores += position_bias` through einsum's views).
-  bool read_again(const CallBuilder& call, const Node& v, const Node& inner) const {
+  /// Whether a new base that `call` wrote back has, down the chain of views the change went
+  /// through (`chain_`, each view like the chain's at its depth), a view like `chain_[j]` that no
+  /// view like `chain_[j - 1]` (the next towards the changed one) reads: a view the change went
+  /// through, made again to be read (not on the way to making the changed view again: LongT5's
+  /// `scores += position_bias` through einsum's views; Longformer's `input_tensor`, sliced after
+  /// an item assignment to another slice, and changed in place by `attn_scores += ...`).
+  /// Returns the first of those views made again (the read happens there), or none.
+  const Node* read_again(const CallBuilder& call, size_t j) const {
     for (const Node* base : call.call.nodes) {
       if (!new_bases_.contains(base)) continue;
-      for (const Node* u : base->users())
-        if (views_as(*u, *base, v) && std::ranges::none_of(u->users(), [&](const Node* w) {
-              return views_as(*w, *u, inner);
-            }))
-          return true;
+      std::vector<std::pair<const Node*, const Node*>> level{{base, nullptr}};  // with its top
+      for (size_t i = chain_.size() - 1; i-- > j;) {
+        std::vector<std::pair<const Node*, const Node*>> below;
+        for (auto [p, top] : level)
+          for (const Node* u : p->users())
+            if (views_as(*u, *p, *chain_[i])) below.emplace_back(u, top ? top : u);
+        level = std::move(below);
+      }
+      for (auto [u, top] : level)
+        if (std::ranges::none_of(u->users(),
+                                 [&](const Node* w) { return views_as(*w, *u, *chain_[j - 1]); }))
+          return top;
     }
+    return nullptr;
+  }
+
+  /// Whether `v` is made again like an earlier remade view that is read as a value (the same view
+  /// op with the same arguments and shape, of the same tensor or of an earlier view like `v`'s).
+  bool remakes_a_held_view(const Node& v) const {
+    const Node* like = first_like_.at(&v);
+    if (like == &v || !remade_.contains(like)) return false;
+    if (std::ranges::any_of(like->users(), [](const Node* u) { return !is_alias(*u); }))
+      return true;
     return false;
   }
 
@@ -792,17 +888,22 @@ class CallReader {
       size_t owner = changer;
       if (calls_[changer].wrote_back && grad_.contains(op_node)) {
         int64_t region = calls_[changer].call.region;
-        auto view_again = [&](size_t down_to) {
-          for (size_t i = chain_.size() - 1; i-- > down_to;)
+        auto view_again = [&](size_t down_to, const Node* before) {
+          for (size_t i = chain_.size() - 1; i-- > down_to;) {
             calls_.push_back({{region, std::string(chain_[i]->target().view()), 0, {}, false}, {}});
+            calls_.back().before = before;
+          }
         };
-        view_again(0);
+        view_again(0, nullptr);
         if (calls_.size() - 1 > changer) owner = changer + 1;
         // A view the change went through that the model reads again is viewed again from the
-        // base when it is (HY-v4's keys after `keys[..., :4] = ...`): the write-back's remade
-        // view of it shows that read.
+        // base when it is (HY-v4's keys after `keys[..., :4] = ...`; Longformer's `input_tensor`
+        // sliced after an item assignment to a slice of it): the write-back's remade view of it
+        // shows that read. Where an in-place op changes it (`attn_scores += ...`, maybe much
+        // later), that op's call brings it up to date: the calls come right before it.
         for (size_t j = 1; j + 1 < chain_.size(); ++j)
-          if (read_again(calls_[changer], *chain_[j], *chain_[j - 1])) view_again(j);
+          if (const Node* read = read_again(calls_[changer], j))
+            view_again(j, synced_by_next_in_place(*read) ? read : nullptr);
       }
       // A write-back shows an in-place change the code's line does not (nn.ReLU(inplace=True)).
       if (in_place || calls_[changer].wrote_back)
@@ -841,29 +942,34 @@ class CallReader {
     calls_ = std::move(calls);
   }
 
-  /// Moves the dead calls of stale view chains' earlier views where their numbers put them
-  /// (StaleViewChains): before the call of the live node they came before.
-  void place_stale_view_calls() {
-    std::unordered_map<const Node*, std::vector<CallBuilder>> moved;  // by the node they precede
-    std::vector<CallBuilder> kept;
-    for (CallBuilder& c : calls_) {
-      auto at = c.dead_view ? stale_.made_before.find(c.dead_view) : stale_.made_before.end();
-      if (at != stale_.made_before.end())
-        moved[at->second].push_back(std::move(c));
-      else
-        kept.push_back(std::move(c));
+  /// Moves the calls made before a later node's where that node's call is (CallBuilder::before):
+  /// the dead calls of stale view chains' earlier views, where their numbers put them
+  /// (StaleViewChains), and the views autograd makes again when the model reads a view an
+  /// in-place change went through.
+  void place_calls_made_before() {
+    for (CallBuilder& c : calls_)
+      if (c.dead_view)
+        if (auto at = stale_.made_before.find(c.dead_view); at != stale_.made_before.end())
+          c.before = at->second;
+    std::vector<CallBuilder> moved, kept;
+    for (CallBuilder& c : calls_) (c.before ? moved : kept).push_back(std::move(c));
+    if (moved.empty()) {
+      calls_ = std::move(kept);
+      return;
     }
+    std::ranges::stable_sort(moved, [](const CallBuilder& a, const CallBuilder& b) {
+      return a.before != b.before && a.before->is_before(b.before);
+    });
     calls_.clear();
+    auto next = moved.begin();
     for (CallBuilder& c : kept) {
-      for (const Node* n : c.call.nodes)
-        if (auto m = moved.find(n); m != moved.end()) {
-          for (CallBuilder& d : m->second) calls_.push_back(std::move(d));
-          moved.erase(m);
-        }
+      for (; next != moved.end() && !c.call.nodes.empty() &&
+             !c.call.nodes.front()->is_before(next->before);
+           ++next)
+        calls_.push_back(std::move(*next));
       calls_.push_back(std::move(c));
     }
-    for (auto& [_, rest] : moved)  // (before a node no call holds: keep them)
-      for (CallBuilder& d : rest) calls_.push_back(std::move(d));
+    for (; next != moved.end(); ++next) calls_.push_back(std::move(*next));
   }
 
   /// A chain of remade views of calls ends (the next node is no view of its last):
@@ -980,10 +1086,12 @@ class CallReader {
   std::unordered_map<const Node*, size_t> call_of_;
   std::vector<const Node*> chain_;     // the last call's changed_view_chain
   std::vector<const Node*> detaches_;  // since the last call's own nodes: whose they are is open
+  std::vector<const Node*> synced_;    // views the next call, in place, brings up to date
   // By view op: the in-place calls so far that changed a tensor with a view of that op, which
   // functionalization may have made again (numbering it).
   std::unordered_map<std::string_view, int64_t> in_place_changes_;
   std::unordered_map<const Node*, std::vector<const Node*>> view_ops_;  // region views by root
+  std::unordered_map<const Node*, const Node*> first_like_;  // each region view: the first like it
   ViewsMadeAgain views_made_again_;
   std::unordered_map<std::string_view, const Node*> last_of_base_;
   // in_place_changes_ of a call's op before it
