@@ -355,13 +355,13 @@ StaleViewChains stale_view_chains(const Graph& g) {
     // write-back (a view of it as the base) and the changed view made again from that.
     std::vector<const Node*> chain;
     for (const Node* v = changed;;) {
-      const Node* next = nullptr;
+      std::vector<const Node*> views;
       for (const Node* u : v->users())
         if (is_alias(*u) && first_input(*u) == v &&
             u->meta.ac_graph_id() == changed->meta.ac_graph_id())
-          next = next ? changed : u;  // (two: no chain)
-      if (next == nullptr || next == changed) break;
-      chain.push_back(v = next);
+          views.push_back(u);
+      if (views.size() != 1) break;  // (two: no chain)
+      chain.push_back(v = views[0]);
     }
     std::vector<const Node*> through = changed_view_chain(*changed, {});
     size_t remade = through.empty() ? 0 : through.size() - 1;  // the changed view's views
@@ -815,10 +815,8 @@ class CallReader {
   /// op with the same arguments and shape, of the same tensor or of an earlier view like `v`'s).
   bool remakes_a_held_view(const Node& v) const {
     const Node* like = first_like_.at(&v);
-    if (like == &v || !remade_.contains(like)) return false;
-    if (std::ranges::any_of(like->users(), [](const Node* u) { return !is_alias(*u); }))
-      return true;
-    return false;
+    return like != &v && remade_.contains(like) &&
+           std::ranges::any_of(like->users(), [](const Node* u) { return !is_alias(*u); });
   }
 
   /// Whether `n` views the only node of the last call, a remade view.
