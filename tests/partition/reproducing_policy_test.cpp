@@ -413,11 +413,30 @@ std::map<std::string, std::pair<std::string, int64_t>> calls_by_node(const Regio
 
 using CallOf = std::map<std::string, std::pair<std::string, int64_t>>;
 
+/// Each region's calls of `op`, and each node's call index, from a joint's printed text.
+struct CallsOf {
+  std::map<std::pair<int64_t, std::string>, int64_t> count;  // by (region, op)
+  std::map<std::string, int64_t> index;                      // by node
+  CallOf call;                                               // by node: its (op, index)
+};
+
+CallsOf calls_of(const RegionCalls& found) {
+  CallsOf out;
+  for (const RegionCalls::Call& c : found.calls) {
+    ++out.count[{c.region, c.op}];
+    for (const Node* n : c.nodes) {
+      out.index[n->name()] = c.index;
+      out.call[n->name()] = {c.op, c.index};
+    }
+  }
+  return out;
+}
+
 /// The calls remat reads off a joint PyTorch 2.13 made under parity_policy (tests/data/`data`) and
 /// off its printed text, each reading checked against the tags PyTorch gave the nodes: per
-/// reading, its name and each node's (op, call index).
-std::vector<std::pair<std::string, CallOf>> parity_joint_calls(const char* data) {
-  std::vector<std::pair<std::string, CallOf>> out;
+/// reading, its name and its CallsOf.
+std::vector<std::pair<std::string, CallsOf>> parity_joint_calls_of(const char* data) {
+  std::vector<std::pair<std::string, CallsOf>> out;
   std::vector<GraphModule> joints = joint_and_its_text(data);
   EXPECT_EQ(joints.size(), 2u);
   for (size_t i = 0; i < joints.size(); ++i) {
@@ -425,8 +444,15 @@ std::vector<std::pair<std::string, CallOf>> parity_joint_calls(const char* data)
     SCOPED_TRACE(reading);
     RegionCalls found = region_calls(joints[i]);
     expect_the_parity_policys_tags(joints[i], found);
-    out.emplace_back(reading, calls_by_node(found));
+    out.emplace_back(reading, calls_of(found));
   }
+  return out;
+}
+
+/// parity_joint_calls_of, each reading's (op, call index) by node.
+std::vector<std::pair<std::string, CallOf>> parity_joint_calls(const char* data) {
+  std::vector<std::pair<std::string, CallOf>> out;
+  for (auto& [reading, calls] : parity_joint_calls_of(data)) out.emplace_back(reading, calls.call);
   return out;
 }
 
@@ -525,21 +551,6 @@ TEST(ReproducingPolicy, KeysALiftedConstantAsThePolicyModuleDoes) {
   auto call_of = calls_by_node(region_calls(*joint));
   EXPECT_EQ(call_of.at("lift_fresh_copy_1"),
             std::make_pair(std::string("aten.lift_fresh_copy.default"), 0L));
-}
-
-/// Each region's calls of `op`, and each node's call index, from a joint's printed text.
-struct CallsOf {
-  std::map<std::pair<int64_t, std::string>, int64_t> count;  // by (region, op)
-  std::map<std::string, int64_t> index;                      // by node
-};
-
-CallsOf calls_of(const RegionCalls& found) {
-  CallsOf out;
-  for (const RegionCalls::Call& c : found.calls) {
-    ++out.count[{c.region, c.op}];
-    for (const Node* n : c.nodes) out.index[n->name()] = c.index;
-  }
-  return out;
 }
 
 CallsOf calls_of_text(const char* text) {
@@ -677,13 +688,9 @@ TEST(ReproducingPolicy, CountsTheCallsARegionDropsWhereTheOthersMakeThem) {
 // reshape, a slice and a transpose that functionalization makes again for every later call (the
 // reshape's view three times), so only the transpose's call holds a node (`transpose_4`, remade).
 TEST(ReproducingPolicy, CountsTheCallsOfAChunkedDeltaRuleAsPyTorchMadeThem) {
-  std::vector<GraphModule> joints = joint_and_its_text("torch-2.13/chunked_delta_joint.json");
-  ASSERT_EQ(joints.size(), 2u);
-  for (const GraphModule* joint : {&joints[0], &joints[1]}) {
-    SCOPED_TRACE(joint == &joints[0] ? "the graph" : "its printed text");
-    RegionCalls found = region_calls(*joint);
-    expect_the_parity_policys_tags(*joint, found);
-    CallsOf calls = calls_of(found);
+  for (const auto& [reading, calls] :
+       parity_joint_calls_of("torch-2.13/chunked_delta_joint.json")) {
+    SCOPED_TRACE(reading);
     EXPECT_EQ(calls.index.at("select_1"), 1);
     EXPECT_EQ(calls.index.at("select_35"), 1);
     EXPECT_EQ(calls.index.at("view_4"), 4);
@@ -718,13 +725,9 @@ TEST(ReproducingPolicy, CountsTheCallsOfAChunkedDeltaRuleAsPyTorchMadeThem) {
 // both views up to date in its own call (their nodes take its tag), after autograd viewed the
 // changed one again. Every node reads as PyTorch tagged it.
 TEST(ReproducingPolicy, ReadsTheCallsOfLongformersSlidingChunksAsPyTorchMadeThem) {
-  std::vector<GraphModule> joints = joint_and_its_text("torch-2.13/sliding_chunks_joint.json");
-  ASSERT_EQ(joints.size(), 2u);
-  for (const GraphModule* joint : {&joints[0], &joints[1]}) {
-    SCOPED_TRACE(joint == &joints[0] ? "the graph" : "its printed text");
-    RegionCalls found = region_calls(*joint);
-    expect_the_parity_policys_tags(*joint, found);
-    CallsOf calls = calls_of(found);
+  for (const auto& [reading, calls] :
+       parity_joint_calls_of("torch-2.13/sliding_chunks_joint.json")) {
+    SCOPED_TRACE(reading);
     EXPECT_EQ(calls.index.at("view_3"), 1);  // the key's view, after the query's (dead)
     EXPECT_EQ(calls.index.at("transpose_9"), 4);
     EXPECT_EQ(calls.index.at("as_strided_2"), 1);
