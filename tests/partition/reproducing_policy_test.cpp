@@ -413,7 +413,7 @@ std::map<std::string, std::pair<std::string, int64_t>> calls_by_node(const Regio
 
 using CallOf = std::map<std::string, std::pair<std::string, int64_t>>;
 
-/// Each region's calls of `op`, and each node's call index, from a joint's printed text.
+/// How many calls of each op each region makes, and the call (op, index) of each node.
 struct CallsOf {
   std::map<std::pair<int64_t, std::string>, int64_t> count;  // by (region, op)
   std::map<std::string, int64_t> index;                      // by node
