@@ -151,7 +151,7 @@ class RecomputeProgram {
     }
     for (const auto& [pinned, call] : pinned_calls_) {
       x[pinned] = std::none_of(call.begin(), call.end(), [&](const Node* n) {
-        return !node_is(*n, OpCategory::View) && x[computed_[n]] > 0.5;
+        return tied_to_call_tag(*n, call) && x[computed_[n]] > 0.5;
       });
     }
     return x;
@@ -164,6 +164,16 @@ class RecomputeProgram {
     }
     return row_total(budget_row_, x) <= problem.rows()[budget_row_].upper &&
            row_total(flops_row_, x) <= problem.rows()[flops_row_].upper;
+  }
+
+  /// Whether a MUST_SAVE tag on `call` (its nodes, the op's own first) keeps `n` from being
+  /// recomputed: not a view (PyTorch never bans recomputing one: it saves the base or recomputes
+  /// it whatever the tag), nor a view functionalization made again before the op to bring the
+  /// call's input up to date (Longformer's `attn_scores += diagonal_mask`: the views of both
+  /// take the add's tag, and PyTorch recomputes them from their base; measured with
+  /// tools/logged_policies.py, where pinning them made the optimum save the attention scores).
+  static bool tied_to_call_tag(const Node& n, const std::vector<const Node*>& call) {
+    return !node_is(n, OpCategory::View) && !n.is_before(call.front());
   }
 
   /// A policy gives all nodes of one op call one tag (OptimalOptions::within_regions): MUST_SAVE
@@ -189,7 +199,7 @@ class RecomputeProgram {
       if (call.nodes.size() < 2) continue;
       int pinned = problem.add_column(call.nodes.front()->name() + "#call_pinned", 0, 1, 0, true);
       for (const Node* n : call.nodes) {
-        if (node_is(*n, OpCategory::View)) continue;  // recomputed from its base whatever the tag
+        if (!tied_to_call_tag(*n, call.nodes)) continue;
         problem.add_row({{computed_[n], 1}, {pinned, 1}}, -kMilpInfinity, 1);
         problem.add_row({{available_[n], 1}, {computed_[n], -1}, {pinned, -1}}, -kMilpInfinity, 0);
       }
