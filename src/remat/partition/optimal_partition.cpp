@@ -166,12 +166,11 @@ class RecomputeProgram {
            row_total(flops_row_, x) <= problem.rows()[flops_row_].upper;
   }
 
-  /// Whether a MUST_SAVE tag on `call` (its nodes, the op's own first) keeps `n` from being
-  /// recomputed: not a view (PyTorch never bans recomputing one: it saves the base or recomputes
-  /// it whatever the tag), nor a view functionalization made again before the op to bring the
-  /// call's input up to date (Longformer's `attn_scores += diagonal_mask`: the views of both
-  /// take the add's tag, and PyTorch recomputes them from their base; measured with
-  /// tools/logged_policies.py, where pinning them made the optimum save the attention scores).
+  /// Whether the optimum ties `n` to the tag of `call` (its nodes, the op's own first): not a
+  /// view (PyTorch never bans recomputing one: it saves the base or recomputes it whatever the
+  /// tag), nor a view functionalization made again before the op to bring the call's input up to
+  /// date (Longformer's `attn_scores += diagonal_mask`: tied, the optimum within its regions
+  /// saved the attention scores; untied, tools/logged_policies.py finds the policy followed).
   static bool tied_to_call_tag(const Node& n, const std::vector<const Node*>& call) {
     return !node_is(n, OpCategory::View) && !n.is_before(call.front());
   }
