@@ -69,7 +69,8 @@ def test_trains_bit_for_bit_like_pytorch_min_cut(arch, kind, variant):
 # einsum's output (a chain of views made again down to the changed one), Bailing-hybrid's loops
 # update their state once more than they read it (dead calls after the last live node of their op)
 # and assign rows and chunks in place, PhiMoE's `empty_like(g).exponential_().log()` changes a tensor
-# in place mid-line.
+# in place mid-line, Longformer scales its query in place before a chain of views and masks slices
+# of its scores' view (stale views of a changed tensor, made again for every later call).
 @pytest.mark.parametrize(
     "arch,kind",
     [
@@ -82,6 +83,7 @@ def test_trains_bit_for_bit_like_pytorch_min_cut(arch, kind, variant):
         ("longt5", "seq2seq-lm"),
         ("bailing_hybrid", "causal-lm"),
         ("phimoe", "causal-lm"),
+        ("longformer", "masked-lm"),
     ],
 )
 def test_remat_knows_which_op_call_tagged_each_node(arch, kind):
