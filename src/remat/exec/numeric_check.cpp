@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "remat/exec/interpreter.h"
+#include "remat/fxtext/traceback.h"
 #include "remat/ir/graph.h"
 #include "remat/passes/dead_code.h"
 #include "remat/support/json_writer.h"
@@ -93,7 +94,15 @@ Expected<std::vector<c10::IValue>> run_seeded(const GraphModule& m,
   return run_graph(m, inputs, run);
 }
 
-// The joint's forward part: outputs[:k] and what they need; the tangents stay as unused inputs.
+/// Whether the model's code made detach node `n` (`x.detach()`, `detach_()`): its traceback's
+/// innermost line says so.
+bool models_own_detach(const Node& n) {
+  std::vector<fxtext::TracebackFrame> frames = fxtext::parse_traceback(n.meta.stack_trace.view());
+  return frames.empty() || frames.back().code.find("detach") != std::string_view::npos;
+}
+
+/// The joint's forward part: outputs[:k] and what they need (the tangents stay as unused
+/// inputs), which the reference differentiates with libtorch's autograd.
 GraphModule forward_part(const GraphModule& joint, size_t num_fwd) {
   GraphModule f = joint.clone();
   std::vector<Argument> outputs = f.outputs();
@@ -106,6 +115,13 @@ GraphModule forward_part(const GraphModule& joint, size_t num_fwd) {
   g.set_insert_point(nullptr);
   (void)out;
   passes::eliminate_dead_code(g);
+  // Functionalization detaches tensors it changed in place (`out` after `out[i] = v`, read by
+  // `out + h.cos()`), where autograd carried the gradient on: through those the reference keeps
+  // it (an alias). A model's own `.detach()`, as its traceback shows, stops it.
+  for (Node* n : g.nodes())
+    if (n->target().view() == "aten.detach.default" && !n->meta.stack_trace.is_null() &&
+        !models_own_detach(*n))
+      n->set_target(InternedString("aten.alias.default"));
   return f;
 }
 
