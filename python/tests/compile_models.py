@@ -357,6 +357,8 @@ class SlidingChunks(nn.Module):
         config = LongformerConfig(hidden_size=d, num_attention_heads=heads, attention_window=[window, window])
         config.attention_probs_dropout_prob = 0.0
         self.layers = nn.ModuleList(LongformerSelfAttention(config, layer_id=i) for i in range(2))
+        for layer in self.layers:  # (global attention's projections: unused with local windows only)
+            layer.query_global = layer.key_global = layer.value_global = None
 
     def forward(self, x):
         rows, n, _ = x.shape
