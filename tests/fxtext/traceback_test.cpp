@@ -21,6 +21,11 @@ TEST(Traceback, FramesOutermostFirstWithTheirCode) {
   EXPECT_EQ(frames[1].code, "return torch.sigmoid(x)");
   EXPECT_TRUE(parse_traceback("  File \"a.py\", line x, in f\n    c\n").empty());
   EXPECT_TRUE(parse_traceback("").empty());
+  std::optional<TracebackFrame> innermost = innermost_frame(trace);
+  ASSERT_TRUE(innermost.has_value());
+  EXPECT_EQ(innermost->file, "/l.py");
+  EXPECT_EQ(innermost->code, "return torch.sigmoid(x)");
+  EXPECT_FALSE(innermost_frame("").has_value());
 }
 
 }  // namespace

@@ -97,8 +97,8 @@ Expected<std::vector<c10::IValue>> run_seeded(const GraphModule& m,
 /// Whether the model's code made detach node `n` (`x.detach()`, `detach_()`): its traceback's
 /// innermost line says so.
 bool models_own_detach(const Node& n) {
-  std::vector<fxtext::TracebackFrame> frames = fxtext::parse_traceback(n.meta.stack_trace.view());
-  return frames.empty() || frames.back().code.find("detach") != std::string_view::npos;
+  std::optional<fxtext::TracebackFrame> line = fxtext::innermost_frame(n.meta.stack_trace.view());
+  return !line || line->code.find("detach") != std::string_view::npos;
 }
 
 /// The joint's forward part: outputs[:k] and what they need (the tangents stay as unused

@@ -24,4 +24,10 @@ std::vector<TracebackFrame> parse_traceback(std::string_view trace) {
   return frames;
 }
 
+std::optional<TracebackFrame> innermost_frame(std::string_view trace) {
+  std::vector<TracebackFrame> frames = parse_traceback(trace);
+  if (frames.empty()) return std::nullopt;
+  return frames.back();
+}
+
 }  // namespace remat::fxtext

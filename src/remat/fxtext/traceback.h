@@ -3,6 +3,7 @@
 // stacks of trace logs.
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -18,5 +19,8 @@ struct TracebackFrame {
 /// Every `File "(.+)", line (\d+), in (.+)` line that has a line after it (its code), outermost
 /// first; other lines are skipped. Views point into `trace`.
 std::vector<TracebackFrame> parse_traceback(std::string_view trace);
+
+/// The innermost frame of `trace` (the line of the model that made a node), if it has one.
+std::optional<TracebackFrame> innermost_frame(std::string_view trace);
 
 }  // namespace remat::fxtext

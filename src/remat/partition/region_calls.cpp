@@ -82,13 +82,15 @@ bool writes_back(const Graph& g, const CallBuilder& call, const std::vector<cons
 /// Reads the calls off the joint, node by node in the order PyTorch made them (region_calls).
 class CallReader {
  public:
-  /// `views_made_again`: a first reading's (its dead calls at regions' ends are not read yet).
-  CallReader(const GraphModule& joint, const ViewsMadeAgain& views_made_again)
+  /// `views_made_again`: a first reading's (its dead calls at regions' ends are not read yet);
+  /// `stale`: the joint's stale_view_chains, which both readings share.
+  CallReader(const GraphModule& joint, const ViewsMadeAgain& views_made_again,
+             const StaleViewChains& stale)
       : g_(joint.graph()),
         grad_(requiring_grad(joint)),
         remade_(g_),
         changed_(g_),
-        stale_(stale_view_chains(g_)),
+        stale_(stale),
         dead_at_ends_(dead_calls_at_ends(g_, views_made_again, stale_)),
         tracebacks_(std::ranges::any_of(g_.nodes(), [](const Node* n) {
           return n->meta.ac_graph_id() && !n->meta.stack_trace.is_null();
@@ -193,8 +195,7 @@ class CallReader {
           auto first = std::ranges::find_if(calls_, of_chain);
           size_t at = static_cast<size_t>(first - calls_.begin());
           std::erase_if(calls_, of_chain);
-          for (size_t i = at; i < calls_.size(); ++i)
-            for (const Node* m : calls_[i].call.nodes) call_of_[m] = i;
+          renumber_calls_from(at);
         } else {
           calls_.back().call.nodes.clear();
           calls_.back().call.remade = false;
@@ -491,7 +492,12 @@ class CallReader {
     size_t at = std::min(first_call, calls_.size());
     calls_.insert(calls_.begin() + static_cast<std::ptrdiff_t>(at), before_chain.begin(),
                   before_chain.end());
-    for (size_t i = at + before_chain.size(); i < calls_.size(); ++i)
+    renumber_calls_from(at + before_chain.size());
+  }
+
+  /// call_of_ again for the calls from `at` on, after calls before them came or went.
+  void renumber_calls_from(size_t at) {
+    for (size_t i = at; i < calls_.size(); ++i)
       for (const Node* n : calls_[i].call.nodes) call_of_[n] = i;
   }
 
@@ -555,7 +561,7 @@ class CallReader {
   NewBases new_bases_;
   NodeSet remade_;   // out_.remade
   NodeSet changed_;  // the nodes of in-place calls: the changed tensor, anew
-  StaleViewChains stale_;
+  const StaleViewChains& stale_;
   DeadCallsAtEnds dead_at_ends_;
   bool tracebacks_;
   std::vector<CallBuilder> calls_;
@@ -578,7 +584,8 @@ class CallReader {
 }  // namespace
 
 RegionCalls region_calls(const GraphModule& joint) {
-  return CallReader(joint, CallReader(joint, {}).views_made_again()).read();
+  StaleViewChains stale = stale_view_chains(joint.graph());
+  return CallReader(joint, CallReader(joint, {}, stale).views_made_again(), stale).read();
 }
 
 }  // namespace remat::partition

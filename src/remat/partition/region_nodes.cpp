@@ -116,9 +116,7 @@ bool named_like_remade(const Graph& g, const Node& n) {
 
 std::optional<fxtext::TracebackFrame> model_line(const Node& n) {
   if (n.meta.stack_trace.is_null()) return std::nullopt;
-  std::vector<fxtext::TracebackFrame> frames = fxtext::parse_traceback(n.meta.stack_trace.view());
-  if (frames.empty()) return std::nullopt;
-  return frames.back();
+  return fxtext::innermost_frame(n.meta.stack_trace.view());
 }
 
 bool same_line(const Node& a, const Node& b) {

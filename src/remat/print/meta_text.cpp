@@ -110,9 +110,9 @@ std::string annotation_text(const Argument& custom, bool truncate) {
 /// The innermost user frame of a Python traceback: `File: f.py:9 in fn, code: x = y`
 /// (docs/spec/readable-text.md §4.1). Without `in fn` before 2024 (`names_function` false).
 std::optional<std::string> stack_frame_text(std::string_view trace, bool names_function) {
-  std::vector<fxtext::TracebackFrame> frames = fxtext::parse_traceback(trace);
-  if (frames.empty()) return std::nullopt;
-  const fxtext::TracebackFrame& f = frames.back();
+  std::optional<fxtext::TracebackFrame> line = fxtext::innermost_frame(trace);
+  if (!line) return std::nullopt;
+  const fxtext::TracebackFrame& f = *line;
   std::string out = "File: " + std::string(f.file) + ":" + std::string(f.line);
   if (names_function) out += " in " + std::string(f.function);
   return out + ", code: " + std::string(f.code);
